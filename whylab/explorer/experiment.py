@@ -1,0 +1,230 @@
+"""How a topic declares an experiment, and what an experiment returns.
+
+A topic's ``experiments.py`` decorates plain functions with :func:`experiment`.
+Each declares typed, bounded parameters (:class:`Param`) and returns a
+:class:`Result`: figures, tables, metrics and *checks* -- named claims with the
+measured value and whether it held. The explorer, the CLI and the static export
+all run experiments through this one description, so a claim shown on a page is
+always a claim that was verified on that run.
+
+Every user-facing string is a :class:`Text`, a pair of English and Chinese.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string in both languages."""
+
+    en: str
+    zh: str
+
+    def __post_init__(self) -> None:
+        if not self.en.strip() or not self.zh.strip():
+            raise ValueError(f"Text needs both languages, got en={self.en!r} zh={self.zh!r}")
+
+    def get(self, lang: Lang) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+def T(en: str, zh: str) -> Text:
+    """Shorthand used by topic code: ``T("phase", "相位")``."""
+    return Text(en, zh)
+
+
+class ParamError(ValueError):
+    """A parameter value that breaks its declared type or bound (HTTP 422)."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(f"{param}: {message}")
+        self.param = param
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed, bounded experiment parameter.
+
+    ``kind`` is ``"int"``, ``"float"``, ``"choice"`` or ``"bool"``. Numbers carry
+    inclusive ``minimum``/``maximum`` bounds; choices carry their allowed values.
+    ``seed`` marks the random seed, which the permalink always includes.
+    """
+
+    name: str
+    kind: Literal["int", "float", "choice", "bool"]
+    default: Any
+    label: Text
+    unit: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    step: float | None = None
+    choices: tuple[str, ...] = ()
+    choice_labels: tuple[Text, ...] = ()
+    help: Text | None = None
+    seed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind in ("int", "float") and (self.minimum is None or self.maximum is None):
+            raise ValueError(f"parameter {self.name!r} needs both bounds")
+        # The default must itself be valid; fail at import time, not on a page.
+        self.parse(self.default)
+
+    def parse(self, raw: Any) -> Any:
+        """Convert ``raw`` (from a query string, JSON or the CLI) and enforce bounds."""
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ParamError(self.name, f"expected true or false, got {str(raw)[:40]!r}")
+        if self.kind == "choice":
+            value = str(raw)
+            if value not in self.choices:
+                raise ParamError(self.name, f"must be one of {', '.join(self.choices)}")
+            return value
+        try:
+            if self.kind == "int":
+                if isinstance(raw, float) and not raw.is_integer():
+                    raise ValueError
+                value: float = int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+            else:
+                value = float(raw)
+        except (TypeError, ValueError):
+            raise ParamError(self.name, f"expected {self.kind}, got {str(raw)[:40]!r}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ParamError(self.name, "must be a finite number")
+        assert self.minimum is not None and self.maximum is not None
+        if value < self.minimum:
+            raise ParamError(self.name, f"must be >= {self.minimum:g} (got {value:g})")
+        if value > self.maximum:
+            raise ParamError(self.name, f"must be <= {self.maximum:g} (got {value:g})")
+        return value
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Check:
+    """A named claim verified on this run, e.g. "FFT equals the O(n^2) DFT"."""
+
+    name: Text
+    passed: bool
+    measured: str
+    expected: str
+
+
+@dataclass(frozen=True)
+class Series:
+    name: Text
+    x: Sequence[float]
+    y: Sequence[float]
+
+
+@dataclass(frozen=True)
+class LineChart:
+    """A chart of one or more series; rendered as SVG with a table alternative."""
+
+    title: Text
+    x_label: Text
+    y_label: Text
+    series: Sequence[Series]
+    log_x: bool = False
+    log_y: bool = False
+    kind: Literal["line"] = "line"
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    id: str
+    label: str
+    detail: str = ""
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class GraphDiagram:
+    """A directed graph drawn from a real computation (an autograd graph, a dispatch trace)."""
+
+    title: Text
+    nodes: Sequence[GraphNode]
+    edges: Sequence[tuple[str, str, str]]  # (source id, target id, label)
+    kind: Literal["graph"] = "graph"
+
+
+@dataclass(frozen=True)
+class Table:
+    title: Text
+    columns: Sequence[Text]
+    rows: Sequence[Sequence[str | float | int]]
+
+
+Figure = LineChart | GraphDiagram
+
+
+@dataclass
+class Result:
+    """What an experiment returns."""
+
+    checks: list[Check] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    metrics: dict[str, float | int | str] = field(default_factory=dict)
+    notes: list[Text] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+
+# ---------------------------------------------------------------- declaration
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: Text
+    description: Text
+    params: tuple[Param, ...]
+    run: Callable[..., Result]
+    timing: bool = False  # measures wall-clock time: never served from cache
+    time_limit_s: float = 20.0
+
+    def parse_params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``raw``; unknown names and bad values raise ParamError."""
+        known = {p.name: p for p in self.params}
+        for name in raw:
+            if name not in known:
+                raise ParamError(str(name)[:40], "unknown parameter")
+        return {p.name: p.parse(raw[p.name]) if p.name in raw else p.default for p in self.params}
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+
+def experiment(
+    *,
+    name: str,
+    title: Text,
+    description: Text,
+    params: Sequence[Param] = (),
+    timing: bool = False,
+    time_limit_s: float = 20.0,
+) -> Callable[[Callable[..., Result]], Experiment]:
+    """Declare a topic experiment; the decorated function receives parsed params as keywords."""
+
+    def wrap(fn: Callable[..., Result]) -> Experiment:
+        return Experiment(name, title, description, tuple(params), fn, timing, time_limit_s)
+
+    return wrap
