@@ -153,6 +153,8 @@ def expand_geometry(sizes, strides, target, op: str = "expand"):
 
 def infer_size(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     """Replace a single -1 in ``shape`` so that the element count is ``numel``."""
+    if -1 not in shape and prod(shape) == numel and (not shape or min(shape) >= 0):
+        return tuple(shape)
     shape = tuple(int(s) for s in shape)
     infer_at = None
     known = 1
@@ -183,6 +185,8 @@ def view_strides(old_sizes, old_strides, new_sizes):
     """
     if not old_sizes:
         return (1,) * len(new_sizes)
+    if tuple(old_strides) == contiguous_strides(tuple(old_sizes)):
+        return contiguous_strides(tuple(new_sizes))  # the walk below gives the same answer
     numel = prod(old_sizes)
     if numel == 0:
         if tuple(old_sizes) == tuple(new_sizes):

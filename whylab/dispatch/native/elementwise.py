@@ -395,20 +395,6 @@ def _method_rpow(self, other):
     return _pow_scalar_base(other, self)
 
 
-@tensor_method("__matmul__")
-def _method_matmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(self, other)
-
-
-@tensor_method("__rmatmul__")
-def _method_rmatmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(other, self)
-
-
 @tensor_method("maximum")
 def _method_maximum(self, other):
     return _maximum(self, other)

@@ -39,14 +39,16 @@ def _finish(out, dtype):
 def sum(self, dim=None, keepdim=False, dtype=None):
     dims = normalize_dims("sum", dim, self.ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.sum(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy)
+    out = np.add.reduce(self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy,
+                        keepdims=keepdim)
     return _finish(out, out_dtype)
 
 
 def prod(self, dim=None, keepdim=False, dtype=None):
     dims = normalize_dims("prod", dim, self.ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.prod(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy)
+    out = np.multiply.reduce(self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy,
+                             keepdims=keepdim)
     return _finish(out, out_dtype)
 
 
