@@ -34,7 +34,9 @@ def random_array(shape, dtype=np.float64, seed=0, low=-3.0, high=3.0) -> np.ndar
 def pair(array: np.ndarray):
     """(whylab tensor, torch tensor) holding copies of ``array``."""
     array = np.array(array)
-    return whylab.tensor(array), torch.tensor(array)
+    # torch.tensor(ndarray) gives empty tensors unusual strides; clone() to row-major ones.
+    torch_tensor = torch.from_numpy(array).clone(memory_format=torch.contiguous_format)
+    return whylab.tensor(array), torch_tensor
 
 
 def layouts(shape, dtype=np.float64, seed=0, low=-3.0, high=3.0):
