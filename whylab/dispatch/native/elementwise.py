@@ -109,7 +109,7 @@ _masked_fill_ = native(
 
 
 def _masked_fill_composite(self, mask, value):
-    out = self.clone()
+    out = self.clone(memory_format="contiguous_format")  # PyTorch's result is row-major
     return _masked_fill_(out, mask, value)
 
 

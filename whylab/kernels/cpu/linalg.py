@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whylab.kernels.cpu.common import wrap
+from whylab.kernels.cpu.common import wrap_contiguous as wrap
 
 
 def check_same_dtype(op: str, first: str, a, second: str, b) -> None:
