@@ -90,12 +90,15 @@ def linspace(start, end, steps, dtype=None, device=None):
     dtype = _float(dtype)
     if steps == 1:
         return wrap(np.asarray([start], dtype=np.float64).astype(dtype.numpy))
+    # Like PyTorch, the step is rounded to the result dtype (double for integers); the
+    # first half is filled from the start and the second from the end so both ends are
+    # exact; each multiply-add is rounded once, as the fused operation PyTorch uses does.
+    compute = dtype.numpy if dtype.is_floating_point else np.dtype(np.float64)
+    step = float((compute.type(end) - compute.type(start)) / compute.type(steps - 1))
     index = np.arange(steps, dtype=np.float64)
-    step = (end - start) / max(steps - 1, 1)
     halfway = steps // 2
-    # PyTorch fills the first half from the start and the second from the end,
-    # so both end points are exact.
-    values = np.where(index < halfway, start + step * index, end - step * (steps - index - 1))
+    values = np.where(index < halfway, float(compute.type(start)) + step * index,
+                      float(compute.type(end)) - step * (steps - 1 - index))
     return wrap(values.astype(dtype.numpy))
 
 
