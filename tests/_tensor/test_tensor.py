@@ -18,14 +18,18 @@ def test_factories_match_torch():
         (whylab.arange(5), torch.arange(5)),
         (whylab.arange(1, 4, 0.5), torch.arange(1, 4, 0.5)),
         (whylab.arange(10, 0, -3), torch.arange(10, 0, -3)),
-        (whylab.arange(0.0, 1.0, 0.1, dtype=whylab.float64),
-         torch.arange(0.0, 1.0, 0.1, dtype=torch.float64)),
+        (
+            whylab.arange(0.0, 1.0, 0.1, dtype=whylab.float64),
+            torch.arange(0.0, 1.0, 0.1, dtype=torch.float64),
+        ),
         (whylab.linspace(-1, 1, 7), torch.linspace(-1, 1, 7)),
         (whylab.linspace(0, 10, 1), torch.linspace(0, 10, 1)),
         (whylab.eye(3), torch.eye(3)),
         (whylab.eye(2, 4, dtype=whylab.bool), torch.eye(2, 4, dtype=torch.bool)),
-        (whylab.zeros_like(whylab.ones(2, dtype=whylab.int32)),
-         torch.zeros_like(torch.ones(2, dtype=torch.int32))),
+        (
+            whylab.zeros_like(whylab.ones(2, dtype=whylab.int32)),
+            torch.zeros_like(torch.ones(2, dtype=torch.int32)),
+        ),
         (whylab.full_like(whylab.ones(3), 4.0), torch.full_like(torch.ones(3), 4.0)),
         (whylab.tensor([[1, 2], [3, 4]]), torch.tensor([[1, 2], [3, 4]])),
         (whylab.tensor([1.0, 2]), torch.tensor([1.0, 2])),
@@ -55,8 +59,9 @@ def test_random_factories_are_seeded_and_in_range():
     assert whylab.randint(5, (3,)).max().item() < 5
     generator = whylab.Generator().manual_seed(42)
     again = whylab.Generator().manual_seed(42)
-    assert whylab.randn(5, generator=generator).tolist() == whylab.randn(5,
-                                                                        generator=again).tolist()
+    assert (
+        whylab.randn(5, generator=generator).tolist() == whylab.randn(5, generator=again).tolist()
+    )
     assert whylab.rand_like(first).shape == first.shape
 
 
@@ -86,8 +91,10 @@ def test_properties_and_conversions():
     assert w.int().dtype is whylab.int32 and w.long().float().dtype is whylab.float32
     assert w.to(whylab.float32) is w and w.to("cpu") is w
     assert w.to(whylab.int64).tolist() == [[0, 1, 2], [3, 4, 5]]
-    assert w.to(torch_like_other := whylab.zeros(1, dtype=whylab.float64)).dtype is \
-        torch_like_other.dtype
+    assert (
+        w.to(torch_like_other := whylab.zeros(1, dtype=whylab.float64)).dtype
+        is torch_like_other.dtype
+    )
     assert [row.tolist() for row in w] == w.tolist()
     assert np.asarray(w).shape == (2, 3)
     with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):

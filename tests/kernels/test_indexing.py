@@ -8,9 +8,19 @@ from engine_testing import assert_same, geometry, pair, random_array
 import whylab
 
 BASIC_INDICES = [
-    1, -1, (1, 2), (slice(None), 1), (slice(1, None, 2),), (Ellipsis, 1), (None, 1),
-    (slice(None), None, slice(None, None, 3)), (Ellipsis,), (), (1, Ellipsis, None),
-    (slice(-3, -1), slice(None, None, -1 + 3)), (-2, slice(None), -1),
+    1,
+    -1,
+    (1, 2),
+    (slice(None), 1),
+    (slice(1, None, 2),),
+    (Ellipsis, 1),
+    (None, 1),
+    (slice(None), None, slice(None, None, 3)),
+    (Ellipsis,),
+    (),
+    (1, Ellipsis, None),
+    (slice(-3, -1), slice(None, None, -1 + 3)),
+    (-2, slice(None), -1),
 ]
 
 
@@ -25,9 +35,18 @@ def test_basic_indexing_is_a_view_with_torch_geometry(index):
 
 
 ADVANCED_INDICES = [
-    [0, 2], ([0, 2],), (slice(None), [1, 3]), ([0, 1], [1, 2]), ([0, 1], slice(None), [2, 4]),
-    (slice(None), [[0], [2]], [1, 3]), (1, [0, 3]), ([[0, 1], [2, 2]],), (Ellipsis, [4, 0]),
-    (None, [0, 1]), (slice(0, 2), [1, 2], slice(None)), (-1, [-1, -2], 0),
+    [0, 2],
+    ([0, 2],),
+    (slice(None), [1, 3]),
+    ([0, 1], [1, 2]),
+    ([0, 1], slice(None), [2, 4]),
+    (slice(None), [[0], [2]], [1, 3]),
+    (1, [0, 3]),
+    ([[0, 1], [2, 2]],),
+    (Ellipsis, [4, 0]),
+    (None, [0, 1]),
+    (slice(0, 2), [1, 2], slice(None)),
+    (-1, [-1, -2], 0),
 ]
 
 
@@ -53,8 +72,10 @@ def test_bool_mask_and_tensor_indices():
     w, t = pair(random_array((3, 4), seed=30))
     assert_same(w[w > 0], t[t > 0])
     assert_same(w[(w > 0)[:, 0]], t[(t > 0)[:, 0]])
-    assert_same(w[:, whylab.tensor([True, False, True, False])],
-                t[:, torch.tensor([True, False, True, False])])
+    assert_same(
+        w[:, whylab.tensor([True, False, True, False])],
+        t[:, torch.tensor([True, False, True, False])],
+    )
     index_w, index_t = pair(np.array([[2, 0], [1, 1]]))
     assert_same(w[index_w], t[index_t])
     assert_same(w[index_w, 1:], t[index_t, 1:])
@@ -66,8 +87,11 @@ def test_index_errors():
     w = whylab.zeros(3, 4)
     with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
         w[0, 0, 0]
-    with pytest.raises(IndexError, match=r"select\(\): index 3 out of range for tensor of size "
-                                         r"\[3, 4\] at dimension 0"):
+    with pytest.raises(
+        IndexError,
+        match=r"select\(\): index 3 out of range for tensor of size "
+        r"\[3, 4\] at dimension 0",
+    ):
         w[3]
     with pytest.raises(IndexError, match="out of bounds"):
         w[[0, 5]]
@@ -80,8 +104,13 @@ def test_index_errors():
 
 
 SET_CASES = [
-    (1, 5.0), ((slice(None), 2), 7.0), ((slice(0, 2), slice(1, 3)), "tensor22"),
-    ((Ellipsis, 0), "tensor3"), ([0, 2], 9.0), (([0, 2], [1, 3]), "tensor2"), ("mask", -1.0),
+    (1, 5.0),
+    ((slice(None), 2), 7.0),
+    ((slice(0, 2), slice(1, 3)), "tensor22"),
+    ((Ellipsis, 0), "tensor3"),
+    ([0, 2], 9.0),
+    (([0, 2], [1, 3]), "tensor2"),
+    ("mask", -1.0),
     ((slice(None), [0, 1]), "tensor32"),
 ]
 
@@ -122,15 +151,20 @@ def test_cat_and_stack():
     for dim in (0, 1, -1):
         assert_same(whylab.cat(w_pieces, dim), torch.cat(t_pieces, dim))
         assert_same(whylab.stack(w_pieces, dim), torch.stack(t_pieces, dim))
-    assert_same(whylab.cat([w_pieces[0].t(), w_pieces[1].t()]), torch.cat([t_pieces[0].t(),
-                                                                            t_pieces[1].t()]))
+    assert_same(
+        whylab.cat([w_pieces[0].t(), w_pieces[1].t()]),
+        torch.cat([t_pieces[0].t(), t_pieces[1].t()]),
+    )
     mixed = whylab.cat([whylab.ones(2, dtype=whylab.int64), whylab.ones(2, dtype=whylab.float64)])
     assert mixed.dtype is whylab.float64
     assert whylab.cat([whylab.ones(2, 3), whylab.zeros(0)]).shape == (2, 3)
     with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
         whylab.cat([whylab.ones(2, 3), whylab.ones(2, 4)])
-    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got "
-                                           r"\[2, 3\] at entry 0 and \[2, 4\] at entry 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"stack expects each tensor to be equal size, but got "
+        r"\[2, 3\] at entry 0 and \[2, 4\] at entry 1",
+    ):
         whylab.stack([whylab.ones(2, 3), whylab.ones(2, 4)])
 
 

@@ -28,8 +28,8 @@ CASES = {
     "mul broadcast": lambda m, a, b: a * b[0],
     "div": lambda m, a, b: m.div(a, b),
     "div floor": lambda m, a, b: m.div(a, b, rounding_mode="floor"),
-    "pow": lambda m, a, b: a ** 2,
-    "rpow": lambda m, a, b: 2 ** a,
+    "pow": lambda m, a, b: a**2,
+    "rpow": lambda m, a, b: 2**a,
     "eq": lambda m, a, b: a == b,
     "exp": lambda m, a, b: m.exp(a),
     "sigmoid": lambda m, a, b: m.sigmoid(a),
@@ -59,11 +59,13 @@ CASES = {
     "to float64": lambda m, a, b: a.double(),
     "tril": lambda m, a, b: a.tril(),
     "index_select": lambda m, a, b: a.index_select(1, m.zeros(2, dtype=m.int64, device="meta")),
-    "gather": lambda m, a, b: a.gather(1, m.zeros(a.shape[0], 2, a.shape[2], dtype=m.int64,
-                                                  device="meta")),
+    "gather": lambda m, a, b: a.gather(
+        1, m.zeros(a.shape[0], 2, a.shape[2], dtype=m.int64, device="meta")
+    ),
     "advanced index": lambda m, a, b: a[:, m.zeros(2, dtype=m.int64, device="meta")],
-    "advanced split": lambda m, a, b: a[m.zeros(2, dtype=m.int64, device="meta"), :,
-                                        m.zeros(2, dtype=m.int64, device="meta")],
+    "advanced split": lambda m, a, b: a[
+        m.zeros(2, dtype=m.int64, device="meta"), :, m.zeros(2, dtype=m.int64, device="meta")
+    ],
 }
 
 
@@ -88,8 +90,9 @@ def test_meta_results_match_torch_meta(name, transpose):
 
 @pytest.mark.parametrize("factory", ["zeros", "ones", "empty", "rand", "randn"])
 def test_meta_factories(factory):
-    assert_meta_equal(getattr(whylab, factory)(2, 3, device="meta"),
-                      getattr(torch, factory)(2, 3, device="meta"))
+    assert_meta_equal(
+        getattr(whylab, factory)(2, 3, device="meta"), getattr(torch, factory)(2, 3, device="meta")
+    )
 
 
 def test_meta_special_factories_and_integer_ops():
@@ -119,7 +122,10 @@ def test_to_meta_preserves_layout_and_meta_errors_match_cpu():
 
 
 def test_every_operator_has_a_meta_kernel():
-    missing = [op.name for op in whylab.dispatch.all_ops()
-               if not op.name.startswith("test_op_")
-               and not op.has_kernel(whylab.dispatch.DispatchKey.Meta)]
+    missing = [
+        op.name
+        for op in whylab.dispatch.all_ops()
+        if not op.name.startswith("test_op_")
+        and not op.has_kernel(whylab.dispatch.DispatchKey.Meta)
+    ]
     assert missing == []

@@ -141,14 +141,22 @@ def result_type(*operands) -> dtype:
         operand_dtype = getattr(operand, "dtype", None)
         if isinstance(operand_dtype, dtype):
             if operand._sizes:
-                dim_result = operand_dtype if dim_result is None else promote_types(dim_result, operand_dtype)
+                dim_result = (
+                    operand_dtype
+                    if dim_result is None
+                    else promote_types(dim_result, operand_dtype)
+                )
             else:
                 zero_dim_result = (
-                    operand_dtype if zero_dim_result is None else promote_types(zero_dim_result, operand_dtype)
+                    operand_dtype
+                    if zero_dim_result is None
+                    else promote_types(zero_dim_result, operand_dtype)
                 )
         else:
             current = scalar_dtype(operand)
-            wrapped_result = current if wrapped_result is None else promote_types(wrapped_result, current)
+            wrapped_result = (
+                current if wrapped_result is None else promote_types(wrapped_result, current)
+            )
     result = _combine_categories(dim_result, _combine_categories(zero_dim_result, wrapped_result))
     if result is None:
         raise TypeError("result_type: expected at least one operand")

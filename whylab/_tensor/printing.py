@@ -45,8 +45,10 @@ class _Formatter:
         else:
             self.sci_mode = biggest / smallest > 1000.0 or biggest > 1.0e8 or smallest < 1.0e-4
         for value in finite.tolist():
-            self.width = max(self.width, len(self._plain(value)) + (
-                1 if self.int_mode and not self.sci_mode else 0))
+            self.width = max(
+                self.width,
+                len(self._plain(value)) + (1 if self.int_mode and not self.sci_mode else 0),
+            )
 
     def _plain(self, value) -> str:
         if self.sci_mode:
@@ -87,8 +89,11 @@ def _summarized(array: np.ndarray) -> np.ndarray:
 def _vector(array, indent, summarize, formatter) -> str:
     values = array.tolist()
     if summarize and len(values) > 2 * EDGE_ITEMS:
-        items = ([formatter.format(v) for v in values[:EDGE_ITEMS]] + [" ..."]
-                 + [formatter.format(v) for v in values[-EDGE_ITEMS:]])
+        items = (
+            [formatter.format(v) for v in values[:EDGE_ITEMS]]
+            + [" ..."]
+            + [formatter.format(v) for v in values[-EDGE_ITEMS:]]
+        )
     else:
         items = [formatter.format(v) for v in values]
     per_line = max(1, (LINE_WIDTH - indent) // (formatter.width + 2))
@@ -103,10 +108,14 @@ def _block(array, indent, summarize, formatter) -> str:
         return _vector(array, indent, summarize, formatter)
     count = array.shape[0]
     if summarize and count > 2 * EDGE_ITEMS:
-        rows = ([_block(array[i], indent + 1, summarize, formatter) for i in range(EDGE_ITEMS)]
-                + ["..."]
-                + [_block(array[i], indent + 1, summarize, formatter)
-                   for i in range(count - EDGE_ITEMS, count)])
+        rows = (
+            [_block(array[i], indent + 1, summarize, formatter) for i in range(EDGE_ITEMS)]
+            + ["..."]
+            + [
+                _block(array[i], indent + 1, summarize, formatter)
+                for i in range(count - EDGE_ITEMS, count)
+            ]
+        )
     else:
         rows = [_block(array[i], indent + 1, summarize, formatter) for i in range(count)]
     return "[" + ("," + "\n" * (array.ndim - 1) + " " * (indent + 1)).join(rows) + "]"

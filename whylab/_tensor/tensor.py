@@ -145,9 +145,7 @@ class Tensor:
             # An empty view may start at the very end of the buffer, which NumPy refuses.
             byte_offset = offset * itemsize if 0 not in sizes else 0
             array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        t = Tensor._make(storage, sizes, strides, offset, array, self._version)
-        t._keys = self._keys
-        return t
+        return Tensor._make(storage, sizes, strides, offset, array, self._version)
 
     # ------------------------------------------------------------------ layout
 

@@ -320,8 +320,14 @@ def where(condition, self, other):
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.name}"
         )
-    dtype = rules.binary_dtype(self, other) if isinstance(self, Tensor) else (
-        dtypes.result_type(other, self) if isinstance(other, Tensor) else dtypes.result_type(self, other)
+    dtype = (
+        rules.binary_dtype(self, other)
+        if isinstance(self, Tensor)
+        else (
+            dtypes.result_type(other, self)
+            if isinstance(other, Tensor)
+            else dtypes.result_type(self, other)
+        )
     )
     a = self._array if isinstance(self, Tensor) else self
     b = other._array if isinstance(other, Tensor) else other

@@ -21,8 +21,9 @@ def check_size(op: str, size) -> tuple[int, ...]:
     size = tuple(int(s) for s in size)
     for s in size:
         if s < 0:
-            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise RuntimeError(
+                f"{op}: Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
     return size
 
 
@@ -97,8 +98,11 @@ def linspace(start, end, steps, dtype=None, device=None):
     step = float((compute.type(end) - compute.type(start)) / compute.type(steps - 1))
     index = np.arange(steps, dtype=np.float64)
     halfway = steps // 2
-    values = np.where(index < halfway, float(compute.type(start)) + step * index,
-                      float(compute.type(end)) - step * (steps - 1 - index))
+    values = np.where(
+        index < halfway,
+        float(compute.type(start)) + step * index,
+        float(compute.type(end)) - step * (steps - 1 - index),
+    )
     return wrap(values.astype(dtype.numpy))
 
 
@@ -122,8 +126,9 @@ def randn(size, generator=None, dtype=None, device=None):
 
 def randint(low, high, size, generator=None, dtype=None, device=None):
     if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
-                           f"to={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     dtype = dtype if dtype is not None else dtypes.int64
     values = numpy_generator(generator).integers(low, high, check_size("randint", size))
     return wrap(values.astype(dtype.numpy))

@@ -47,9 +47,7 @@ def numpy_index(self: Tensor, indices) -> tuple:
                 )
         position += span
     if position > self.ndim:
-        raise IndexError(
-            f"too many indices for tensor of dimension {self.ndim} (got {position})"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {position})")
     return tuple(slice(None) if index is None else index._array for index in indices)
 
 
@@ -86,16 +84,21 @@ def index_strides(self, indices, result_shape, mask_counts=()):
     else:
         kept_before = []
         kept_after = [d for d in range(self.ndim) if d not in positions]
-    source_strides = ([self._strides[d] for d in kept_before] + [0] * len(index_shape)
-                      + [self._strides[d] for d in kept_after])
+    source_strides = (
+        [self._strides[d] for d in kept_before]
+        + [0] * len(index_shape)
+        + [self._strides[d] for d in kept_after]
+    )
     operands = [(tuple(result_shape), tuple(source_strides))]
     for d in positions:
         sizes, strides = entries[d]
         pad = len(index_shape) - len(sizes)
-        operands.append((
-            (1,) * (len(kept_before) + pad) + tuple(sizes) + (1,) * len(kept_after),
-            (0,) * (len(kept_before) + pad) + tuple(strides) + (0,) * len(kept_after),
-        ))
+        operands.append(
+            (
+                (1,) * (len(kept_before) + pad) + tuple(sizes) + (1,) * len(kept_after),
+                (0,) * (len(kept_before) + pad) + tuple(strides) + (0,) * len(kept_after),
+            )
+        )
     return elementwise_strides(tuple(result_shape), operands)
 
 
@@ -105,8 +108,11 @@ def index(self, indices):
         out = self._array[key]
     except IndexError as error:
         raise _translate_index_error(error, self) from None
-    mask_counts = [int(np.count_nonzero(i._array)) for i in indices
-                   if i is not None and i.dtype is dtypes.bool_]
+    mask_counts = [
+        int(np.count_nonzero(i._array))
+        for i in indices
+        if i is not None and i.dtype is dtypes.bool_
+    ]
     strides = index_strides(self, indices, out.shape, mask_counts)
     if strides == contiguous_strides(out.shape):
         return wrap(np.array(out, copy=True), self.dtype)
@@ -202,11 +208,16 @@ def _check_range(op: str, index: np.ndarray, size: int) -> None:
 def gather(self, dim, index, sparse_grad=False):
     d = check_gather("gather", self, dim, index)
     if self.ndim == 0:
-        return wrap(self._array.reshape(()).copy() if index.ndim == 0 else
-                    np.broadcast_to(self._array, index._sizes).copy(), self.dtype)
+        return wrap(
+            self._array.reshape(()).copy()
+            if index.ndim == 0
+            else np.broadcast_to(self._array, index._sizes).copy(),
+            self.dtype,
+        )
     _check_range("gather", index._array, self._sizes[d])
-    region = tuple(slice(None) if axis == d else slice(0, index._sizes[axis])
-                   for axis in range(self.ndim))
+    region = tuple(
+        slice(None) if axis == d else slice(0, index._sizes[axis]) for axis in range(self.ndim)
+    )
     return wrap(np.take_along_axis(self._array[region], index._array, axis=d), self.dtype)
 
 

@@ -10,8 +10,9 @@ from whylab.kernels.meta.common import meta_empty, meta_empty_strided
 
 
 def _data_dependent(op: str):
-    raise NotImplementedError(f"{op}: the result shape depends on the data, which meta tensors "
-                              "do not have")
+    raise NotImplementedError(
+        f"{op}: the result shape depends on the data, which meta tensors do not have"
+    )
 
 
 def index(self, indices):
