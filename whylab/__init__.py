@@ -3,6 +3,22 @@
 The public API follows PyTorch's names: ``whylab.tensor``, ``whylab.zeros``,
 ``whylab.matmul``, ``Tensor.view`` ... Every tensor operation is an operator
 call through ``whylab.dispatch``.
+
+Deviations from PyTorch (each also stated where it happens):
+
+* dtypes: only bool, int32, int64, float32 and float64 (``_tensor/dtypes.py``);
+* devices: cpu and meta; the CUDA key exists but has no kernels (``kernels/__init__.py``);
+* random numbers come from NumPy's PCG64, so seeds give other values (``_tensor/generator.py``);
+* ``Tensor.shape`` is a plain tuple, ``whylab.Tensor(...)`` is not a constructor,
+  and ``.T`` on non-2-D tensors reverses the dimensions without a deprecation
+  warning (``_tensor/tensor.py``, ``dispatch/native/shape.py``);
+* ``repr`` prints ``whylab.float64`` where PyTorch prints ``torch.float64``;
+* ``max(dim)``/``min(dim)`` return a ``MaxMin`` named tuple (fields ``values``,
+  ``indices``) instead of ``torch.return_types.max``;
+* a few NumPy ufuncs may warn on special inputs (``sin(inf)``) where PyTorch is
+  silent (``kernels/cpu/elementwise.py``);
+* the meta kernel of floor division follows PyTorch's CPU layout, which differs
+  from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
 """
 
 # The dispatcher is imported first: the tensor layer needs its key definitions,

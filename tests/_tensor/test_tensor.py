@@ -164,3 +164,20 @@ def test_broadcast_helpers():
     w_out = whylab.broadcast_tensors(w, whylab.ones(3))
     assert w_out[0].shape == (2, 3) and w_out[0].stride() == (1, 0)
     assert t.expand(2, 3).stride() == (1, 0)
+
+
+def test_make_subclass_shares_data_and_keeps_type():
+    class Parameter(whylab.Tensor):
+        __slots__ = ()
+
+        def __new__(cls, data, requires_grad=True):
+            return whylab.Tensor._make_subclass(cls, data, requires_grad)
+
+    data = whylab.zeros(2, 3)
+    p = Parameter(data)
+    assert type(p) is Parameter and p.requires_grad and p.is_leaf
+    assert p.untyped_storage() is data.untyped_storage() and p.shape == (2, 3)
+    assert type(p + 1) is whylab.Tensor
+    assert (p.detach() * 2).tolist() == [[0.0] * 3] * 2
+    with pytest.raises(RuntimeError, match="no cuda backend"):
+        whylab.ones(2).to("cuda")

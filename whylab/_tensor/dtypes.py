@@ -10,6 +10,10 @@ integer < floating). Promotion follows ``torch.result_type``:
   the result when its *category* is higher: ``int64_tensor * 2.5`` is a float,
   but ``float32_tensor + 1.0`` stays float32;
 * a Python float counts as the default dtype (float32), a Python int as int64.
+
+Deviation from PyTorch: only bool, int32, int64, float32 and float64 exist
+(no float16, bfloat16, uint8, complex ...); NumPy arrays of other dtypes are
+rejected with a TypeError naming the supported ones.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ otherwise, and in scientific notation when those magnitudes span more than
 1000x or leave [1e-4, 1e8]; every element is right-aligned to the widest
 nonzero finite one. Tensors with more than 1000 elements are summarised with
 ``...``. The dtype is shown unless it is a default one (float32, int64, bool).
+Deviation: dtypes print as ``whylab.float64`` rather than ``torch.float64``.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ _log_softmax = native(
     meta.log_softmax,
 )
 
-#: ``max(dim)`` and ``min(dim)`` return this named tuple, like ``torch.return_types.max``.
+#: ``max(dim)`` and ``min(dim)`` return this named tuple. Deviation: PyTorch returns
+#: ``torch.return_types.max``; the fields (``values``, ``indices``) are the same.
 MaxMin = namedtuple("MaxMin", ["values", "indices"])
 
 

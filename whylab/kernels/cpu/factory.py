@@ -157,9 +157,9 @@ def _to_copy(self, dtype=None, device=None):
 
         return meta_empty_strided(self._sizes, preserved_strides(self), dtype)
     if target.type != "cpu":
-        from whylab.kernels.cuda import copy_from_cpu
-
-        return copy_from_cpu(self, dtype, target)
+        raise RuntimeError(
+            f"_to_copy: whylab has no {target.type} backend yet (only cpu and meta tensors exist)"
+        )
     result = allocate_strided(self._sizes, preserved_strides(self), dtype)
     np.copyto(result._array, self._array, casting="unsafe")
     return result
