@@ -305,3 +305,16 @@ def test_python_operators_on_comparisons_return_bool_tensors():
     ]:
         assert_same(w_result, t_result)
     assert hash(w) != hash(whylab.ones(3))
+
+
+def test_special_values_match_torch_without_numpy_warnings():
+    import warnings
+
+    values = np.array([0.0, 1.0, -1.0, 1000.0])
+    w, t = pair(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for w_result, t_result in [(whylab.log(w), torch.log(t)), (whylab.exp(w), torch.exp(t)),
+                                   (w / 0, t / 0), (whylab.sqrt(w), torch.sqrt(t)),
+                                   (w ** -1, t ** -1), (whylab.rsqrt(w), torch.rsqrt(t))]:
+            np.testing.assert_array_equal(w_result.numpy(), t_result.numpy())

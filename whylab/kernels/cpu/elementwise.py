@@ -235,16 +235,24 @@ def logical_not(self):
 # ----------------------------------------------------------------------------- unary
 
 
-def _unary_float(ufunc, op):
-    """A kernel for ops that always produce floats (exp of an int tensor is float32)."""
+def _unary_float(ufunc, op, quiet=True):
+    """A kernel for ops that always produce floats (exp of an int tensor is float32).
+
+    ``quiet`` silences NumPy's floating-point warnings (see the module docstring).
+    """
+
+    def compute(self, dtype):
+        if self.dtype is dtype:
+            return ufunc(self._array)
+        return ufunc(self._array, dtype=dtype.numpy)
 
     def kernel(self):
         dtype = rules.float_dtype(self.dtype)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if self.dtype is dtype:
-                out = ufunc(self._array)
-            else:
-                out = ufunc(self._array, dtype=dtype.numpy)
+        if quiet:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = compute(self, dtype)
+        else:
+            out = compute(self, dtype)
         return wrap_elementwise(out, dtype, (self,))
 
     kernel.__name__ = kernel.__qualname__ = op
@@ -257,11 +265,11 @@ log1p = _unary_float(np.log1p, "log1p")
 expm1 = _unary_float(np.expm1, "expm1")
 log2 = _unary_float(np.log2, "log2")
 sqrt = _unary_float(np.sqrt, "sqrt")
-sin = _unary_float(np.sin, "sin")
-cos = _unary_float(np.cos, "cos")
-tanh = _unary_float(np.tanh, "tanh")
-sigmoid = _unary_float(special.expit, "sigmoid")
-erf = _unary_float(special.erf, "erf")
+sin = _unary_float(np.sin, "sin", quiet=False)
+cos = _unary_float(np.cos, "cos", quiet=False)
+tanh = _unary_float(np.tanh, "tanh", quiet=False)
+sigmoid = _unary_float(special.expit, "sigmoid", quiet=False)
+erf = _unary_float(special.erf, "erf", quiet=False)
 
 
 def _reciprocal_sqrt(array, dtype=None):
