@@ -59,18 +59,6 @@ def wrap_elementwise(out: np.ndarray, dtype, tensors) -> Tensor:
     return result
 
 
-def scalar_for(value, dtype):
-    """A Python number as a NumPy scalar of the computation dtype."""
-    return dtype.numpy.type(value)
-
-
-def to_numpy_dtype(array: np.ndarray, dtype) -> np.ndarray:
-    """``array`` converted to ``dtype`` if it is not already of it."""
-    if array.dtype != dtype.numpy:
-        return array.astype(dtype.numpy)
-    return array
-
-
 def from_python(data, dtype=None) -> Tensor:
     """A new CPU tensor from nested Python data (the work of ``whylab.tensor``)."""
     if dtype is None:
