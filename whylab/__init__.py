@@ -198,14 +198,17 @@ ops = dispatch.OpNamespace()
 
 
 def is_tensor(obj) -> bool:
+    """Whether ``obj`` is a whylab Tensor."""
     return isinstance(obj, Tensor)
 
 
 def numel(input: Tensor) -> int:
+    """Number of elements of ``input``."""
     return input.numel()
 
 
 def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input`` has a floating dtype."""
     return input.is_floating_point()
 
 

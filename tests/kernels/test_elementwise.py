@@ -361,6 +361,12 @@ def test_random_layouts_and_broadcasts_match_torch_values_and_strides(data, shap
     ]:
         assert_same(w_result, t_result)
         assert w_result.stride() == t_result.stride()
+    for w_copy, t_copy in [
+        (wa.clone(), ta.clone()),
+        (wa.float(), ta.float()),
+        (wa.contiguous(), ta.contiguous()),
+    ]:
+        assert w_copy.stride() == t_copy.stride()
 
     # Meta must predict what the CPU kernel produces. (PyTorch's own meta kernels
     # sometimes disagree with its CPU kernels on size-1 dimensions; we follow CPU.)

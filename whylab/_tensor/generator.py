@@ -29,6 +29,7 @@ class Generator:
         return self
 
     def initial_seed(self) -> int:
+        """The seed the default generator was last seeded with."""
         return self._seed
 
     def seed(self) -> int:
@@ -38,14 +39,17 @@ class Generator:
         return new_seed
 
     def get_state(self) -> dict:
+        """The generator's state, to restore later with ``set_state``."""
         return self._numpy.bit_generator.state
 
     def set_state(self, state: dict) -> Generator:
+        """Restore a state from ``get_state``."""
         self._numpy.bit_generator.state = state
         return self
 
     @property
     def numpy(self) -> np.random.Generator:
+        """The NumPy ``Generator`` producing the numbers."""
         return self._numpy
 
 
@@ -58,12 +62,15 @@ def manual_seed(seed: int) -> Generator:
 
 
 def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
     return default_generator.initial_seed()
 
 
 def seed() -> int:
+    """Reseed the default generator from fresh entropy; returns the seed."""
     return default_generator.seed()
 
 
 def numpy_generator(generator: Generator | None) -> np.random.Generator:
+    """The NumPy generator behind ``generator`` (or the default one)."""
     return (generator or default_generator).numpy

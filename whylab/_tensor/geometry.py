@@ -56,6 +56,29 @@ def is_non_overlapping_and_dense(sizes, strides) -> bool:
     return True
 
 
+def is_channels_last_contiguous(sizes, strides) -> bool:
+    """Whether a 4-D tensor is dense in NHWC order (C fastest), size-1 dims ignored."""
+    if len(sizes) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def channels_last_strides(sizes) -> tuple[int, ...]:
+    """NHWC strides for a 4-D shape (PyTorch's ``get_channels_last_strides_2d``)."""
+    strides = [0] * 4
+    strides[1] = 1
+    strides[3] = sizes[1]
+    strides[2] = strides[3] * sizes[3]
+    strides[0] = strides[2] * sizes[2]
+    return tuple(strides)
+
+
 def wrap_dim(dim: int, ndim: int, op: str = "") -> int:
     """Turn a possibly negative dimension into an index, rejecting out-of-range ones."""
     bound = max(ndim, 1)  # a 0-dim tensor accepts dim 0 and -1
@@ -238,9 +261,10 @@ def elementwise_strides(shape, operands) -> tuple[int, ...]:
 
     ``operands`` are the (sizes, strides) of the tensor inputs. The output keeps
     the memory order of its inputs: if they are all contiguous it is contiguous;
-    if they share one dense layout it copies it; otherwise dimensions are sorted
-    by the inputs' strides (first input with an opinion wins, broadcast
-    dimensions have none) and the output is dense in that order.
+    if they are all channels-last (NHWC) it is channels-last; if they share one
+    dense layout it copies it; otherwise dimensions are sorted by the inputs'
+    strides (first input with an opinion wins, broadcast dimensions have none)
+    and the output is dense in that order.
     """
     shape = tuple(shape)
     ndim = len(shape)
@@ -248,6 +272,8 @@ def elementwise_strides(shape, operands) -> tuple[int, ...]:
     if same_shape:
         if all(is_contiguous(sizes, strides) for sizes, strides in operands):
             return contiguous_strides(shape)
+        if all(is_channels_last_contiguous(sizes, strides) for sizes, strides in operands):
+            return channels_last_strides(shape)
         first_strides = tuple(operands[0][1])
         if all(
             is_non_overlapping_and_dense(sizes, strides) and tuple(strides) == first_strides

@@ -11,6 +11,8 @@ them defaults and never reads them.
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from whylab._tensor import dtypes
@@ -31,6 +33,7 @@ class VersionCounter:
     value = 0
 
     def bump(self) -> None:
+        """Record one in-place write."""
         self.value += 1
 
     def __repr__(self) -> str:
@@ -203,37 +206,42 @@ class Tensor:
         return self._offset
 
     def dim(self) -> int:
+        """Number of dimensions."""
         return len(self._sizes)
 
     ndimension = dim
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions."""
         return len(self._sizes)
 
     def numel(self) -> int:
-        n = 1
-        for size in self._sizes:
-            n *= size
-        return n
+        """Number of elements."""
+        return prod(self._sizes)
 
     nelement = numel
 
     def element_size(self) -> int:
+        """Bytes per element."""
         return self.dtype.itemsize
 
     def is_contiguous(self) -> bool:
+        """Whether the strides are row-major (size-1 dimensions ignored)."""
         return is_contiguous(self._sizes, self._strides)
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating one."""
         return self.dtype.is_floating_point
 
     @property
     def is_meta(self) -> bool:
+        """Whether this is a meta tensor (sizes only, no data)."""
         return self.device.type == "meta"
 
     @property
     def is_cuda(self) -> bool:
+        """Whether this tensor lives on a CUDA device."""
         return self.device.type == "cuda"
 
     def untyped_storage(self) -> Storage:
@@ -251,10 +259,12 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        """Whether autograd should record operations on this tensor."""
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        """Whether autograd should record operations on this tensor."""
         if not value and not self.is_leaf:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -266,11 +276,13 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place; returns ``self``."""
         self.requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded operation."""
         return self.grad_fn is None
 
     @property

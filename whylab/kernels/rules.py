@@ -26,6 +26,7 @@ def float_dtype(dtype: dtypes.dtype) -> dtypes.dtype:
 
 
 def true_divide_dtype(self: Tensor, other) -> dtypes.dtype:
+    """True division gives a float even for integers."""
     return float_dtype(binary_dtype(self, other))
 
 

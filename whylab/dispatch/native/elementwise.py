@@ -199,6 +199,7 @@ divide = true_divide = div
 
 
 def floor_divide(input, other):
+    """``input / other`` rounded down (``div`` with rounding_mode='floor')."""
     return _div(input, other, "floor")
 
 
@@ -217,34 +218,42 @@ def _pow_scalar_base(base, exponent):
 
 
 def maximum(input, other):
+    """Elementwise maximum; NaN wins, as in PyTorch."""
     return _maximum(input, other)
 
 
 def minimum(input, other):
+    """Elementwise minimum; NaN wins, as in PyTorch."""
     return _minimum(input, other)
 
 
 def eq(input, other):
+    """``input == other`` elementwise, as a bool tensor."""
     return _eq(input, other)
 
 
 def ne(input, other):
+    """``input != other`` elementwise, as a bool tensor."""
     return _ne(input, other)
 
 
 def lt(input, other):
+    """``input < other`` elementwise, as a bool tensor."""
     return _lt(input, other)
 
 
 def le(input, other):
+    """``input <= other`` elementwise, as a bool tensor."""
     return _le(input, other)
 
 
 def gt(input, other):
+    """``input > other`` elementwise, as a bool tensor."""
     return _gt(input, other)
 
 
 def ge(input, other):
+    """``input >= other`` elementwise, as a bool tensor."""
     return _ge(input, other)
 
 
@@ -252,90 +261,112 @@ less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 
 
 def logical_and(input, other):
+    """Elementwise logical and (nonzero counts as true)."""
     return _logical_and(input, other)
 
 
 def logical_or(input, other):
+    """Elementwise logical or (nonzero counts as true)."""
     return _logical_or(input, other)
 
 
 def logical_xor(input, other):
+    """Elementwise logical exclusive or (nonzero counts as true)."""
     return _logical_xor(input, other)
 
 
 def logical_not(input):
+    """Elementwise logical not, as a bool tensor."""
     return _logical_not(input)
 
 
 def bitwise_and(input, other):
+    """Bitwise and of integer or bool tensors."""
     return _bitwise_and(input, other)
 
 
 def bitwise_or(input, other):
+    """Bitwise or of integer or bool tensors."""
     return _bitwise_or(input, other)
 
 
 def bitwise_xor(input, other):
+    """Bitwise exclusive or of integer or bool tensors."""
     return _bitwise_xor(input, other)
 
 
 def bitwise_not(input):
+    """Bitwise not of an integer or bool tensor."""
     return _bitwise_not(input)
 
 
 def exp(input):
+    """Elementwise e**x (integers become the default float dtype)."""
     return _exp(input)
 
 
 def log(input):
+    """Elementwise natural logarithm (log 0 is -inf, negatives give nan)."""
     return _log(input)
 
 
 def log1p(input):
+    """Elementwise log(1 + x), accurate for small x."""
     return _log1p(input)
 
 
 def expm1(input):
+    """Elementwise e**x - 1, accurate for small x."""
     return _expm1(input)
 
 
 def log2(input):
+    """Elementwise base-2 logarithm."""
     return _log2(input)
 
 
 def sqrt(input):
+    """Elementwise square root (negatives give nan)."""
     return _sqrt(input)
 
 
 def rsqrt(input):
+    """Elementwise 1 / sqrt(x)."""
     return _rsqrt(input)
 
 
 def reciprocal(input):
+    """Elementwise 1 / x (integers become the default float dtype)."""
     return _reciprocal(input)
 
 
 def sin(input):
+    """Elementwise sine."""
     return _sin(input)
 
 
 def cos(input):
+    """Elementwise cosine."""
     return _cos(input)
 
 
 def tanh(input):
+    """Elementwise hyperbolic tangent."""
     return _tanh(input)
 
 
 def sigmoid(input):
+    """Elementwise logistic function 1 / (1 + e**-x), computed stably."""
     return _sigmoid(input)
 
 
 def erf(input):
+    """Elementwise error function."""
     return _erf(input)
 
 
 def neg(input):
+    """Elementwise negation (not allowed on bool tensors, as in PyTorch)."""
     return _neg(input)
 
 
@@ -343,6 +374,7 @@ negative = neg
 
 
 def abs(input):
+    """Elementwise absolute value."""
     return _abs(input)
 
 
@@ -350,10 +382,12 @@ absolute = abs
 
 
 def sign(input):
+    """Elementwise sign: -1, 0 or 1."""
     return _sign(input)
 
 
 def relu(input):
+    """Elementwise max(x, 0)."""
     return _relu(input)
 
 
@@ -371,6 +405,7 @@ def where(condition, input, other):
 
 
 def masked_fill(input, mask, value):
+    """A copy of ``input`` with ``value`` where ``mask`` is true."""
     return _masked_fill(input, mask, value)
 
 

@@ -113,14 +113,17 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros of the given size."""
     return _finish(_zeros(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones of the given size."""
     return _finish(_ones(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of ``fill_value``; the dtype follows the value when not given."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     t = _full(_size_arg((size,)), fill_value, _dtype_arg(dtype), to_device(device))
@@ -136,11 +139,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     t = _linspace(start, end, int(steps), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """An ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
     return _finish(_eye(int(n), m, _dtype_arg(dtype), to_device(device)), requires_grad)
 
 
@@ -175,30 +180,37 @@ def _like(factory, input, *args, dtype=None, device=None, requires_grad=False, *
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with the size of ``input``."""
     return _like(empty, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Zeros with the size (and by default dtype and device) of ``input``."""
     return _like(zeros, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Ones with the size (and by default dtype and device) of ``input``."""
     return _like(ones, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` with the size (and by default dtype and device) of ``input``."""
     return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1) with the size of ``input``."""
     return _like(rand, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples with the size of ``input``."""
     return _like(randn, input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
+    """Random integers in [low, high) with the size of ``input``."""
     if high is None:
         low, high = 0, low
     dtype = input.dtype if dtype is None else dtype

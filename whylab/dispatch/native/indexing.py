@@ -252,22 +252,27 @@ def stack(tensors, dim=0):
 
 
 def gather(input, dim, index, *, sparse_grad=False):
+    """Values of ``input`` picked along ``dim`` by ``index`` (same shape as index)."""
     return _gather(input, dim, index, sparse_grad)
 
 
 def scatter_add(input, dim, index, src):
+    """A copy of ``input`` with ``src`` added at the positions ``index`` names along ``dim``."""
     return _scatter_add(input, dim, index, src)
 
 
 def scatter(input, dim, index, src):
+    """A copy of ``input`` with ``src`` written at the positions ``index`` names along ``dim``."""
     return _scatter(input, dim, index, src)
 
 
 def index_select(input, dim, index):
+    """The slices of ``input`` along ``dim`` listed in the 1-D ``index`` (a copy)."""
     return _index_select(input, dim, index)
 
 
 def index_put(input, indices, values, accumulate=False):
+    """A copy of ``input`` with ``values`` put at ``indices`` (added when accumulate)."""
     return _index_put_(input.clone(), list(indices), values, accumulate)
 
 
@@ -277,14 +282,17 @@ def one_hot(tensor, num_classes=-1):
 
 
 def tril(input, diagonal=0):
+    """The lower triangle of the last two dimensions (below ``diagonal``), zeros elsewhere."""
     return _tril(input, diagonal)
 
 
 def triu(input, diagonal=0):
+    """The upper triangle of the last two dimensions (above ``diagonal``), zeros elsewhere."""
     return _triu(input, diagonal)
 
 
 def nonzero(input, *, as_tuple=False):
+    """Indices of the nonzero elements, one row per element (or a tuple per dim)."""
     result = _nonzero(input)
     if as_tuple:
         return tuple(result.t()) if result.ndim == 2 else (result,)
@@ -292,6 +300,7 @@ def nonzero(input, *, as_tuple=False):
 
 
 def masked_select(input, mask):
+    """The elements of ``input`` where ``mask`` is true, as a 1-D copy."""
     return _masked_select(input, mask)
 
 

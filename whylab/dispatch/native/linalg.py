@@ -132,14 +132,17 @@ def bmm(input, mat2):
 
 
 def mv(input, vec):
+    """Matrix-vector product of a 2-D and a 1-D tensor."""
     return _mv(input, vec)
 
 
 def dot(input, tensor):
+    """Inner product of two 1-D tensors (a 0-dim result)."""
     return _dot(input, tensor)
 
 
 def outer(input, vec2):
+    """Outer product of two 1-D tensors."""
     return _outer(input, vec2)
 
 

@@ -89,6 +89,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over ``dim`` (an int) or of all elements; integers accumulate in int64."""
     return _prod(input, dim, keepdim, _dtype(dtype))
 
 
@@ -98,10 +99,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def amax(input, dim=(), keepdim=False):
+    """Largest value over ``dim`` (an int or tuple; all dims when empty)."""
     return _amax(input, dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
+    """Smallest value over ``dim`` (an int or tuple; all dims when empty)."""
     return _amin(input, dim, keepdim)
 
 
@@ -118,6 +121,7 @@ def max(input, dim=None, keepdim=False):
 
 
 def min(input, dim=None, keepdim=False):
+    """``min(t)``, ``min(t, dim)`` -> ``(values, indices)``, or ``minimum`` with a tensor."""
     if dim is None:
         return _min(input)
     if not isinstance(dim, int):
@@ -128,10 +132,12 @@ def min(input, dim=None, keepdim=False):
 
 
 def argmax(input, dim=None, keepdim=False):
+    """Index of the first maximum (flattened when ``dim`` is None)."""
     return _argmax(input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
+    """Index of the first minimum (flattened when ``dim`` is None)."""
     return _argmin(input, dim, keepdim)
 
 
@@ -141,18 +147,22 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation with divisor ``N - correction``."""
     return _std(input, dim, _correction("std", unbiased, correction), keepdim)
 
 
 def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(x))) over ``dim``, computed without overflow."""
     return _logsumexp(input, dim, keepdim)
 
 
 def softmax(input, dim, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``, computed stably."""
     return _softmax(input, dim, _dtype(dtype))
 
 
 def log_softmax(input, dim, dtype=None):
+    """log(softmax(x)) along ``dim``, computed stably."""
     return _log_softmax(input, dim, _dtype(dtype))
 
 

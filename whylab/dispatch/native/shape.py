@@ -234,6 +234,7 @@ def t(input):
 
 
 def permute(input, dims):
+    """A view with the dimensions reordered as ``dims``."""
     return _permute(input, tuple(dims))
 
 
@@ -243,50 +244,62 @@ def reshape(input, shape):
 
 
 def squeeze(input, dim=None):
+    """A view without size-1 dimensions (all, or those in ``dim``)."""
     return _squeeze(input, dim)
 
 
 def unsqueeze(input, dim):
+    """A view with a new size-1 dimension at ``dim``."""
     return _unsqueeze(input, dim)
 
 
 def select(input, dim, index):
+    """The view at ``index`` along ``dim`` (that dimension disappears)."""
     return _select(input, dim, int(index))
 
 
 def narrow(input, dim, start, length):
+    """The view of ``length`` elements from ``start`` along ``dim``."""
     return _narrow(input, dim, int(start), int(length))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the diagonal of ``dim1`` and ``dim2`` (moved to the end)."""
     return _diagonal(input, offset, dim1, dim2)
 
 
 def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit sizes, strides and storage offset."""
     return _as_strided(input, tuple(size), tuple(stride), storage_offset)
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    """Views of ``split_size`` elements (or the given section sizes) along ``dim``."""
     return _split(tensor, split_size_or_sections, dim)
 
 
 def chunk(input, chunks, dim=0):
+    """``chunks`` views of (nearly) equal size along ``dim``."""
     return _chunk(input, chunks, dim)
 
 
 def unbind(input, dim=0):
+    """Views of every slice along ``dim``, that dimension removed."""
     return _unbind(input, dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    """``start_dim``..``end_dim`` merged into one (a view when possible)."""
     return _flatten(input, start_dim, end_dim)
 
 
 def unflatten(input, dim, sizes):
+    """A view with ``dim`` split into ``sizes``."""
     return _unflatten(input, dim, tuple(sizes))
 
 
 def movedim(input, source, destination):
+    """A view with ``source`` dimensions moved to ``destination``."""
     return _movedim(input, source, destination)
 
 
@@ -294,10 +307,12 @@ moveaxis = movedim
 
 
 def broadcast_to(input, size):
+    """A stride-0 view expanded to ``size`` (like ``expand``)."""
     return _expand(input, tuple(size))
 
 
 def detach(input):
+    """A tensor sharing storage and version counter, outside autograd."""
     return _detach(input)
 
 
