@@ -26,8 +26,15 @@ def _mark_view(out, source: Tensor):
 
 
 def _view_kernel(op):
+    redispatch = op.redispatch
+
     def view_kernel(keyset, self, *args, **kwargs):
-        return _mark_view(op.redispatch(keyset, self, *args, **kwargs), self)
+        out = redispatch(keyset, self, *args, **kwargs)
+        if type(out) is Tensor:  # the common case, inlined: one view
+            out._base = self if self._base is None else self._base
+            out._version = self._version
+            return out
+        return _mark_view(out, self)
 
     view_kernel.__qualname__ = f"ADInplaceOrView.view[{op.name}]"
     return view_kernel
