@@ -24,10 +24,12 @@ Deviations from PyTorch (documented here and in the formulas):
 
 * ``div`` with a ``rounding_mode`` and the rounding ops (``floor``...) have
   zero gradients, as in PyTorch; ``sign`` too.
-* ``outer`` and ``matmul`` are single operators here, so their nodes are
-  ``OuterBackward0`` and ``MmBackward0``/``MvBackward0``/``DotBackward0``/
-  ``BmmBackward0``/``MatmulBackward0`` chosen by the operand ranks, where
-  PyTorch records the ops matmul decomposes into.
+* ``outer`` is a single operator here (node ``OuterBackward0``); PyTorch
+  records the ops it decomposes into.
+* composite operators (``matmul``, ``reshape``, ``narrow``, ``split``,
+  ``stack``...) have no entry: the operators they call record themselves.
+  So ``split`` gives one ``SliceBackward0`` per piece where PyTorch has one
+  ``SplitBackward0``.
 * views that pick scattered elements (``diagonal``, ``unfold``, ``as_strided``,
   strided slices, indexing) share one backward: move each gradient element to
   the source element it came from, found by applying the same op to the
@@ -147,13 +149,6 @@ def _pad_along(grad, dim: int, before: int, after: int):
     return whylab.cat(pieces, dim) if len(pieces) > 1 else grad
 
 
-def narrow_backward(grad, self_shape, dim, start, length):
-    """Backward of ``narrow``: the gradient sits in its slice, zeros elsewhere."""
-    dim = dim % len(self_shape)
-    start = start % self_shape[dim] if start < 0 else start
-    return _pad_along(grad, dim, start, self_shape[dim] - start - length)
-
-
 def slice_backward(grad, self_shape, dim, start, end, step):
     """Backward of ``slice`` (``x[a:b:c]`` along one dim)."""
     dim = dim % len(self_shape)
@@ -161,7 +156,7 @@ def slice_backward(grad, self_shape, dim, start, end, step):
     if step == 1:
         return _pad_along(grad, dim, first, self_shape[dim] - max(stop, first))
     return gather_backward_by_index(
-        grad, self_shape, lambda numbers: numbers.slice(dim, start, end, step)
+        grad, self_shape, lambda numbers: whylab.ops.slice(numbers, dim, start, end, step)
     )
 
 
@@ -170,6 +165,15 @@ def select_backward(grad, self_shape, dim, index):
     dim = dim % len(self_shape)
     index = index % self_shape[dim]
     return _pad_along(grad.unsqueeze(dim), dim, index, self_shape[dim] - index - 1)
+
+
+def indexed_mask(shape, indices):
+    """A bool tensor of ``shape``, True at the elements ``x[indices]`` would pick."""
+    numbers = whylab.from_numpy(np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
+    picked = whylab.ops.index(numbers, indices).numpy().reshape(-1)
+    mask = np.zeros(math.prod(shape), dtype=bool)
+    mask[picked] = True
+    return whylab.from_numpy(mask.reshape(shape))
 
 
 def evenly_distribute(grad, self, result):
@@ -313,36 +317,6 @@ def cat_backward(grad, tensors_shapes, dim):
     return grads
 
 
-def matmul_backward_self(grad, self, other):
-    if self.ndim == 1 and other.ndim == 1:
-        return grad * other
-    if self.ndim == 1:
-        return (grad.unsqueeze(-2).matmul(other.transpose(-1, -2))).squeeze(-2)
-    if other.ndim == 1:
-        return grad.unsqueeze(-1).matmul(other.unsqueeze(0))
-    return grad.matmul(other.transpose(-1, -2))
-
-
-def matmul_backward_other(grad, self, other):
-    if self.ndim == 1 and other.ndim == 1:
-        return grad * self
-    if other.ndim == 1:
-        return self.transpose(-1, -2).matmul(grad.unsqueeze(-1)).squeeze(-1)
-    if self.ndim == 1:
-        return self.unsqueeze(-1).matmul(grad.unsqueeze(-2))
-    return self.transpose(-1, -2).matmul(grad)
-
-
-def matmul_name(self, other) -> str:
-    ranks = (self.ndim, other.ndim)
-    return {
-        (2, 2): "MmBackward0",
-        (2, 1): "MvBackward0",
-        (1, 1): "DotBackward0",
-        (3, 3): "BmmBackward0",
-    }.get(ranks, "MatmulBackward0")
-
-
 def index_select_backward(grad, self_shape, dim, index):
     """Backward of index_select: rows add back into the rows they came from."""
     ndim = len(self_shape)
@@ -391,6 +365,11 @@ DERIVATIVES = [
         other=lambda grad, self, other, rounding_mode: (
             -grad * ((self / other) / other) if rounding_mode is None else whylab.zeros_like(grad)
         ),
+    ),
+    Derivative(
+        "remainder", "RemainderBackward0",
+        self=lambda grad: grad,
+        other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"),
     ),
     Derivative("neg", "NegBackward0", self=lambda grad: -grad),
     Derivative("abs", "AbsBackward0", self=lambda grad, self: grad * self.sign()),
@@ -518,25 +497,16 @@ DERIVATIVES = [
     ),
     Derivative(
         "dot", "DotBackward0",
-        self=lambda grad, other: grad * other,
-        other=lambda grad, self: grad * self,
+        self=lambda grad, tensor: grad * tensor,
+        tensor=lambda grad, self: grad * self,
     ),
     Derivative(
         "outer", "OuterBackward0",
         self=lambda grad, vec2: grad.mv(vec2),
         vec2=lambda grad, self: grad.t().mv(self),
     ),
-    Derivative(
-        "matmul", matmul_name,
-        self=matmul_backward_self,
-        other=matmul_backward_other,
-    ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),
-    Derivative(
-        "stack", "StackBackward0",
-        tensors=lambda grad, tensors_shapes, dim: list(grad.unbind(dim % (len(grad._sizes)))),
-    ),
     Derivative(
         "gather", "GatherBackward0",
         self=lambda grad, self_shape, dim, index: whylab.zeros(
@@ -559,13 +529,29 @@ DERIVATIVES = [
         self=lambda grad, mask: grad.masked_fill(mask, 0.0),
         value=lambda grad, mask: whylab.where(mask, grad, 0.0).sum(),
     ),
+    Derivative(
+        "index", "IndexBackward0",
+        self=lambda grad, self_shape, indices: gather_backward_by_index(
+            grad, self_shape, lambda numbers: whylab.ops.index(numbers, indices)
+        ),
+    ),
+    Derivative(
+        "index_put", "IndexPutBackward0",
+        self=lambda grad, indices, accumulate: grad if accumulate else grad.masked_fill(
+            indexed_mask(grad._sizes, indices), 0.0
+        ),
+        values=lambda grad, indices: whylab.ops.index(grad, indices),
+    ),
+    Derivative(
+        "masked_select", "MaskedSelectBackward0",
+        self=lambda grad, self_shape, mask: gather_backward_by_index(
+            grad, self_shape, lambda numbers: numbers.masked_select(mask)
+        ),
+    ),
     Derivative("tril", "TrilBackward0", self=lambda grad, diagonal: grad.tril(diagonal)),
     Derivative("triu", "TriuBackward0", self=lambda grad, diagonal: grad.triu(diagonal)),
     # -- views -----------------------------------------------------------------------
     Derivative("view", "ViewBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)),
-    Derivative(
-        "reshape", "ViewBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)
-    ),
     Derivative(
         "_unsafe_view", "UnsafeViewBackward0",
         self=lambda grad, self_shape: grad.reshape(self_shape),
@@ -590,7 +576,6 @@ DERIVATIVES = [
     Derivative(
         "unsqueeze", "UnsqueezeBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)
     ),
-    Derivative("narrow", "SliceBackward0", self=narrow_backward),
     Derivative("slice", "SliceBackward0", self=slice_backward),
     Derivative("select", "SelectBackward0", self=select_backward),
     Derivative(
@@ -617,27 +602,9 @@ DERIVATIVES = [
             ),
         ),
     ),
-    Derivative(
-        "split", "SplitBackward0", self=lambda grads, dim: whylab.cat(list(grads), dim)
-    ),
-    Derivative(
-        "split_with_sizes", "SplitWithSizesBackward0",
-        self=lambda grads, dim: whylab.cat(list(grads), dim),
-    ),
-    Derivative("chunk", "SplitBackward0", self=lambda grads, dim: whylab.cat(list(grads), dim)),
-    Derivative(
-        "unbind", "UnbindBackward0", self=lambda grads, dim: whylab.stack(list(grads), dim)
-    ),
-    Derivative(
-        "index", "IndexBackward0",
-        self=lambda grad, self_shape, indices: gather_backward_by_index(
-            grad, self_shape, lambda numbers: numbers[tuple(indices)]
-        ),
-    ),
     # -- copies and conversions --------------------------------------------------------
     Derivative("clone", "CloneBackward0", self=lambda grad: grad),
-    Derivative("contiguous", "CloneBackward0", self=lambda grad: grad),
-    Derivative("to", "ToCopyBackward0", self=lambda grad, self_dtype: grad.to(self_dtype)),
+    Derivative("alias", "AliasBackward0", self=lambda grad: grad),
     Derivative("_to_copy", "ToCopyBackward0", self=lambda grad, self_dtype: grad.to(self_dtype)),
     # -- in-place only ---------------------------------------------------------------
     Derivative(
@@ -657,6 +624,10 @@ DERIVATIVES = [
 #: require grad (PyTorch marks them non-differentiable).
 NOT_DIFFERENTIABLE = frozenset(
     {
+        "eq", "ne", "lt", "le", "gt", "ge",
+        "logical_and", "logical_or", "logical_xor", "logical_not",
+        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+        "argmax", "argmin", "nonzero", "one_hot",
         "detach",
         "detach_",
         "zeros_like",

@@ -447,6 +447,8 @@ def register_autograd_kernels(table, skip=frozenset()) -> None:
             continue
         if "Tensor" not in op.schema.returns or op.name in skip:
             continue
+        if not any(arg.is_tensor or arg.is_tensor_list for arg in op.schema.arguments):
+            continue  # factories: nothing to record
         spec = by_op.get(op.name)
         if spec is None and op.schema.is_inplace:
             spec = by_op.get(op.name[:-1])

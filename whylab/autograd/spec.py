@@ -41,7 +41,7 @@ class Derivative:
 
     __slots__ = ("op", "name", "formulas", "parameters", "name_parameters", "_saved_cache")
 
-    def __init__(self, op: str, name, **formulas):
+    def __init__(self, op: str, name, /, **formulas):
         if not formulas:
             raise ValueError(f"Derivative({op!r}) needs at least one formula")
         self.op = op
