@@ -400,7 +400,8 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
         if inputs is None:
             inputs = [None] * len(node.input_metadata)
         if node is not root:
-            inputs = _call_tensor_pre_hooks(node, inputs)
+            if node._tensor_pre_hooks or node._retains_grad_hooks or type(node) is AccumulateGrad:
+                inputs = _call_tensor_pre_hooks(node, inputs)
             if node in captures:
                 for input_nr, index, tensor in captures[node]:
                     captured[index] = inputs[input_nr]
@@ -410,7 +411,7 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             continue
         if trace is not None:
             trace.record("execute", node=trace.label(node), sequence_nr=node.sequence_nr)
-        outputs = _call_function(node, inputs)
+        outputs = _call_function(node, inputs, node is root)
         if not keep_graph:
             node.release_variables()
         next_functions = node.next_functions
@@ -421,7 +422,9 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             if receive is not None and next_node not in receive:
                 continue
             if output is not None:
-                output = _validate_output(node, index, output, next_node.input_metadata[input_nr])
+                expected = next_node.input_metadata[input_nr]
+                if output._sizes != expected[0] or output.dtype is not expected[1]:
+                    output = _validate_output(node, index, output, expected)
                 buffer = buffers.get(next_node)
                 if buffer is None:
                     buffer = [None] * len(next_node.input_metadata)
@@ -469,17 +472,21 @@ def _call_tensor_pre_hooks(node, inputs):
     return inputs
 
 
-def _call_function(node, inputs):
+def _call_function(node, inputs, is_root: bool):
     """Node pre hooks, the node itself, anomaly checks, node post hooks."""
     if node._pre_hooks:
         for fn in tuple(node._pre_hooks.values()):
             result = fn(tuple(inputs))
             if result is not None:
                 inputs = list(result)
-    if all(value is None for value in inputs) and not isinstance(node, GraphRoot):
-        # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
-        return [None] * len(node.next_functions)
-    if anomaly.is_anomaly_enabled():
+    if not is_root:
+        for value in inputs:
+            if value is not None:
+                break
+        else:
+            # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
+            return [None] * len(node.next_functions)
+    if anomaly._state.enabled:
         outputs = _apply_with_anomaly_checks(node, inputs)
     else:
         outputs = node.apply(inputs)

@@ -427,8 +427,13 @@ class SavedTensor:
         return alias
 
     def _version_error(self, data, node) -> str:
+        # Like PyTorch, name the tensor's *current* producer: after ``y.mul_(2)``
+        # that is the MulBackward0 of the in-place op, not the node that saved ``y``.
+        current = data.grad_fn if not self.is_output and hasattr(data, "grad_fn") else None
         if self.is_output and node is not None:
             producer = f", which is output {self.output_nr} of {node.name()}"
+        elif current is not None:
+            producer = f", which is output {data._output_nr} of {current.name()}"
         elif self._grad_fn_name is not None:
             producer = f", which is output {self.output_nr} of {self._grad_fn_name}"
         else:

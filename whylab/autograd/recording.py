@@ -30,7 +30,13 @@ import re
 
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
-from whylab.autograd.graph import ERR_BACKWARD_TWICE, Node, SavedTensor, gradient_edge
+from whylab.autograd.graph import (
+    ERR_BACKWARD_TWICE,
+    Node,
+    SavedTensor,
+    _engine_state,
+    gradient_edge,
+)
 
 __all__ = ["FormulaNode", "make_autograd_kernel", "make_node"]
 
@@ -71,17 +77,20 @@ class FormulaNode(Node):
 
     def apply(self, grad_outputs):
         spec = self._spec
-        results = [None] * len(self.next_functions)
+        next_functions = self.next_functions
+        needed_nodes = _engine_state.needed
+        results = [None] * len(next_functions)
         for name, start, count, is_list in self._groups:
             if is_list:
-                wanted = [self.should_compute_input_grad(i) for i in range(start, start + count)]
+                wanted = [
+                    _is_wanted(next_functions[i][0], needed_nodes) for i in range(start, start + count)
+                ]
                 if not any(wanted):
                     continue
-            elif not self.should_compute_input_grad(start):
+            elif not _is_wanted(next_functions[start][0], needed_nodes):
                 continue
-            formula = spec.formulas[name]
             arguments = [self._argument(p, grad_outputs) for p in spec.parameters[name]]
-            gradient = formula(*arguments)
+            gradient = spec.formulas[name](*arguments)
             if is_list:
                 if gradient is None:
                     continue
@@ -93,18 +102,19 @@ class FormulaNode(Node):
         return results
 
     def _argument(self, name, grad_outputs):
+        """The value of one formula parameter: a gradient, or something saved."""
         if name == "grad":
             gradient = grad_outputs[0]
             return gradient if gradient is not None else self._zeros_for_output(0)
+        value = self._saved.get(name, _RELEASED) if name != "grads" else None
+        if type(value) is SavedTensor:
+            return value.unpack(self)
         if name == "grads":
             return tuple(
                 g if g is not None else self._zeros_for_output(i) for i, g in enumerate(grad_outputs)
             )
-        value = self._saved[name]
         if value is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        if type(value) is SavedTensor:
-            return value.unpack(self)
         if type(value) is _SavedList:
             return [item.unpack(self) for item in value]
         return value
@@ -140,6 +150,11 @@ class FormulaNode(Node):
     def saved_values(self) -> dict:
         """Everything saved for backward: tensors (still packed) and plain arguments."""
         return dict(self._saved)
+
+
+def _is_wanted(next_node, needed_nodes) -> bool:
+    """Whether a gradient for this edge is needed in the running backward pass."""
+    return next_node is not None and (needed_nodes is None or next_node in needed_nodes)
 
 
 class NotImplementedNode(Node):
@@ -192,10 +207,6 @@ def _parse_default(text):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
-
-
-def _is_floating(tensor) -> bool:
-    return tensor.dtype.is_floating_point
 
 
 def _check_formula_names(op, spec) -> None:
@@ -279,6 +290,10 @@ def make_autograd_kernel(op, spec):
                             return True
         return False
 
+    node_classes = {}
+    saving_plans = {}
+    argument_names = frozenset(arg.name for arg in schema.arguments)
+
     def autograd_kernel(keyset, *args, **kwargs):
         if not state.enabled or not any_input_requires_grad(args, kwargs):
             return redispatch(keyset, *args, **kwargs)
@@ -290,27 +305,35 @@ def make_autograd_kernel(op, spec):
         if not needed:
             return redispatch(keyset, *args, **kwargs)
         saved = {}
+        plan = None
+        if spec is not None:
+            plan = saving_plans.get(needed)
+            if plan is None:
+                plan = saving_plans[needed] = _saving_plan(spec, needed, argument_names)
         if is_inplace:
             target = values[positional_names[0]]
             from whylab.autograd.inplace import check_inplace
 
             check_inplace(target)
-            if spec is not None:
-                _save_inputs_before_write(spec, needed, values, target, saved)
+            if plan:
+                _save_inputs_before_write(plan, values, target, saved)
         out = redispatch(keyset, *args, **kwargs)
         single = isinstance(out, Tensor)
         outputs = (out,) if single else tuple(out)
         if not is_inplace and _returns_an_input(outputs, values, differentiable):
             return out
-        if not any(_is_floating(output) for output in outputs):
+        if not any(output.dtype.is_floating_point for output in outputs):
             return out
+        metadata = tuple((output._sizes, output.dtype) for output in outputs)
         if spec is None:
-            node = NotImplementedNode(tuple(edges), _metadata_of(outputs))
+            node = NotImplementedNode(tuple(edges), metadata)
             node._op_name = op.name
         else:
             name = spec.node_name(values)
-            cls = node_class(name, spec, variable_names, op.name)
-            node = cls(tuple(edges), _metadata_of(outputs))
+            cls = node_classes.get(name)
+            if cls is None:
+                cls = node_classes[name] = node_class(name, spec, variable_names, op.name)
+            node = cls(tuple(edges), metadata)
             node._groups = groups
             node._saved = saved
         if anomaly._state.enabled:
@@ -321,15 +344,15 @@ def make_autograd_kernel(op, spec):
             rebase_history(outputs[0], node)
         else:
             for output_nr, output in enumerate(outputs):
-                if _is_floating(output):
+                if output.dtype.is_floating_point:
                     output.grad_fn = node
                     output._output_nr = output_nr
                     output._requires_grad = True
             if is_view:
                 node._view_version = outputs[0]._version.value
-                node._multi_output_view = len(outputs) > 1 or not single
-        if spec is not None:
-            _save_values(spec, needed, values, outputs, saved)
+                node._multi_output_view = not single
+        if plan:
+            _save_values(plan, values, outputs, saved)
         return out
 
     autograd_kernel.__qualname__ = f"Autograd[{op.name}]"
@@ -370,11 +393,31 @@ def _returns_an_input(outputs, values, differentiable) -> bool:
     return False
 
 
-def _metadata_of(outputs):
-    return tuple((output._sizes, output.dtype) for output in outputs)
+_SAVE_ARGUMENT, _SAVE_RESULT, _SAVE_METADATA = "argument", "result", "metadata"
+_METADATA_SUFFIXES = ("_shapes", "_shape", "_dtype", "_geometry")
 
 
-def _save_inputs_before_write(spec, needed, values, target, saved) -> None:
+def _saving_plan(spec, needed, argument_names) -> tuple:
+    """What to save, and how, when the inputs in ``needed`` need gradients.
+
+    Each entry is ``(name, kind, key)``: an argument (key: its name), an output
+    (key: its index) or metadata of an argument (key: ``(suffix, argument)``).
+    Worked out once per ``needed`` and cached, so recording does no parsing.
+    """
+    plan = []
+    for name in spec.saved_names(needed):
+        result_match = _RESULT_NAME.match(name)
+        if result_match:
+            plan.append((name, _SAVE_RESULT, int(result_match.group(1) or 0)))
+        elif name in argument_names:
+            plan.append((name, _SAVE_ARGUMENT, name))
+        else:
+            suffix = next(sfx for sfx in _METADATA_SUFFIXES if name.endswith(sfx))
+            plan.append((name, _SAVE_METADATA, (suffix, name[: -len(suffix)])))
+    return tuple(plan)
+
+
+def _save_inputs_before_write(plan, values, target, saved) -> None:
     """For an in-place op, save the inputs the formulas need as they were before the write.
 
     The written tensor's old value (``self`` in a formula) is saved as a copy,
@@ -382,54 +425,50 @@ def _save_inputs_before_write(spec, needed, values, target, saved) -> None:
     """
     from whylab.autograd.grad_mode import no_grad
 
-    for name in spec.saved_names(needed):
-        if _RESULT_NAME.match(name) or name not in values:
+    for name, kind, key in plan:
+        if kind is not _SAVE_ARGUMENT:
             continue
-        value = values[name]
-        if value is target or (isinstance(value, Tensor) and value._storage is target._storage):
+        value = values[key]
+        if not isinstance(value, Tensor):
+            continue
+        if value is target or value._storage is target._storage:
             with no_grad():
                 copy = value.clone()
             saved[name] = SavedTensor(copy)
-        elif isinstance(value, Tensor):
+        else:
             saved[name] = SavedTensor(value)
 
 
-def _save_values(spec, needed, values, outputs, saved) -> None:
-    """Save what the formulas of the inputs in ``needed`` ask for (see spec.py)."""
-    for name in spec.saved_names(needed):
+def _save_values(plan, values, outputs, saved) -> None:
+    """Save what the plan lists (skipping what an in-place op saved before writing)."""
+    for name, kind, key in plan:
         if name in saved:
             continue
-        result_match = _RESULT_NAME.match(name)
-        if result_match:
-            index = int(result_match.group(1) or 0)
-            output = outputs[index]
-            saved[name] = SavedTensor(output, is_output=output.grad_fn is not None)
-            continue
-        if name in values:
-            value = values[name]
+        if kind is _SAVE_ARGUMENT:
+            value = values[key]
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value)
             elif isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
                 saved[name] = _SavedList(SavedTensor(item) for item in value)
             else:
                 saved[name] = value
-            continue
-        saved[name] = _metadata_value(name, values)
+        elif kind is _SAVE_RESULT:
+            output = outputs[key]
+            saved[name] = SavedTensor(output, is_output=output.grad_fn is not None)
+        else:
+            saved[name] = _metadata_value(key[0], values[key[1]])
 
 
-def _metadata_value(name, values):
-    if name.endswith("_shapes"):
-        return tuple(item._sizes for item in values[name[:-7]])
-    if name.endswith("_shape"):
-        value = values[name[:-6]]
-        return value._sizes if isinstance(value, Tensor) else ()
-    if name.endswith("_dtype"):
-        value = values[name[:-6]]
-        return value.dtype if isinstance(value, Tensor) else None
-    if name.endswith("_geometry"):
-        value = values[name[:-9]]
-        return (value._sizes, value._strides, value._offset)
-    raise KeyError(name)
+def _metadata_value(suffix, value):
+    if suffix == "_shapes":
+        return tuple(item._sizes for item in value)
+    if not isinstance(value, Tensor):
+        return () if suffix == "_shape" else None
+    if suffix == "_shape":
+        return value._sizes
+    if suffix == "_dtype":
+        return value.dtype
+    return (value._sizes, value._strides, value._offset)
 
 
 def register_autograd_kernels(table, skip=frozenset()) -> None:
