@@ -440,7 +440,9 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             if remaining == 0:
                 heapq.heappush(ready, (-next_node.sequence_nr, pushes, next_node))
                 pushes += 1
-        del outputs
+        # Drop this frame's references to the gradients just routed, so that the
+        # input buffers own them alone (AccumulateGrad may then steal them).
+        output = outputs = None
 
 
 def _call_tensor_pre_hooks(node, inputs):
@@ -479,13 +481,9 @@ def _call_function(node, inputs, is_root: bool):
             result = fn(tuple(inputs))
             if result is not None:
                 inputs = list(result)
-    if not is_root:
-        for value in inputs:
-            if value is not None:
-                break
-        else:
-            # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
-            return [None] * len(node.next_functions)
+    if not is_root and not _any_gradient(inputs):
+        # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
+        return [None] * len(node.next_functions)
     if anomaly._state.enabled:
         outputs = _apply_with_anomaly_checks(node, inputs)
     else:
@@ -496,6 +494,15 @@ def _call_function(node, inputs, is_root: bool):
             if result is not None:
                 outputs = list(result)
     return outputs
+
+
+def _any_gradient(inputs) -> bool:
+    # A helper (not an inline loop) so no loop variable keeps a gradient alive in
+    # the caller's frame; AccumulateGrad counts references to decide on stealing.
+    for value in inputs:
+        if value is not None:
+            return True
+    return False
 
 
 def _apply_with_anomaly_checks(node, inputs):
