@@ -24,18 +24,21 @@ class VersionCounter:
 
     Autograd saves ``value`` when it saves a tensor for backward and compares on
     use, which is how PyTorch detects "modified by an inplace operation".
+    (``value`` starts as a class attribute so that creating a counter, which
+    happens for every new tensor, costs no ``__init__`` call.)
     """
 
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
+    value = 0
 
     def bump(self) -> None:
         self.value += 1
 
     def __repr__(self) -> str:
         return f"VersionCounter({self.value})"
+
+
+_new_object = object.__new__
+_ndarray = np.ndarray
 
 
 class Tensor:
@@ -78,10 +81,10 @@ class Tensor:
 
     # ----------------------------------------------------------- fast constructors
 
-    @classmethod
-    def _make(cls, storage, sizes, strides, offset, array, version=None):
+    @staticmethod
+    def _make(storage, sizes, strides, offset, array, version=None):
         """Build a tensor from its parts with direct slot writes (the hot path)."""
-        t = object.__new__(cls)
+        t = _new_object(Tensor)
         t._storage = storage
         t._sizes = sizes
         t._strides = strides
@@ -101,8 +104,8 @@ class Tensor:
         t._output_nr = 0
         return t
 
-    @classmethod
-    def _from_numpy_result(cls, array, dtype=None):
+    @staticmethod
+    def _from_numpy_result(array, dtype=None):
         """Wrap a fresh NumPy result (owned by nobody else) as a new CPU tensor.
 
         Contiguous results are used as they are. Results laid out densely in
@@ -115,19 +118,18 @@ class Tensor:
             dtype = dtypes._BY_NUMPY[array.dtype]
         shape = array.shape
         if array.flags.c_contiguous:
-            return cls._make(
-                Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
-            )
+            storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+            return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
         itemsize = array.itemsize
         order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
         permuted = array.transpose(order)
         if permuted.flags.c_contiguous and min(array.strides, default=0) >= 0:
             strides = tuple(s // itemsize for s in array.strides)
-            return cls._make(Storage(permuted.reshape(-1), dtype, CPU), shape, strides, 0, array)
+            storage = Storage.of(permuted.reshape(-1), dtype, CPU, array.size)
+            return Tensor._make(storage, shape, strides, 0, array)
         array = np.asarray(array, order="C")
-        return cls._make(
-            Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
-        )
+        storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+        return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
     _wrap = _from_numpy_result
 
@@ -135,16 +137,14 @@ class Tensor:
         """A tensor showing other elements of this tensor's storage (no base set)."""
         storage = self._storage
         data = storage.data
-        array = None
-        if data is not None:
-            itemsize = storage.dtype.itemsize
-            array = np.ndarray(
-                sizes,
-                storage.dtype.numpy,
-                data,
-                offset * itemsize,
-                tuple(s * itemsize for s in strides),
-            )
+        if data is None:
+            array = None
+        else:
+            itemsize = data.itemsize
+            byte_strides = tuple([s * itemsize for s in strides])
+            # An empty view may start at the very end of the buffer, which NumPy refuses.
+            byte_offset = offset * itemsize if 0 not in sizes else 0
+            array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
         t = Tensor._make(storage, sizes, strides, offset, array, self._version)
         t._keys = self._keys
         return t

@@ -19,7 +19,9 @@ from whylab._tensor.geometry import (
 
 
 def _new_view(self, sizes, strides, offset=None):
-    return self._view_of_parts(tuple(sizes), tuple(strides), self._offset if offset is None else offset)
+    if offset is None:
+        offset = self._offset
+    return self._view_of_parts(tuple(sizes), tuple(strides), offset)
 
 
 def transpose(self, dim0, dim1):
@@ -39,7 +41,8 @@ def t(self):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
         return _new_view(self, self._sizes, self._strides)
-    return transpose(self, 0, 1)
+    sizes, strides = self._sizes, self._strides
+    return self._view_of_parts((sizes[1], sizes[0]), (strides[1], strides[0]), self._offset)
 
 
 def permute(self, dims):

@@ -109,7 +109,7 @@ _masked_fill_ = native(
 
 
 def _masked_fill_composite(self, mask, value):
-    out = self.clone()
+    out = self.clone(memory_format="contiguous_format")  # PyTorch's result is row-major
     return _masked_fill_(out, mask, value)
 
 
@@ -393,20 +393,6 @@ def _method_pow(self, exponent):
 @tensor_method("__rpow__")
 def _method_rpow(self, other):
     return _pow_scalar_base(other, self)
-
-
-@tensor_method("__matmul__")
-def _method_matmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(self, other)
-
-
-@tensor_method("__rmatmul__")
-def _method_rmatmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(other, self)
 
 
 @tensor_method("maximum")

@@ -148,3 +148,13 @@ tensor_method("mv")(mv)
 tensor_method("dot")(dot)
 tensor_method("outer", "ger")(outer)
 tensor_method("matmul")(matmul)
+
+
+@tensor_method("__matmul__")
+def _method_matmul(self, other):
+    return _matmul(self, other)
+
+
+@tensor_method("__rmatmul__")
+def _method_rmatmul(self, other):
+    return _matmul(other, self)

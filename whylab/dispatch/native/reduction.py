@@ -14,8 +14,8 @@ from whylab.kernels.meta import reduction as meta
 _DIMS = "int[]? dim=None, bool keepdim=False"
 
 _sum = native(f"sum(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.sum, meta.sum)
-_prod = native(f"prod(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.prod,
-               meta.prod)
+_prod = native("prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+               cpu.prod, meta.prod)
 _mean = native(f"mean(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.mean,
                meta.mean)
 _amax = native("amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor", cpu.amax, meta.amax)

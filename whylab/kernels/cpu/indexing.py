@@ -8,7 +8,7 @@ import numpy as np
 from whylab._tensor import dtypes
 from whylab._tensor.geometry import format_shape, wrap_dim
 from whylab._tensor.tensor import Tensor
-from whylab.kernels.cpu.common import wrap
+from whylab.kernels.cpu.common import wrap_contiguous as wrap
 from whylab.kernels.cpu.inplace import check_no_internal_overlap
 
 
