@@ -37,6 +37,8 @@ import sys
 import threading
 import weakref
 
+from whylab.dispatch.keys import DispatchKey
+
 __all__ = [
     "Node",
     "AccumulateGrad",
@@ -59,6 +61,8 @@ _TENSOR_TYPE_NAMES = {
     "int32": "IntTensor",
     "bool": "BoolTensor",
 }
+
+_AUTOGRAD_KEY_BIT = 1 << int(DispatchKey.Autograd)
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -382,6 +386,11 @@ class SavedTensor:
     )
 
     def __init__(self, tensor, is_output: bool = False):
+        if not tensor._keys & _AUTOGRAD_KEY_BIT:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a "
+                "clone to get a normal tensor and use it in autograd."
+            )
         self._version_counter = tensor._version
         self.saved_version = tensor._version.value
         self.is_output = is_output
