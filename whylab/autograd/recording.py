@@ -52,7 +52,7 @@ _RELEASED = _Released()
 
 
 class _SavedList(tuple):
-    """The saved tensors of a list argument (``cat``'s ``tensors``)."""
+    """The saved tensors of a list argument (``index``'s ``indices``; None stays None)."""
 
     __slots__ = ()
 
@@ -116,7 +116,7 @@ class FormulaNode(Node):
         if value is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if type(value) is _SavedList:
-            return [item.unpack(self) for item in value]
+            return [item.unpack(self) if type(item) is SavedTensor else item for item in value]
         return value
 
     def _zeros_for_output(self, index):
@@ -135,7 +135,8 @@ class FormulaNode(Node):
                 value.release()
             elif type(value) is _SavedList:
                 for item in value:
-                    item.release()
+                    if type(item) is SavedTensor:
+                        item.release()
             saved[name] = _RELEASED
 
     def saved_tensor_items(self):
@@ -144,7 +145,11 @@ class FormulaNode(Node):
             if type(value) is SavedTensor:
                 items.append((name, value))
             elif type(value) is _SavedList:
-                items.extend((f"{name}[{i}]", item) for i, item in enumerate(value))
+                items.extend(
+                    (f"{name}[{i}]", item)
+                    for i, item in enumerate(value)
+                    if type(item) is SavedTensor
+                )
         return items
 
     def saved_values(self) -> dict:
@@ -450,8 +455,10 @@ def _save_values(plan, values, outputs, saved) -> None:
             value = values[key]
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value)
-            elif isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
-                saved[name] = _SavedList(SavedTensor(item) for item in value)
+            elif isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+                saved[name] = _SavedList(
+                    SavedTensor(item) if isinstance(item, Tensor) else item for item in value
+                )
             else:
                 saved[name] = value
         elif kind is _SAVE_RESULT:
