@@ -17,8 +17,12 @@ from whylab.utils.checkpoint import CheckpointError, checkpoint
 def _parameters(seed=0, width=64):
     rng = np.random.default_rng(seed)
     x = whylab.tensor(rng.standard_normal((32, width)), dtype=whylab.float64)
-    w1 = whylab.tensor(rng.standard_normal((width, width)) / 8, dtype=whylab.float64, requires_grad=True)
-    w2 = whylab.tensor(rng.standard_normal((width, width)) / 8, dtype=whylab.float64, requires_grad=True)
+    w1 = whylab.tensor(
+        rng.standard_normal((width, width)) / 8, dtype=whylab.float64, requires_grad=True
+    )
+    w2 = whylab.tensor(
+        rng.standard_normal((width, width)) / 8, dtype=whylab.float64, requires_grad=True
+    )
     return x, w1, w2
 
 

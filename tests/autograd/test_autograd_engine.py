@@ -64,10 +64,11 @@ def test_execution_order_follows_sequence_numbers_like_torch():
         second = x * 3
         third = first.exp() + second.sin()
         order = []
-        for name, tensor in (("first", first), ("second", second), ("third", third)):
-            tensor.grad_fn.register_prehook(lambda grads, name=name: order.append(name))
-        third.grad_fn.next_functions[0][0].register_prehook(lambda grads: order.append("exp"))
-        third.grad_fn.next_functions[1][0].register_prehook(lambda grads: order.append("sin"))
+        nodes = {"first": first.grad_fn, "second": second.grad_fn, "third": third.grad_fn}
+        nodes["exp"] = third.grad_fn.next_functions[0][0]
+        nodes["sin"] = third.grad_fn.next_functions[1][0]
+        for name, node in nodes.items():
+            node.register_prehook(lambda grads, name=name, order=order: order.append(name))
         third.sum().backward()
         orders[module.__name__] = order
     assert orders["whylab"] == orders["torch"]
@@ -113,14 +114,20 @@ def test_inplace_modification_of_saved_tensor_raises_version_error():
     y = x * 1
     product = y * y  # MulBackward0 saves y
     y.add_(1)
-    with pytest.raises(RuntimeError, match=r"\[whylab.FloatTensor \[3, 4\]\], which is output 0 of "
-                       r"AddBackward0, is at version 1; expected version 0 instead"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[whylab.FloatTensor \[3, 4\]\], which is output 0 of "
+        r"AddBackward0, is at version 1; expected version 0 instead",
+    ):
         product.sum().backward()
 
 
 def test_inplace_on_leaf_that_requires_grad_raises():
     x = whylab.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError,
+        match="a leaf Variable that requires grad is being used in an in-place operation.",
+    ):
         x.add_(1)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         x[0].mul_(2)
@@ -131,7 +138,9 @@ def test_inplace_on_leaf_that_requires_grad_raises():
 
 def test_implicit_gradient_only_for_scalars():
     x = whylab.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    with pytest.raises(
+        RuntimeError, match="grad can be implicitly created only for scalar outputs"
+    ):
         (x * 2).backward()
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         whylab.ones(1).backward()
@@ -175,7 +184,9 @@ def test_grad_allow_unused_and_errors():
     assert_close(gx.numpy(), [2.0, 2.0])
     gx, gu = whylab.autograd.grad((x * 2).sum(), [x, unused], materialize_grads=True)
     assert_close(gu.numpy(), [0.0, 0.0])
-    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+    with pytest.raises(
+        RuntimeError, match="One of the differentiated Tensors does not require grad"
+    ):
         whylab.autograd.grad((x * 2).sum(), [whylab.ones(2)])
 
 

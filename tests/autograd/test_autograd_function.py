@@ -99,7 +99,7 @@ def test_saved_tensors_are_freed_and_version_checked():
     node = y.grad_fn
     y.sum().backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
-        node.saved_tensors
+        _ = node.saved_tensors
     h = x * 1
     y = Square.apply(h)
     h.add_(1)
@@ -152,8 +152,11 @@ def test_function_errors_like_torch():
             return grad, grad
 
     a = whylab.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"Function WrongShapeBackward returned an invalid gradient "
-                       r"at index 0 - got \[5\] but expected shape compatible with \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Function WrongShapeBackward returned an invalid gradient "
+        r"at index 0 - got \[5\] but expected shape compatible with \[2\]",
+    ):
         WrongShape.apply(a).sum().backward()
     with pytest.raises(RuntimeError, match="returned an incorrect number of gradients"):
         TooMany.apply(a).sum().backward()

@@ -59,7 +59,9 @@ def test_leaf_hook_can_change_what_is_accumulated():
 
 
 def test_register_hook_requires_grad():
-    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+    with pytest.raises(
+        RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"
+    ):
         whylab.ones(2).register_hook(lambda g: g)
 
 
@@ -74,7 +76,9 @@ def test_retain_grad_semantics_like_torch():
         assert y.grad.tolist() == [4.0, 4.0]
         x.retain_grad()  # no-op on a leaf
         assert not x.retains_grad
-    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
+    with pytest.raises(
+        RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"
+    ):
         whylab.ones(2).retain_grad()
 
 
@@ -159,15 +163,21 @@ def test_inference_tensor_cannot_be_saved_for_backward():
     x = whylab.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         x * frozen
-    assert_close((x + frozen).detach().numpy(), [2.0, 2.0])  # add saves nothing: allowed, as in torch
+    assert_close(
+        (x + frozen).detach().numpy(), [2.0, 2.0]
+    )  # add saves nothing: allowed, as in torch
 
 
 def test_requires_grad_rules_like_torch():
     x = whylab.ones(2, requires_grad=True)
     y = x * 2
-    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+    with pytest.raises(
+        RuntimeError, match="you can only change requires_grad flags of leaf variables"
+    ):
         y.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(
+        RuntimeError, match="only Tensors of floating point dtype can require gradients"
+    ):
         whylab.ones(2, dtype=whylab.int64).requires_grad_()
     assert y.requires_grad and not y.is_leaf
     assert x.detach().is_leaf and not x.detach().requires_grad

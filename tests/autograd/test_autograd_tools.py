@@ -54,7 +54,9 @@ def _x():
 
 
 def test_gradcheck_catches_a_wrong_formula():
-    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+    with pytest.raises(
+        GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"
+    ):
         gradcheck(WrongSquare.apply, (_x(),))
     assert gradcheck(WrongSquare.apply, (_x(),), raise_exception=False) is False
 
@@ -115,11 +117,17 @@ def test_graph_export_json_structure():
     assert saved["self"]["shape"] == [2, 3] and saved["mat2"]["shape"] == [3, 4]
     assert saved["self"]["dtype"] == "float32" and not saved["self"]["released"]
     relu = next(node for node in graph["nodes"] if node["name"] == "ReluBackward0")
-    assert relu["saved"][0]["is_output"] and relu["inputs"] == [{"shape": [2, 4], "dtype": "float32"}]
+    assert relu["saved"][0]["is_output"] and relu["inputs"] == [
+        {"shape": [2, 4], "dtype": "float32"}
+    ]
     ids = {node["id"]: node["name"] for node in graph["nodes"]}
     edges = {(ids[e["source"]], ids[e["target"]], e["index"]) for e in graph["edges"]}
     assert ("ReluBackward0", "MmBackward0", 0) in edges
-    assert ("MmBackward0", "AccumulateGrad", 0) in edges and ("MmBackward0", "AccumulateGrad", 1) in edges
+    assert ("MmBackward0", "AccumulateGrad", 0) in edges and (
+        "MmBackward0",
+        "AccumulateGrad",
+        1,
+    ) in edges
     out.backward()
     released = to_json(out)
     assert all(item["released"] for node in released["nodes"] for item in node["saved"])

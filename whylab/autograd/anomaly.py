@@ -19,7 +19,12 @@ import traceback
 
 import numpy as np
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
 
 
 class _AnomalyState(threading.local):

@@ -203,9 +203,7 @@ def backward(
     outputs = _as_tuple(tensors)
     given = _as_tuple(grad_tensors) or (None,) * len(outputs)
     if len(given) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors has {len(given)} elements but tensors has {len(outputs)}"
-        )
+        raise RuntimeError(f"grad_tensors has {len(given)} elements but tensors has {len(outputs)}")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, given, create_graph)
@@ -251,7 +249,9 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True"
+        )
     for tensor in input_tensors:
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -572,4 +572,3 @@ def _accumulate_into_non_leaf(tensor, gradient) -> None:
         tensor.grad = gradient if grad_mode.is_grad_enabled() else gradient.detach().clone()
     else:
         tensor.grad = tensor.grad + gradient
-

@@ -114,7 +114,12 @@ def to_json(tensors) -> dict:
         for index, (next_node, input_nr) in enumerate(node.next_functions):
             if next_node is not None:
                 edge_entries.append(
-                    {"source": ids[node], "target": ids[next_node], "input_nr": input_nr, "index": index}
+                    {
+                        "source": ids[node],
+                        "target": ids[next_node],
+                        "input_nr": input_nr,
+                        "index": index,
+                    }
                 )
     roots = [ids[t.grad_fn] for t in tensors if t.grad_fn is not None]
     return {"roots": roots, "nodes": node_entries, "edges": edge_entries}

@@ -34,12 +34,15 @@ def check_inplace(tensor) -> None:
     if not tensor._requires_grad:
         return
     if tensor.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = tensor._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:
             raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
             )
         if tensor.grad_fn._multi_output_view:
             name = tensor.grad_fn.name()

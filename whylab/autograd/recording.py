@@ -83,7 +83,8 @@ class FormulaNode(Node):
         for name, start, count, is_list in self._groups:
             if is_list:
                 wanted = [
-                    _is_wanted(next_functions[i][0], needed_nodes) for i in range(start, start + count)
+                    _is_wanted(next_functions[i][0], needed_nodes)
+                    for i in range(start, start + count)
                 ]
                 if not any(wanted):
                     continue
@@ -111,7 +112,8 @@ class FormulaNode(Node):
             return value.unpack(self)
         if name == "grads":
             return tuple(
-                g if g is not None else self._zeros_for_output(i) for i, g in enumerate(grad_outputs)
+                g if g is not None else self._zeros_for_output(i)
+                for i, g in enumerate(grad_outputs)
             )
         if value is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
@@ -231,7 +233,8 @@ def _check_formula_names(op, spec) -> None:
                 continue
             if base not in argument_names:
                 raise ValueError(
-                    f"derivative of {op.name}, formula for {input_name!r}: unknown name {parameter!r}"
+                    f"derivative of {op.name}, formula for {input_name!r}: "
+                    f"unknown name {parameter!r}"
                 )
 
 
@@ -305,7 +308,7 @@ def make_autograd_kernel(op, spec):
         if not state.enabled or not any_input_requires_grad(args, kwargs):
             return redispatch(keyset, *args, **kwargs)
         values = dict(defaults)
-        values.update(zip(positional_names, args))
+        values.update(zip(positional_names, args, strict=False))
         if kwargs:
             values.update(kwargs)
         edges, groups, needed = _collect_edges(values, differentiable)
