@@ -30,6 +30,9 @@ _EXPECTED_STORAGE_REFS = 2
 
 def obeys_layout_contract(gradient, variable) -> bool:
     """A leaf's grad has the leaf's strides when the leaf is dense, else it is contiguous."""
+    if gradient._strides == variable._strides and gradient._sizes == variable._sizes:
+        if is_non_overlapping_and_dense(variable._sizes, variable._strides):
+            return True
     if is_non_overlapping_and_dense(variable._sizes, variable._strides):
         return all(
             size == 1 or g_stride == v_stride

@@ -72,14 +72,20 @@ def _saved_entries(node) -> list:
 
 
 def _hook_counts(node) -> dict:
-    def count(hooks):
-        return len(hooks) if hooks else 0
+    hooks = node._hooks
 
+    def count(kind):
+        found = getattr(hooks, kind) if hooks is not None else None
+        return len(found) if found else 0
+
+    tensor_hooks = count("tensor_pre")
+    if isinstance(node, AccumulateGrad) and node.variable._hooks:
+        tensor_hooks += len(node.variable._hooks)
     return {
-        "pre": count(node._pre_hooks),
-        "post": count(node._post_hooks),
-        "tensor": count(node._tensor_pre_hooks),
-        "retains_grad": count(node._retains_grad_hooks),
+        "pre": count("pre"),
+        "post": count("post"),
+        "tensor": tensor_hooks,
+        "retains_grad": count("retains_grad"),
     }
 
 

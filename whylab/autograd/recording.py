@@ -383,7 +383,14 @@ def _collect_edges(values, differentiable):
             if any(edge[0] is not None for edge in edges[start:]):
                 needed.append(name)
         else:
-            edge = gradient_edge(value) if isinstance(value, Tensor) else (None, 0)
+            if isinstance(value, Tensor):
+                grad_fn = value.grad_fn
+                if grad_fn is not None and value._base is None:
+                    edge = (grad_fn, value._output_nr)  # the common case, without a call
+                else:
+                    edge = gradient_edge(value)
+            else:
+                edge = (None, 0)
             edges.append(edge)
             groups.append((name, start, 1, False))
             if edge[0] is not None:
