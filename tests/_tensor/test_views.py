@@ -33,8 +33,19 @@ def _view_step(draw, w, t):
     shape = tuple(w.shape)
     choices = ["unsqueeze", "view", "flatten"]
     if ndim >= 1:
-        choices += ["transpose", "permute", "slice", "select", "narrow", "squeeze", "expand",
-                    "getitem", "unfold", "split", "movedim"]
+        choices += [
+            "transpose",
+            "permute",
+            "slice",
+            "select",
+            "narrow",
+            "squeeze",
+            "expand",
+            "getitem",
+            "unfold",
+            "split",
+            "movedim",
+        ]
     if ndim >= 2:
         choices += ["diagonal", "mT"]
     if ndim <= 2:
@@ -207,8 +218,11 @@ def test_expand_uses_stride_zero_and_rejects_bad_sizes():
     x = whylab.zeros(3, 1)
     y = x.expand(2, 3, 4)
     assert y.stride() == (0, 1, 0)
-    with pytest.raises(RuntimeError, match=r"expanded size of the tensor \(5\) must match the "
-                                           r"existing size \(3\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"expanded size of the tensor \(5\) must match the "
+        r"existing size \(3\)",
+    ):
         x.expand(5, 4)
     assert whylab.broadcast_to(x, (3, 2)).shape == (3, 2)
 
@@ -216,8 +230,9 @@ def test_expand_uses_stride_zero_and_rejects_bad_sizes():
 def test_as_strided_and_bounds():
     w, t = pair(np.arange(12.0))
     assert geometry(w.as_strided((3, 2), (2, 3), 1)) == geometry(t.as_strided((3, 2), (2, 3), 1))
-    np.testing.assert_array_equal(w.as_strided((3, 2), (2, 3), 1).numpy(),
-                                  t.as_strided((3, 2), (2, 3), 1).numpy())
+    np.testing.assert_array_equal(
+        w.as_strided((3, 2), (2, 3), 1).numpy(), t.as_strided((3, 2), (2, 3), 1).numpy()
+    )
     with pytest.raises(RuntimeError, match="out of bounds for storage"):
         w.as_strided((4, 4), (4, 1))
 

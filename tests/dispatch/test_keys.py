@@ -7,8 +7,14 @@ from whylab.dispatch import DispatchKey, DispatchKeySet
 
 
 def test_key_order_matches_contract():
-    order = [DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta, DispatchKey.ADInplaceOrView,
-             DispatchKey.Autograd, DispatchKey.Tracer]
+    order = [
+        DispatchKey.CPU,
+        DispatchKey.CUDA,
+        DispatchKey.Meta,
+        DispatchKey.ADInplaceOrView,
+        DispatchKey.Autograd,
+        DispatchKey.Tracer,
+    ]
     assert sorted(order) == order
 
 
@@ -19,8 +25,9 @@ def test_keyset_operations():
     assert list(ks) == [DispatchKey.Autograd, DispatchKey.CPU]
     assert ks.add(DispatchKey.Tracer).highest() is DispatchKey.Tracer
     assert ks.remove(DispatchKey.Autograd) == DispatchKeySet(DispatchKey.CPU)
-    assert (ks | DispatchKey.Meta) == DispatchKeySet(DispatchKey.CPU, DispatchKey.Meta,
-                                                      DispatchKey.Autograd)
+    assert (ks | DispatchKey.Meta) == DispatchKeySet(
+        DispatchKey.CPU, DispatchKey.Meta, DispatchKey.Autograd
+    )
     assert (ks & DispatchKeySet(DispatchKey.CPU)) == DispatchKeySet(DispatchKey.CPU)
     assert ks.below(DispatchKey.Autograd) == DispatchKeySet(DispatchKey.CPU)
     assert DispatchKeySet().highest() is None

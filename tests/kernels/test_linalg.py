@@ -62,9 +62,12 @@ def test_matmul_on_non_contiguous_operands():
 
 @pytest.mark.parametrize(
     ("shape_a", "shape_b", "expected"),
-    [((3,), (3,), ["matmul", "dot"]), ((2, 3), (3,), ["matmul", "mv"]),
-     ((3,), (3, 4), ["matmul", "unsqueeze", "mm", "squeeze"]),
-     ((2, 3), (3, 4), ["matmul", "mm"])],
+    [
+        ((3,), (3,), ["matmul", "dot"]),
+        ((2, 3), (3,), ["matmul", "mv"]),
+        ((3,), (3, 4), ["matmul", "unsqueeze", "mm", "squeeze"]),
+        ((2, 3), (3, 4), ["matmul", "mm"]),
+    ],
 )
 def test_matmul_decomposes_like_torch(shape_a, shape_b, expected):
     a, b = whylab.ones(*shape_a), whylab.ones(*shape_b)
@@ -96,8 +99,11 @@ def test_mm_bmm_mv_dot_outer():
 
 
 def test_matmul_errors_name_shapes():
-    with pytest.raises(RuntimeError, match=r"mm: mat1 and mat2 shapes cannot be multiplied "
-                                           r"\(2x3 and 4x5\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"mm: mat1 and mat2 shapes cannot be multiplied "
+        r"\(2x3 and 4x5\)",
+    ):
         whylab.ones(2, 3) @ whylab.ones(4, 5)
     with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
         whylab.ones(()) @ whylab.ones(3)

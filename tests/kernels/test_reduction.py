@@ -40,8 +40,10 @@ def test_reductions_match_torch(name, dim, keepdim):
 def test_var_std_match_torch(dim, correction, keepdim):
     for _, w, t in layouts((4, 5), seed=11):
         for name in ("var", "std"):
-            assert_same(getattr(w, name)(dim, correction=correction, keepdim=keepdim),
-                        getattr(t, name)(dim, correction=correction, keepdim=keepdim))
+            assert_same(
+                getattr(w, name)(dim, correction=correction, keepdim=keepdim),
+                getattr(t, name)(dim, correction=correction, keepdim=keepdim),
+            )
     w, t = pair(random_array((4, 5), seed=12))
     assert_same(whylab.var(w, 1, unbiased=False), torch.var(t, 1, unbiased=False))
     assert_same(whylab.std(w), torch.std(t))
@@ -85,8 +87,11 @@ def test_softmax_and_log_softmax(dim):
 
 
 def test_reduction_errors_name_op():
-    with pytest.raises(IndexError, match=r"sum: Dimension out of range \(expected to be in "
-                                         r"range of \[-2, 1\], but got 2\)"):
+    with pytest.raises(
+        IndexError,
+        match=r"sum: Dimension out of range \(expected to be in "
+        r"range of \[-2, 1\], but got 2\)",
+    ):
         whylab.ones(2, 3).sum(2)
     with pytest.raises(IndexError, match=r"amax\(\): Expected reduction dim"):
         whylab.ones(0, 3).amax()

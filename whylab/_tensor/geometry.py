@@ -179,7 +179,7 @@ def infer_size(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     raise RuntimeError(f"{op}: shape '{format_shape(shape)}' is invalid for input of size {numel}")
 
 
-def view_strides(old_sizes, old_strides, new_sizes):
+def view_strides(old_sizes: tuple, old_strides: tuple, new_sizes: tuple):
     """Strides that let ``new_sizes`` view memory laid out as (old_sizes, old_strides).
 
     Returns None when no such strides exist — then ``view`` fails and ``reshape``
@@ -189,8 +189,8 @@ def view_strides(old_sizes, old_strides, new_sizes):
     """
     if not old_sizes:
         return (1,) * len(new_sizes)
-    if tuple(old_strides) == contiguous_strides(tuple(old_sizes)):
-        return contiguous_strides(tuple(new_sizes))  # the walk below gives the same answer
+    if old_strides == contiguous_strides(old_sizes):
+        return contiguous_strides(new_sizes)  # the walk below gives the same answer
     numel = prod(old_sizes)
     if numel == 0:
         if tuple(old_sizes) == tuple(new_sizes):

@@ -87,12 +87,40 @@ class Tensor:
         "__weakref__",
     )
 
-    # Not a user-facing constructor: use whylab.tensor(...) / whylab.empty(...).
-    def __init__(self, *args, **kwargs):
+    def __new__(cls, *args, **kwargs):
+        """Not a user-facing constructor (deviation: ``torch.Tensor(2, 3)`` makes an
+        uninitialised tensor); use ``whylab.tensor(data)``, ``whylab.empty(*size)`` or
+        another factory. Subclasses build instances with :meth:`_make_subclass`."""
         raise TypeError(
             "whylab.Tensor cannot be constructed directly; use whylab.tensor(data), "
             "whylab.empty(*size) or another factory"
         )
+
+    @staticmethod
+    def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
+        """An instance of the subclass ``cls`` sharing ``data``'s storage and layout
+        (like ``torch.Tensor._make_subclass``; how ``nn.Parameter`` is built)."""
+        t = _new_object(cls)
+        t._storage = data._storage
+        t._sizes = data._sizes
+        t._strides = data._strides
+        t._offset = data._offset
+        t._array = data._array
+        t.dtype = data.dtype
+        t.device = data.device
+        t._version = data._version
+        t._base = None
+        t._keys = data._keys
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._grad_accumulator = None
+        t._retains_grad = False
+        t._hooks = None
+        t._output_nr = 0
+        if require_grad:
+            t.requires_grad_(True)
+        return t
 
     # ----------------------------------------------------------- fast constructors
 
@@ -160,9 +188,7 @@ class Tensor:
             # An empty view may start at the very end of the buffer, which NumPy refuses.
             byte_offset = offset * itemsize if 0 not in sizes else 0
             array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        t = Tensor._make(storage, sizes, strides, offset, array, self._version)
-        t._keys = self._keys
-        return t
+        return Tensor._make(storage, sizes, strides, offset, array, self._version)
 
     # ------------------------------------------------------------------ layout
 

@@ -63,9 +63,11 @@ def view(self, size):
     sizes = infer_size(size, self.numel(), "view")
     strides = view_strides(self._sizes, self._strides, sizes)
     if strides is None:
-        raise RuntimeError(f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
-                           f"{format_shape(self._strides)}, target {format_shape(sizes)})")
-    return _new_view(self, sizes, strides)
+        raise RuntimeError(
+            f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
+            f"{format_shape(self._strides)}, target {format_shape(sizes)})"
+        )
+    return self._view_of_parts(sizes, strides, self._offset)
 
 
 def expand(self, size):
@@ -94,11 +96,12 @@ def squeeze(self, dim=None):
 
 
 def select(self, dim, index):
-    ndim = len(self._sizes)
+    sizes = self._sizes
+    ndim = len(sizes)
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, ndim, "select")
-    size = self._sizes[d]
+    d = dim if 0 <= dim < ndim else wrap_dim(dim, ndim, "select")
+    size = sizes[d]
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size "
@@ -106,10 +109,9 @@ def select(self, dim, index):
         )
     if index < 0:
         index += size
-    offset = self._offset + index * self._strides[d]
-    return _new_view(
-        self, self._sizes[:d] + self._sizes[d + 1 :], self._strides[:d] + self._strides[d + 1 :], offset
-    )
+    strides = self._strides
+    offset = self._offset + index * strides[d]
+    return self._view_of_parts(sizes[:d] + sizes[d + 1 :], strides[:d] + strides[d + 1 :], offset)
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
@@ -185,7 +187,9 @@ def as_strided(self, size, stride, storage_offset=None):
     offset = self._offset if storage_offset is None else storage_offset
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment")
-    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    needed = (
+        0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    )
     if needed > self._storage.size:
         raise RuntimeError(
             f"as_strided: sizes {format_shape(size)}, strides {format_shape(stride)}, storage "

@@ -10,6 +10,7 @@ import numpy as np
 
 from whylab._tensor import dtypes
 from whylab._tensor.geometry import wrap_dim, wrap_dims
+from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
 from whylab.kernels.cpu.common import wrap_contiguous as wrap
 
@@ -33,14 +34,17 @@ def _axis(dims, ndim):
 
 
 def _finish(out, dtype):
-    return wrap(np.asarray(out, dtype=dtype.numpy), dtype)  # reductions give row-major results
+    # Reductions give row-major results; NumPy may return a scalar for full reductions.
+    return Tensor._from_numpy_result(np.asarray(out, dtype=dtype.numpy, order="C"), dtype)
 
 
 def sum(self, dim=None, keepdim=False, dtype=None):
-    dims = normalize_dims("sum", dim, self.ndim)
+    ndim = len(self._sizes)
+    dims = None if dim is None else normalize_dims("sum", dim, ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.add.reduce(self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy,
-                        keepdims=keepdim)
+    out = np.add.reduce(
+        self._array, axis=_axis(dims, ndim), dtype=out_dtype.numpy, keepdims=keepdim
+    )
     return _finish(out, out_dtype)
 
 
@@ -49,8 +53,9 @@ def prod(self, dim=None, keepdim=False, dtype=None):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     dims = normalize_dims("prod", dim, self.ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.multiply.reduce(self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy,
-                             keepdims=keepdim)
+    out = np.multiply.reduce(
+        self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy, keepdims=keepdim
+    )
     return _finish(out, out_dtype)
 
 
@@ -59,8 +64,9 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     rules.check_floating("mean", out_dtype)
     dims = normalize_dims("mean", dim, self.ndim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.mean(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim,
-                      dtype=out_dtype.numpy)
+        out = np.mean(
+            self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy
+        )
     return _finish(out, out_dtype)
 
 
