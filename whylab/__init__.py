@@ -399,3 +399,14 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# autograd's public names (grad modes; whylab.autograd itself)
+__all__ += [
+    "autograd",
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
