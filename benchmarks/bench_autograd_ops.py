@@ -258,10 +258,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 4:
         parser.error("--rounds must be at least 4 (quartiles need data)")
-    print(f"forward+backward per call on float32 {SHAPE[0]}x{SHAPE[1]} tensors, "
-          f"{args.rounds} interleaved rounds x {args.calls} calls")
-    header = (f"{'case':<12} {'numpy us':>9} {'torch us':>9} {'whylab us':>10}   "
-              f"{'whylab/torch [q1, q3]':<24} {'whylab/numpy [q1, q3]':<24}")
+    print(
+        f"forward+backward per call on float32 {SHAPE[0]}x{SHAPE[1]} tensors, "
+        f"{args.rounds} interleaved rounds x {args.calls} calls"
+    )
+    header = (
+        f"{'case':<12} {'numpy us':>9} {'torch us':>9} {'whylab us':>10}   "
+        f"{'whylab/torch [q1, q3]':<24} {'whylab/numpy [q1, q3]':<24}"
+    )
     print(header)
     print("-" * len(header))
     for case in [*CASES, CHAIN]:

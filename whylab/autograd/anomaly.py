@@ -45,9 +45,6 @@ def is_anomaly_check_nan_enabled() -> bool:
     return _state.check_nan
 
 
-anomaly_checks_nan = is_anomaly_check_nan_enabled
-
-
 class detect_anomaly:
     """Context manager (and decorator) that turns anomaly detection on inside it."""
 

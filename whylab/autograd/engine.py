@@ -408,9 +408,7 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
         if inputs is None:
             inputs = [None] * len(node.input_metadata)
         if node is not root:
-            if node._hooks is not None or (
-                type(node) is AccumulateGrad and node.variable._hooks
-            ):
+            if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
                 inputs = _call_tensor_pre_hooks(node, inputs)
             if node in captures:
                 for input_nr, index, tensor in captures[node]:
@@ -528,7 +526,7 @@ def _apply_with_anomaly_checks(node, inputs):
                 stacklevel=2,
             )
         raise
-    if anomaly.anomaly_checks_nan():
+    if anomaly.is_anomaly_check_nan_enabled():
         for index, output in enumerate(outputs):
             if output is not None and anomaly.has_nan(output):
                 message = f"Function '{node.name()}' returned nan values in its {index}th output."

@@ -38,7 +38,7 @@ from whylab.autograd.graph import (
     gradient_edge,
 )
 
-__all__ = ["FormulaNode", "make_autograd_kernel", "make_node"]
+__all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]
 
 
 class _Released:
@@ -154,10 +154,6 @@ class FormulaNode(Node):
                 )
         return items
 
-    def saved_values(self) -> dict:
-        """Everything saved for backward: tensors (still packed) and plain arguments."""
-        return dict(self._saved)
-
 
 def _is_wanted(next_node, needed_nodes) -> bool:
     """Whether a gradient for this edge is needed in the running backward pass."""
@@ -197,14 +193,6 @@ def node_class(name: str, spec, variable_names, op_name: str):
         )
         _node_classes[key] = cls
     return cls
-
-
-def make_node(spec, name, next_functions, input_metadata, saved, groups, variable_names=()):
-    """Build a FormulaNode by hand (used for nodes made outside an op call, e.g. views)."""
-    node = node_class(name, spec, variable_names, spec.op)(next_functions, input_metadata)
-    node._saved = saved
-    node._groups = groups
-    return node
 
 
 def _parse_default(text):
