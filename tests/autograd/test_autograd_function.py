@@ -211,3 +211,27 @@ def test_mark_dirty_rebases_history():
     assert out is h and h.grad_fn.name() == "AddOneInPlaceBackward"
     out.sum().backward()
     assert_close(leaf.grad.numpy(), [3.0, 3.0])
+
+
+def test_backward_can_run_a_nested_backward_pass():
+    class InnerGrad(Function):
+        """Backward computes its gradient with a nested autograd.grad call."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            with whylab.enable_grad():
+                inner = x.detach().requires_grad_()
+                (local,) = whylab.autograd.grad(inner.sin().sum(), [inner])
+            return grad * local
+
+    x = whylab.tensor([0.1, 0.7, -1.3], dtype=whylab.float64, requires_grad=True)
+    other = whylab.tensor([2.0, 3.0, 4.0], dtype=whylab.float64, requires_grad=True)
+    (InnerGrad.apply(x) * other).sum().backward()
+    assert_close(x.grad.numpy(), np.cos([0.1, 0.7, -1.3]) * [2.0, 3.0, 4.0])
+    assert_close(other.grad.numpy(), np.sin([0.1, 0.7, -1.3]))
