@@ -136,6 +136,20 @@ class FormulaNode(Node):
             return [item.unpack(self) if type(item) is SavedTensor else item for item in value]
         return value
 
+    def __getattr__(self, name):
+        # PyTorch's accessors for saved values: grad_fn._saved_other (unpacked,
+        # version-checked) and grad_fn._raw_saved_other (the SavedTensor itself).
+        # Only reached for names that are not regular attributes.
+        for prefix, unpack in (("_raw_saved_", False), ("_saved_", True)):
+            if name.startswith(prefix):
+                key = name[len(prefix) :]
+                saved = object.__getattribute__(self, "_saved")
+                if key in saved:
+                    if not unpack:
+                        return saved[key]
+                    return self._argument(key, ())
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def _zeros_for_output(self, index):
         import whylab
 
@@ -441,7 +455,8 @@ def _save_inputs_before_write(plan, values, target, saved) -> None:
     """For an in-place op, save the inputs the formulas need as they were before the write.
 
     The written tensor's old value (``self`` in a formula) is saved as a copy,
-    as PyTorch does with ``original_self``.
+    as PyTorch does with ``original_self``. Deviation: the copy is made without
+    recording, so a second derivative does not flow through that old value.
     """
     from whylab.autograd.grad_mode import no_grad
 
