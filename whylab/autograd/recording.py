@@ -30,8 +30,6 @@ import re
 
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
-from whylab.dispatch.keys import DispatchKey
-from whylab.dispatch.tls import local_keys
 from whylab.autograd.graph import (
     ERR_BACKWARD_TWICE,
     Node,
@@ -39,6 +37,8 @@ from whylab.autograd.graph import (
     _engine_state,
     gradient_edge,
 )
+from whylab.dispatch.keys import DispatchKey
+from whylab.dispatch.tls import local_keys
 
 __all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]
 
