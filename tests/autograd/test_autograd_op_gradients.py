@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 import torch
 from autograd_helpers import LAYOUTS, Pair, assert_close, first, sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import whylab
 from whylab.autograd import gradcheck, gradgradcheck
@@ -428,3 +430,54 @@ def test_max_ties_share_gradient_like_torch():
         reduce(w).sum().backward()
         reduce(t).sum().backward()
         assert_close(w.grad.numpy(), t.grad.numpy())
+
+
+BINARY_OPS = {
+    "add": lambda m, a, b: a + b,
+    "sub": lambda m, a, b: a - b,
+    "mul": lambda m, a, b: a * b,
+    "div": lambda m, a, b: a / (b.abs() + 0.5),
+    "maximum": lambda m, a, b: m.maximum(a, b),
+    "where": lambda m, a, b: m.where(a > b, a * b, b),
+    "pow": lambda m, a, b: (a.abs() + 0.5).pow(b),
+    "atan_like": lambda m, a, b: (a * b).tanh() + a.sigmoid() * b.exp(),
+}
+
+
+@st.composite
+def _broadcast_pair(draw):
+    ndim = draw(st.integers(1, 4))
+    shape = draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim))
+    other = list(shape[draw(st.integers(0, ndim - 1)) :])
+    other = [1 if draw(st.booleans()) else size for size in other]
+    if draw(st.booleans()):
+        shape, other = other, shape
+    return tuple(shape), tuple(other)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shapes=_broadcast_pair(),
+    op=st.sampled_from(sorted(BINARY_OPS)),
+    layouts=st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS)),
+    seed=st.integers(0, 2**16),
+)
+def test_broadcast_gradients_match_torch_for_random_shapes(shapes, op, layouts, seed):
+    rng = np.random.default_rng(seed)
+    pairs = [
+        Pair(sample(rng, shape), layout) for shape, layout in zip(shapes, layouts, strict=True)
+    ]
+    outputs = []
+    for module in (whylab, torch):
+        inputs = [p.w if module is whylab else p.t for p in pairs]
+        outputs.append(BINARY_OPS[op](module, *inputs))
+    grad_output = rng.standard_normal(tuple(outputs[1].shape))
+    outputs[0].backward(whylab.tensor(grad_output, dtype=whylab.float64))
+    outputs[1].backward(torch.tensor(grad_output))
+    for index, pair in enumerate(pairs):
+        assert pair.w_leaf.grad.shape == pair.w_leaf.shape
+        assert_close(
+            pair.w_leaf.grad.numpy(),
+            pair.t_leaf.grad.numpy(),
+            what=f"{op} {shapes} {layouts} input {index}",
+        )
