@@ -320,6 +320,12 @@ def make_autograd_kernel(op, spec):
     node_classes = {}
     saving_plans = {}
     argument_names = frozenset(arg.name for arg in schema.arguments)
+    input_names = tuple(name for name, _ in differentiable)
+    # Ops whose differentiable inputs are all single tensors (almost all) take a
+    # shorter path: fixed edge groups and an inline edge loop.
+    has_list_input = any(is_list for _, is_list in differentiable)
+    fixed_groups = tuple((name, i, 1, False) for i, name in enumerate(input_names))
+    static_name = spec.name if spec is not None and not callable(spec.name) else None
 
     def autograd_kernel(keyset, *args, **kwargs):
         if not state.enabled or not any_input_requires_grad(args, kwargs):
@@ -328,7 +334,24 @@ def make_autograd_kernel(op, spec):
         values.update(zip(positional_names, args, strict=False))
         if kwargs:
             values.update(kwargs)
-        edges, groups, needed = _collect_edges(values, differentiable)
+        if has_list_input:
+            edges, groups, needed = _collect_edges(values, differentiable)
+        else:
+            edges, needed, groups = [], [], fixed_groups
+            for name in input_names:
+                value = values[name]
+                if isinstance(value, Tensor):
+                    grad_fn = value.grad_fn
+                    if grad_fn is not None and value._base is None:
+                        edge = (grad_fn, value._output_nr)  # the common case, without a call
+                    else:
+                        edge = gradient_edge(value)
+                    if edge[0] is not None:
+                        needed.append(name)
+                    edges.append(edge)
+                else:
+                    edges.append((None, 0))
+            needed = tuple(needed)
         if not needed:
             return redispatch(keyset, *args, **kwargs)
         saved = {}
@@ -346,17 +369,27 @@ def make_autograd_kernel(op, spec):
                 _save_inputs_before_write(plan, values, target, saved)
         out = redispatch(keyset, *args, **kwargs)
         single = isinstance(out, Tensor)
-        outputs = (out,) if single else tuple(out)
-        if not is_inplace and _returns_an_input(outputs, values, differentiable):
-            return out
-        if not any(output.dtype.is_floating_point for output in outputs):
-            return out
-        metadata = tuple((output._sizes, output.dtype) for output in outputs)
+        if single:
+            if not is_inplace:
+                for name in input_names:
+                    if values[name] is out:
+                        return out  # handed back an input unchanged: nothing to record
+            if not out.dtype.is_floating_point:
+                return out
+            outputs = (out,)
+            metadata = ((out._sizes, out.dtype),)
+        else:
+            outputs = tuple(out)
+            if not is_inplace and _returns_an_input(outputs, values, differentiable):
+                return out
+            if not any(output.dtype.is_floating_point for output in outputs):
+                return out
+            metadata = tuple((output._sizes, output.dtype) for output in outputs)
         if spec is None:
             node = NotImplementedNode(tuple(edges), metadata)
             node._op_name = op.name
         else:
-            name = spec.node_name(values)
+            name = static_name or spec.node_name(values)
             cls = node_classes.get(name)
             if cls is None:
                 cls = node_classes[name] = node_class(name, spec, variable_names, op.name)
@@ -368,16 +401,21 @@ def make_autograd_kernel(op, spec):
         if is_inplace:
             from whylab.autograd.inplace import rebase_history
 
-            rebase_history(outputs[0], node)
+            rebase_history(out, node)
+        elif single:
+            out.grad_fn = node
+            out._output_nr = 0
+            out._requires_grad = True
         else:
             for output_nr, output in enumerate(outputs):
                 if output.dtype.is_floating_point:
                     output.grad_fn = node
                     output._output_nr = output_nr
                     output._requires_grad = True
-            if is_view:
-                node._view_version = outputs[0]._version.value
-                node._multi_output_view = not single
+        if is_view:
+            node._view_version = outputs[0]._version.value
+            if not single:
+                node._multi_output_view = True
         if plan:
             _save_values(plan, values, outputs, saved)
         return out
