@@ -174,6 +174,17 @@ from whylab.dispatch.native.shape import (
     unsqueeze,
 )
 from whylab._tensor.geometry import broadcast_all as _broadcast_all
+from whylab import autograd
+from whylab.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+autograd._install()  # Autograd kernels for every operator defined above
 
 __version__ = "0.1.0"
 
@@ -390,4 +401,15 @@ __all__ = [
     "where",
     "zeros",
     "zeros_like",
+]
+
+# autograd's public names (grad modes; whylab.autograd itself)
+__all__ += [
+    "autograd",
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
 ]

@@ -11,6 +11,7 @@ them defaults and never reads them.
 
 from __future__ import annotations
 
+import threading
 from math import prod
 
 import numpy as np
@@ -19,6 +20,19 @@ from whylab._tensor import dtypes
 from whylab._tensor.device import CPU
 from whylab._tensor.geometry import contiguous_strides, is_contiguous
 from whylab._tensor.storage import Storage
+
+
+class _CreationState(threading.local):
+    """Per-thread mask applied to the dispatch keys of every tensor made.
+
+    All bits by default. ``whylab.inference_mode`` clears the autograd keys here,
+    which is what makes the tensors created inside it *inference tensors*.
+    """
+
+    key_mask = -1
+
+
+creation_state = _CreationState()
 
 
 class VersionCounter:
@@ -125,7 +139,7 @@ class Tensor:
         t.device = storage.device
         t._version = VersionCounter() if version is None else version
         t._base = None
-        t._keys = storage.device.key_bits
+        t._keys = storage.device.key_bits & creation_state.key_mask
         t._requires_grad = False
         t.grad = None
         t.grad_fn = None
