@@ -181,7 +181,7 @@ def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> di
         "torch": FrameworkStep(torch, weights, inputs, labels),
     }
     first_losses = {name: step() for name, step in steps.items()}
-    for name, step in steps.items():
+    for step in steps.values():
         for _ in range(warmup):
             step()
         time.sleep(SWITCH_PAUSE_S)

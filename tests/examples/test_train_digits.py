@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_digits.py"
 def example():
     spec = importlib.util.spec_from_file_location("train_digits", EXAMPLE)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
     spec.loader.exec_module(module)
     return module
 

@@ -177,15 +177,17 @@ def _class_index_loss(op, log_probs, target, weight, ignore_index, reduction, sm
     if smoothing > 0:
         broadcast = [1] * log_probs.dim()
         broadcast[class_dim] = n_classes
-        coefficients += (
-            np.expand_dims(keep, class_dim) * class_weight.reshape(broadcast) * smoothing / n_classes
-        )
-    if reduction == "mean":
-        # Dividing by zero (every target ignored) gives nan, as torch's mean over nothing.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            coefficients = coefficients / element_weight.sum()
+        counted = np.expand_dims(keep, class_dim)
+        coefficients += counted * class_weight.reshape(broadcast) * (smoothing / n_classes)
+    total_weight = element_weight.sum()
+    if reduction == "mean" and total_weight != 0:
+        coefficients /= total_weight
     coefficients = coefficients.astype(_numpy(log_probs).dtype)
-    return _NegatedWeightedSum.apply(log_probs, coefficients, class_dim, reduction != "none")
+    loss = _NegatedWeightedSum.apply(log_probs, coefficients, class_dim, reduction != "none")
+    if reduction == "mean" and total_weight == 0:
+        # A mean over no counted targets: torch returns nan, with a zero gradient.
+        loss = loss + float("nan")
+    return loss
 
 
 def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):

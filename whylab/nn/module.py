@@ -2,7 +2,8 @@
 
 A module keeps three ordered registries, filled automatically by attribute assignment:
 
-* ``_parameters`` - :class:`Parameter` tensors the optimizer trains (``self.weight = Parameter(...)``);
+* ``_parameters`` - :class:`Parameter` tensors the optimizer trains
+  (``self.weight = Parameter(...)``);
 * ``_buffers``    - tensors that are part of the state but not trained (``register_buffer``);
 * ``_modules``    - child modules (``self.fc1 = Linear(...)``).
 

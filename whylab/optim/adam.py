@@ -55,7 +55,9 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps} (must be >= 0)")
         for index, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {index}: {beta} (must be in [0, 1))")
+                raise ValueError(
+                    f"Invalid beta parameter at index {index}: {beta} (must be in [0, 1))"
+                )
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay} (must be >= 0)")
         defaults = dict(
