@@ -16,7 +16,9 @@ variants therefore use ``b = sqrt(3) * std``.
 For a weight of shape ``(out, in, k1, k2, ...)`` (a linear or convolution layer),
 ``fan_in = in * k1 * k2 * ...`` and ``fan_out = out * k1 * k2 * ...``.
 
-All functions fill the given tensor in place (under ``no_grad``) and return it.
+All functions fill the given tensor in place (under ``no_grad``) and return it. Random
+draws come from whylab's generator (``whylab.manual_seed``), so values differ from torch's
+for the same seed; the distributions are the same.
 """
 
 from __future__ import annotations
@@ -96,16 +98,18 @@ def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     """Fill ``tensor`` with draws from U(a, b)."""
     if a > b:
         raise ValueError(f"uniform_ expects a <= b, but got a={a}, b={b}")
+    draws = whylab.rand(tuple(tensor.shape), generator=generator, dtype=tensor.dtype)
     with whylab.no_grad():
-        return tensor.uniform_(a, b, generator=generator)
+        return tensor.copy_(draws * (b - a) + a)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     """Fill ``tensor`` with draws from N(mean, std**2)."""
     if std < 0:
         raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
+    draws = whylab.randn(tuple(tensor.shape), generator=generator, dtype=tensor.dtype)
     with whylab.no_grad():
-        return tensor.normal_(mean, std, generator=generator)
+        return tensor.copy_(draws * std + mean)
 
 
 def constant_(tensor, val: float):
