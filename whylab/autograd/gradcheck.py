@@ -60,14 +60,13 @@ def _numerical_jacobians(func, inputs, input_index, eps):
             replaced = list(inputs)
             replaced[input_index] = whylab.from_numpy(
                 perturbed.reshape(base.shape).astype(target.dtype.numpy)
-            )
-            with grad_mode.no_grad():
-                outputs = _differentiable_outputs(func(*replaced))
+            ).requires_grad_(target.requires_grad)
+            # Grad mode stays on: func may itself differentiate (gradgradcheck).
+            outputs = _differentiable_outputs(func(*replaced))
             values.append([o.detach().numpy().astype(np.float64).reshape(-1).copy() for o in outputs])
         columns.append([(plus - minus) / (2 * eps) for plus, minus in zip(*values, strict=True)])
     if not columns:
-        with grad_mode.no_grad():
-            outputs = _differentiable_outputs(func(*inputs))
+        outputs = _differentiable_outputs(func(*inputs))
         return [np.zeros((o.numel(), 0)) for o in outputs]
     return [np.stack([column[k] for column in columns], axis=1) for k in range(len(columns[0]))]
 

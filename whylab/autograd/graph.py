@@ -424,6 +424,7 @@ class SavedTensor:
         alias = data.detach()
         alias.grad_fn = node
         alias._output_nr = self.output_nr
+        alias._requires_grad = True
         return alias
 
     def _version_error(self, data, node) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from whylab.autograd._strided import source_element_index
-from whylab.autograd.graph import Node, gradient_edge
+from whylab.autograd.graph import Node, _engine_state, gradient_edge
 
 __all__ = ["check_inplace", "rebase_history", "CopySlices", "regenerate_view_grad_fn"]
 
@@ -116,7 +116,15 @@ class CopySlices(Node):
         index_tensor = _index_tensor(index)
         flat = grad.reshape(-1)
         grad_slice = flat.index_select(0, index_tensor).reshape(view_sizes)
-        fn_grads = self.fn.apply([grad_slice])
+        # The in-place node's first edge (the view's old history) is not part of the
+        # graph the engine walks, so it must not be filtered by the pass's "needed"
+        # set; gradients it computes for edges this node does not need are dropped.
+        needed = _engine_state.needed
+        _engine_state.needed = None
+        try:
+            fn_grads = self.fn.apply([grad_slice])
+        finally:
+            _engine_state.needed = needed
         results = [None] * len(self.next_functions)
         if self.should_compute_input_grad(0):
             numel = flat._sizes[0]
@@ -133,7 +141,8 @@ class CopySlices(Node):
                 base_grad = whylab.where(mask, placed, flat)
             results[0] = base_grad.reshape(base_sizes)
         for i in range(1, len(results)):
-            results[i] = fn_grads[i]
+            if self.should_compute_input_grad(i):
+                results[i] = fn_grads[i]
         return results
 
     def release_variables(self) -> None:

@@ -237,7 +237,9 @@ def make_autograd_kernel(op, spec):
     (it then records a :class:`NotImplementedNode`).
     """
     schema = op.schema
-    positional = [arg for arg in schema.arguments if not arg.keyword_only]
+    # The bindings pass every argument positionally, keyword-only ones included
+    # (see whylab/dispatch/README.md), so positions follow the whole schema.
+    positional = list(schema.arguments)
     positional_names = tuple(arg.name for arg in positional)
     defaults = {arg.name: _parse_default(arg.default) for arg in schema.arguments if arg.default}
     tensor_positions = tuple(i for i, arg in enumerate(positional) if arg.is_tensor)
