@@ -49,7 +49,8 @@ def _wrap_dim(op: str, dim: int, ndim: int) -> int:
 # --------------------------------------------------------------------------- activations
 def relu(input, inplace: bool = False):
     """Elementwise ``max(x, 0)``; ``inplace=True`` overwrites ``input``."""
-    return input.relu_() if inplace else input.relu()
+    # whylab has no relu_ op; clamping from below at 0 in place computes the same values.
+    return input.clamp_(min=0) if inplace else input.relu()
 
 
 def linear(input, weight, bias=None):
