@@ -34,7 +34,12 @@ def _check_reduction(op: str, reduction: str) -> None:
 
 
 def _numpy(tensor) -> np.ndarray:
-    return tensor.detach().numpy()
+    """The tensor's values as a NumPy array (a view, not a copy), for reading only.
+
+    ``.data`` is an alias outside autograd built without a dispatcher call; ``detach()``
+    would give the same array but costs an operator call, and these run every step.
+    """
+    return tensor.data.numpy()
 
 
 # --------------------------------------------------------------------------- activations
@@ -60,12 +65,20 @@ class _Linear(Function):
     @staticmethod
     def backward(ctx, grad_output):
         input, weight = ctx.saved_tensors
-        grad_rows = grad_output.reshape(-1, weight.shape[0])
+        # Work on (rows, features) matrices; only inputs with other than 2 dims need reshaping.
+        out_features, in_features = weight.shape
+        grad_rows = grad_output
+        input_rows = input
+        if input.dim() != 2:
+            grad_rows = grad_output.reshape(-1, out_features)
+            input_rows = input.reshape(-1, in_features)
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[0]:
-            grad_input = grad_rows.mm(weight).reshape(input.shape)
+            grad_input = grad_rows.mm(weight)
+            if input.dim() != 2:
+                grad_input = grad_input.reshape(input.shape)
         if ctx.needs_input_grad[1]:
-            grad_weight = grad_rows.t().mm(input.reshape(-1, weight.shape[1]))
+            grad_weight = grad_rows.t().mm(input_rows)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             grad_bias = grad_rows.sum(0)
         return grad_input, grad_weight, grad_bias
