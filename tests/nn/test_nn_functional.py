@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from nn_testing import assert_close, pair
 
 import whylab
 import whylab.nn.functional as F
-
-from .helpers import assert_close, pair
 
 
 def first_and_second_order(w_fn, t_fn, w_inputs, t_inputs, seed=0):
