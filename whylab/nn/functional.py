@@ -186,16 +186,13 @@ def _class_index_loss(op, log_probs, target, weight, ignore_index, reduction, sm
     class_weight = np.ones(n_classes) if weight is None else _numpy(weight).astype(np.float64)
     element_weight = np.where(keep, class_weight[safe_labels], 0.0)
 
-    coefficients = np.zeros(tuple(log_probs.shape))
-    np.put_along_axis(
-        coefficients,
-        np.expand_dims(safe_labels, class_dim),
-        np.expand_dims(element_weight * (1.0 - smoothing), class_dim),
-        axis=class_dim,
-    )
+    # class_ids broadcasts along the class dimension: (1, C, 1, ...) or (C,) for 1-D input.
+    broadcast = [1] * log_probs.dim()
+    broadcast[class_dim] = n_classes
+    class_ids = np.arange(n_classes).reshape(broadcast)
+    is_target = class_ids == np.expand_dims(safe_labels, class_dim)
+    coefficients = is_target * np.expand_dims(element_weight * (1.0 - smoothing), class_dim)
     if smoothing > 0:
-        broadcast = [1] * log_probs.dim()
-        broadcast[class_dim] = n_classes
         counted = np.expand_dims(keep, class_dim)
         coefficients += counted * class_weight.reshape(broadcast) * (smoothing / n_classes)
     total_weight = element_weight.sum()
