@@ -60,7 +60,7 @@ import whylab.optim  # noqa: E402
 
 IN_FEATURES, HIDDEN, CLASSES = 784, 256, 10
 LEARNING_RATE = 0.01
-SWITCH_PAUSE_S = 0.15
+SWITCH_PAUSE_S = 0.1
 
 
 def make_initial_weights(dtype: np.dtype, seed: int = 0) -> dict[str, np.ndarray]:
@@ -295,8 +295,8 @@ def main(argv: list[str] | None = None) -> None:
             profile_whylab(args.profile, np.dtype(name))
         return
 
-    rounds = args.rounds or (3 if args.quick else 9)
-    block_s = 0.02 if args.quick else 0.05
+    rounds = args.rounds or (5 if args.quick else 15)
+    block_s = 0.015 if args.quick else 0.03
     warmup = 3 if args.quick else 10
     print(
         f"784-256-10 MLP training step; numpy {np.__version__}, torch {torch.__version__} "
