@@ -413,3 +413,9 @@ __all__ += [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+# Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
+from whylab.serialization import load, save  # noqa: E402
+
+__all__ += ["load", "save"]
