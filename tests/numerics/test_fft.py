@@ -18,6 +18,7 @@ from whylab.numerics.fft import (
     dft_matrix,
     fft,
     fft_recursive,
+    fft_stages,
     ifft,
     is_power_of_two,
 )
@@ -192,3 +193,17 @@ def test_error_messages():
 
 def test_is_power_of_two():
     assert [n for n in range(-2, 20) if is_power_of_two(n)] == [1, 2, 4, 8, 16]
+
+
+def test_fft_stages_end_in_the_transform():
+    x = random_complex(16, seed=3)
+    snapshots = fft_stages(x)
+    assert len(snapshots) == 5  # bit-reversed input + log2(16) stages
+    np.testing.assert_array_equal(snapshots[0], x[bit_reversal_permutation(16)])
+    np.testing.assert_array_equal(snapshots[-1], fft(x))
+    # After stage 2, block b of 4 positions holds the 4-point DFT of x[b], x[b + 4], ...
+    # (b read bit-reversed): the blocks are the recursion's sub-transforms.
+    after_two = snapshots[2]
+    for start in range(0, 16, 4):
+        first = bit_reversal_permutation(16)[start]
+        np.testing.assert_allclose(after_two[start:start + 4], dft(x[first::4]), atol=1e-14)

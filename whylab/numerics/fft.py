@@ -44,6 +44,7 @@ __all__ = [
     "dft_matrix",
     "fft",
     "fft_recursive",
+    "fft_stages",
     "ifft",
     "bit_reversal_permutation",
     "butterfly_stages",
@@ -241,10 +242,31 @@ def fft(x: object, count: OperationCount | None = None) -> np.ndarray:
     rounding error.
     """
     signal = _as_signal(x, "fft")
-    n = signal.shape[0]
-    _require_power_of_two(n, "fft")
-    values = signal[_bit_reversal(n)]
-    for stage in _stages(n):
+    _require_power_of_two(signal.shape[0], "fft")
+    values = signal[_bit_reversal(signal.shape[0])]
+    for _ in _run_stages(values, count):
+        pass
+    return values
+
+
+def fft_stages(x: object) -> list[np.ndarray]:
+    """What :func:`fft` holds after each step: the bit-reversed input, then every stage.
+
+    The last array is the transform. Used to draw the butterfly network with the
+    values that really flow through it.
+    """
+    signal = _as_signal(x, "fft_stages")
+    _require_power_of_two(signal.shape[0], "fft_stages")
+    values = signal[_bit_reversal(signal.shape[0])]
+    snapshots = [values.copy()]
+    for _ in _run_stages(values, None):
+        snapshots.append(values.copy())
+    return snapshots
+
+
+def _run_stages(values: np.ndarray, count: OperationCount | None):
+    """Apply every butterfly stage to ``values`` in place, yielding after each stage."""
+    for stage in _stages(values.shape[0]):
         upper = values[stage.top]
         twiddled_lower = stage.twiddles * values[stage.bottom]
         values[stage.top] = upper + twiddled_lower
@@ -253,7 +275,7 @@ def fft(x: object, count: OperationCount | None = None) -> np.ndarray:
             count.butterflies += stage.top.shape[0]
             count.complex_multiplies += stage.top.shape[0]
             count.complex_additions += 2 * stage.top.shape[0]
-    return values
+        yield stage
 
 
 def ifft(spectrum: object) -> np.ndarray:
