@@ -77,7 +77,7 @@ def test_cost_growth_counts_at_small_sizes():
     assert len(result.checks) == 5
     timing_chart = result.figures[0]
     assert timing_chart.log_x and timing_chart.log_y
-    assert [len(s.x) for s in timing_chart.series] == [9, 9, 8]  # n = 16 .. 4096; DFT to 2048
+    assert [len(s.x) for s in timing_chart.series] == [9, 9, 7]  # n = 16 .. 4096; DFT to 1024
     assert math.isfinite(result.metrics["dft_exponent"])
     assert math.isfinite(result.metrics["fft_exponent"])
 
