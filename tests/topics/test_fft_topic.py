@@ -148,3 +148,22 @@ def test_butterfly_checks_fail_without_bit_reversal(monkeypatch):
     assert "Bit reversal puts the even-indexed samples in the first half, the odd in the second" \
         in failed(result)
     assert any(name.startswith("After stage s") for name in failed(result))
+
+
+def test_wiring_check_catches_a_wrong_twiddle():
+    x = np.arange(8, dtype=float)
+    snapshots = fft_topic.fft_stages(x)
+    wires = fft_topic.butterfly_wires(8)
+    assert fft_topic.wiring_check(wires, snapshots).passed
+    # Flip the sign of one twiddle on the last stage: the drawing no longer computes the FFT.
+    index = next(i for i, w in enumerate(wires) if w.label == "+W8^1")
+    broken = list(wires)
+    broken[index] = fft_topic.Wire(wires[index].source, wires[index].target, "−W8^1",
+                                   -wires[index].factor)
+    assert not fft_topic.wiring_check(broken, snapshots).passed
+    assert not fft_topic.wiring_check(wires[:-1], snapshots).passed  # a missing wire
+
+
+def test_last_stage_twiddle_labels():
+    labels = {w.label for w in fft_topic.butterfly_wires(8) if w.target.startswith("s3")}
+    assert labels == {""} | {f"{sign}W8^{k}" for sign in "+−" for k in range(4)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -248,7 +249,7 @@ def butterfly(n: str) -> Result:
     snapshots = fft_stages(x)
     last = len(stages)
 
-    nodes, edges = [], []
+    nodes = []
     for s, values in enumerate(snapshots):
         for p in range(size):
             if s == 0:
@@ -259,17 +260,10 @@ def butterfly(n: str) -> Result:
                 label = f"{p}"
             nodes.append(GraphNode(id=f"s{s}p{p}", label=label,
                                    detail=_format_complex(values[p]), group=f"stage {s}"))
-    for s, stage in enumerate(stages, start=1):
-        for top, bottom, k in zip(stage.top, stage.bottom, stage.twiddle_exponent, strict=True):
-            twiddle = f"W{stage.span}^{k}"
-            edges += [
-                (f"s{s - 1}p{top}", f"s{s}p{top}", "+"),
-                (f"s{s - 1}p{bottom}", f"s{s}p{top}", f"+{twiddle}"),
-                (f"s{s - 1}p{top}", f"s{s}p{bottom}", "+"),
-                (f"s{s - 1}p{bottom}", f"s{s}p{bottom}", f"−{twiddle}"),
-            ]
+    wires = butterfly_wires(size)
 
     checks = [
+        wiring_check(wires, snapshots),
         agreement_check(T("The network's last column equals numpy.fft.fft(x)",
                           "网络最后一列等于 numpy.fft.fft(x)"), snapshots[-1], np.fft.fft(x)),
         stage_structure_check(size),
@@ -288,13 +282,67 @@ def butterfly(n: str) -> Result:
         checks=checks,
         figures=[GraphDiagram(title=T(f"Radix-2 butterflies for n = {size}",
                                       f"n = {size} 的基 2 蝶形网络"),
-                              nodes=nodes, edges=edges)],
+                              nodes=nodes,
+                              edges=[(w.source, w.target, w.label) for w in wires])],
         tables=[table],
         metrics={"stages": last, "butterflies": sum(s.top.shape[0] for s in stages)},
-        notes=[T("An edge labelled +Wm^k or −Wm^k multiplies by ±exp(−2πik/m) on the way, where m "
-                 "is the block length the stage produces; an edge labelled + passes the value on.",
+        notes=[T("An edge labelled +Wm^k or −Wm^k multiplies by ±exp(−2πik/m) on the way, "
+                 "where m is the block length the stage produces; an unlabelled edge adds the "
+                 "value unchanged.",
                  "标注为 +Wm^k 或 −Wm^k 的边表示沿途乘以 ±exp(−2πik/m)，m 是该级合并后的块长；"
-                 "标注为 + 的边把数值原样传过去。")],
+                 "没有标注的边把数值原样加过去。")],
+    )
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One edge of the butterfly diagram: ``target += factor * source``."""
+
+    source: str  # node id "s{stage}p{position}"
+    target: str
+    label: str
+    factor: complex
+
+
+def butterfly_wires(n: int) -> list[Wire]:
+    """The four wires of every butterfly of :func:`fft`, read from its stages."""
+    wires = []
+    for s, stage in enumerate(butterfly_stages(n), start=1):
+        for top, bottom, k, w in zip(stage.top, stage.bottom, stage.twiddle_exponent,
+                                     stage.twiddles, strict=True):
+            twiddle = f"W{stage.span}^{k}"
+            wires += [
+                Wire(f"s{s - 1}p{top}", f"s{s}p{top}", "", 1.0),
+                Wire(f"s{s - 1}p{bottom}", f"s{s}p{top}", f"+{twiddle}", complex(w)),
+                Wire(f"s{s - 1}p{top}", f"s{s}p{bottom}", "", 1.0),
+                Wire(f"s{s - 1}p{bottom}", f"s{s}p{bottom}", f"−{twiddle}", -complex(w)),
+            ]
+    return wires
+
+
+def wiring_check(wires: list[Wire], snapshots: list[np.ndarray]) -> Check:
+    """Every node after the first column is the sum of its incoming wires' contributions.
+
+    This ties the picture to the numbers: recomputing each value from the drawn
+    wires alone must reproduce what :func:`fft` held after each stage.
+    """
+    def value(node_id: str) -> complex:
+        stage, position = node_id[1:].split("p")
+        return complex(snapshots[int(stage)][int(position)])
+
+    recomputed: dict[str, complex] = {}
+    for wire in wires:
+        recomputed[wire.target] = recomputed.get(wire.target, 0) + wire.factor * value(wire.source)
+    expected_nodes = (len(snapshots) - 1) * snapshots[0].shape[0]
+    scale = max(abs(value(node)) for node in recomputed) or 1.0
+    worst = max((abs(total - value(node)) for node, total in recomputed.items()), default=0.0)
+    passed = len(recomputed) == expected_nodes and worst <= AGREEMENT_TOLERANCE * scale
+    return Check(
+        name=T("Each value in the diagram is the sum of its incoming wires times their factors",
+               "图中每个数值都等于所有输入连线的数值乘以各自系数之和"),
+        passed=bool(passed),
+        measured=f"{len(recomputed)} nodes, largest difference {worst:.1e}",
+        expected=f"{expected_nodes} nodes, ≤ {AGREEMENT_TOLERANCE:.0e} relative",
     )
 
 
