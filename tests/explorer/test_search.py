@@ -77,6 +77,7 @@ def test_tokenize_words_plurals_and_cjk_pairs():
     assert tokenize("C++ and C#") == ["c++", "c#"]
     assert tokenize("torch.matmul") == ["torch", "matmul"]
     assert tokenize("ＦＦＴ Fréchet") == ["fft", "frechet"]  # full-width and accents fold
+    assert tokenize("한국") == ["한", "국", "한국"]  # Hangul stays whole syllables
     assert tokenize("😀 \x00 \u200b <>\"'") == []
 
 

@@ -128,7 +128,9 @@ class Hit:
 def _fold_char(char: str) -> str:
     """Case-fold one character and drop its accents (full-width forms become ASCII)."""
     decomposed = unicodedata.normalize("NFKD", char)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    unaccented = "".join(c for c in decomposed if not unicodedata.combining(c))
+    # NFC puts back together what NFKD split apart for other reasons (Hangul syllables).
+    return unicodedata.normalize("NFC", unaccented).casefold()
 
 
 # Characters that fold one-to-one with str.lower(): ASCII, basic Greek, CJK punctuation and
