@@ -1,0 +1,307 @@
+"""Tests for the bilingual BM25 search: ranking, Chinese words, plurals, hostile queries."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from whylab.explorer.search import (
+    MAX_QUERY_CHARS,
+    SearchDoc,
+    SearchIndex,
+    markdown_to_text,
+    tokenize,
+)
+
+TOPICS_DIR = Path(__file__).resolve().parents[2] / "whylab" / "topics"
+
+
+def doc(slug, lang, title, question="", summary="", keywords=(), tags=(), text=""):
+    return SearchDoc(slug, lang, title, question, summary, tuple(keywords), tuple(tags), text)
+
+
+CORPUS = [
+    doc("autograd", "en", "How autograd records a graph",
+        "Why does backward need a graph?", "Reverse-mode differentiation on a recorded graph.",
+        ["gradient", "backward", "chain rule"], ["autograd"],
+        "Each operation records a node. Calling backward walks the graph in reverse and "
+        "accumulates gradients into leaves. torch.matmul records MmBackward."),
+    doc("autograd", "zh", "自动微分如何记录计算图",
+        "为什么反向传播需要计算图？", "在记录下来的计算图上做反向模式微分。",
+        ["梯度", "反向传播", "链式法则"], ["自动微分"],
+        "每个运算记录一个节点。调用 backward 时逆序遍历计算图，把梯度累加到叶子上。"),
+    doc("fft", "en", "Why the FFT is fast",
+        "Why is the FFT O(n log n)?", "Even/odd splitting and butterflies.",
+        ["FFT", "butterfly", "DFT"], ["numerics"],
+        "The radix-2 FFT splits the input into even and odd samples. Each stage applies "
+        "n/2 butterflies. Compared with the DFT's n^2 multiplies it is much faster."),
+    doc("fft", "zh", "为什么 FFT 快",
+        "为什么 FFT 是 O(n log n)？", "奇偶拆分与蝶形运算。",
+        ["FFT", "蝶形", "离散傅里叶变换"], ["数值计算"],
+        "基 2 FFT 把输入按奇偶下标拆成两半，每一级做 n/2 个蝶形运算。"),
+    doc("streams", "en", "GPU streams and events",
+        "When do two kernels overlap?", "Streams order work; events order streams.",
+        ["stream", "event"], ["gpu"],
+        "Work on one stream runs in order. A gradient-free timeline shows overlap. "
+        "The C++ API calls this cudaStreamWaitEvent. Data flows like a stream of water."),
+    doc("streams", "zh", "GPU 流与事件",
+        "两个核函数何时重叠？", "流规定工作的顺序，事件规定流之间的顺序。",
+        ["流", "事件"], ["GPU"],
+        "同一个流上的工作按顺序执行。"),
+    doc("sgd", "en", "Stochastic gradient descent",
+        "Why does a noisy gradient still work?", "SGD with minibatches.",
+        ["SGD", "learning rate"], ["optim"],
+        "Gradient descent steps against the gradient. " + "Filler words about optimisation. " * 30),
+    doc("sgd", "zh", "随机梯度下降",
+        "为什么带噪声的梯度仍然有效？", "小批量 SGD。",
+        ["SGD", "学习率"], ["优化"],
+        "梯度下降沿梯度的反方向走一步。"),
+]
+
+
+@pytest.fixture(scope="module")
+def index():
+    return SearchIndex(CORPUS)
+
+
+def slugs(hits):
+    return [hit.slug for hit in hits]
+
+
+# ---------------------------------------------------------------- tokens
+
+
+def test_tokenize_words_plurals_and_cjk_pairs():
+    assert tokenize("Gradients FFTs batches") == ["gradient", "fft", "batch"]
+    assert tokenize("微分方程") == ["微", "分", "方", "程", "微分", "分方", "方程"]
+    assert tokenize("C++ and C#") == ["c++", "c#"]
+    assert tokenize("torch.matmul") == ["torch", "matmul"]
+    assert tokenize("ＦＦＴ Fréchet") == ["fft", "frechet"]  # full-width and accents fold
+    assert tokenize("😀 \x00 \u200b <>\"'") == []
+
+
+def test_markdown_to_text_drops_placeholders_and_markup():
+    md = "# Title\n\nSome **bold** [link](http://x) text.\n\n{{ experiment:phase-sweep }}\n- item"
+    assert markdown_to_text(md) == "Title Some bold link text. item"
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def test_title_match_beats_body_match(index):
+    # "streams" is in one topic's title and (as "stream of water") in nobody else's body;
+    # "gradient" is in sgd's title and in autograd's and streams' bodies.
+    hits = index.search("gradient descent")
+    assert hits[0].slug == "sgd"
+    hits = index.search("gradient")
+    assert hits[0].slug in ("sgd", "autograd")  # title/keyword matches first
+    assert slugs(hits).index("streams") > slugs(hits).index("sgd")
+
+
+def test_one_hit_per_slug_and_language_of_title_and_snippet(index):
+    hits = index.search("FFT", lang="zh")
+    assert slugs(hits) == ["fft"]
+    assert hits[0].title == "为什么 FFT 快"
+    assert "FFT" in hits[0].snippet
+    hits_en = index.search("FFT", lang="en")
+    assert hits_en[0].title == "Why the FFT is fast"
+    assert hits_en[0].score == pytest.approx(hits[0].score)
+
+
+def test_chinese_query_finds_topic_on_english_page_and_vice_versa(index):
+    hits = index.search("蝶形", lang="en")
+    assert slugs(hits) == ["fft"]
+    assert hits[0].title == "Why the FFT is fast"
+    hits = index.search("butterflies", lang="zh")
+    assert slugs(hits) == ["fft"]
+    assert hits[0].title == "为什么 FFT 快"
+
+
+@pytest.mark.parametrize(
+    "query, expected_first",
+    [("微分", "autograd"), ("梯度", "sgd"), ("流", "streams"), ("事件", "streams"),
+     ("反向传播", "autograd"), ("学习率", "sgd")],
+)
+def test_chinese_one_and_two_character_words(index, query, expected_first):
+    assert index.search(query, lang="zh")[0].slug == expected_first
+
+
+def test_two_character_word_prefers_the_word_over_scattered_characters():
+    corpus = [
+        doc("word", "zh", "题目甲", text="这里讲梯度。"),
+        doc("scattered", "zh", "题目乙", text="梯子的温度。"),
+    ]
+    hits = SearchIndex(corpus).search("梯度", lang="zh")
+    assert slugs(hits)[0] == "word"
+
+
+def test_mixed_query(index):
+    hits = index.search("FFT 蝶形")
+    assert hits[0].slug == "fft"
+    hits = index.search("GPU 事件")
+    assert hits[0].slug == "streams"
+
+
+@pytest.mark.parametrize("query", ["Gradients", "GRADIENT", "gradients", "gradient"])
+def test_case_and_plurals_do_not_matter(index, query):
+    assert index.search(query)[0].slug in ("sgd", "autograd")
+    assert slugs(index.search(query)) == slugs(index.search("gradient"))
+
+
+def test_ffts_finds_fft(index):
+    assert slugs(index.search("FFTs")) == ["fft"]
+
+
+def test_dotted_names_match_their_parts(index):
+    assert slugs(index.search("torch.matmul"))[0] == "autograd"
+    assert slugs(index.search("matmul")) == ["autograd"]
+
+
+def test_cpp_matches_cpp_not_single_letter_c(index):
+    assert slugs(index.search("c++")) == ["streams"]
+
+
+def test_snippet_is_window_around_match(index):
+    hit = index.search("cudaStreamWaitEvent")[0]
+    assert hit.slug == "streams"
+    assert "cudaStreamWaitEvent" in hit.snippet
+    assert len(hit.snippet) <= 200
+
+
+def test_snippet_in_long_text_skips_to_the_match():
+    filler = "lorem ipsum dolor sit amet " * 40
+    corpus = [doc("t", "en", "Title", text=filler + "the needle sits here " + filler)]
+    hit = SearchIndex(corpus).search("needle")[0]
+    assert "needle" in hit.snippet
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+    assert len(hit.snippet) < 220
+
+
+def test_snippet_falls_back_to_summary_when_requested_language_has_no_match(index):
+    hit = index.search("cudaStreamWaitEvent", lang="zh")[0]
+    assert hit.title == "GPU 流与事件"
+    assert hit.snippet == "流规定工作的顺序，事件规定流之间的顺序。"
+
+
+def test_limit_is_respected(index):
+    assert len(index.search("gradient", limit=1)) == 1
+    assert index.search("gradient", limit=0) == []
+
+
+def test_duplicate_language_rejected():
+    with pytest.raises(ValueError, match="duplicate document for slug 'x'"):
+        SearchIndex([doc("x", "en", "A"), doc("x", "en", "B")])
+
+
+def test_empty_index_returns_nothing():
+    assert SearchIndex([]).search("anything") == []
+
+
+# ---------------------------------------------------------------- hostile queries
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "   ", "\t\n", '"', "'", '""', "<>", "!!!", "((()))", "+-*/", "😀😀", "\x00\x01\x1f",
+     "the of and", "…", "。，、", "\u200b\u200d"],
+)
+def test_queries_with_nothing_searchable_return_no_hits(index, query):
+    assert index.search(query) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["<script>alert(1)</script>", "' OR 1=1 --", "\"fft\"", "fft\x00", "a" * 500,
+     "FFT " * 200, "蝶" * 500, "%s%s%n", "../../etc/passwd", "{{ experiment:x }}",
+     "\\omega", "$x^2$", "😀 fft 😀"],
+)
+def test_nasty_queries_do_not_raise_and_stay_bounded(index, query):
+    hits = index.search(query)
+    assert len(hits) <= len(index)
+    assert all(hit.score > 0 for hit in hits)
+
+
+def test_quoted_and_emoji_wrapped_words_still_match(index):
+    assert slugs(index.search('"fft"')) == ["fft"]
+    assert slugs(index.search("😀 fft 😀")) == ["fft"]
+
+
+def test_script_tag_matches_only_the_word_script(index):
+    # No topic mentions "script" or "alert": the tag syntax must not match everything.
+    assert index.search("<script>alert(1)</script>") == []
+
+
+def test_query_is_cut_at_the_cap():
+    corpus = [doc("late", "en", "Title", text="zebra")]
+    query = "x " * (MAX_QUERY_CHARS // 2) + "zebra"
+    assert SearchIndex(corpus).search(query) == []
+    assert slugs(SearchIndex(corpus).search("zebra")) == ["late"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(query=st.text(max_size=600), lang=st.sampled_from(["en", "zh", "fr", ""]),
+       limit=st.integers(min_value=-3, max_value=30))
+def test_fuzz_arbitrary_text_never_raises(query, lang, limit):
+    index = SearchIndex(CORPUS)
+    hits = index.search(query, lang=lang, limit=limit)
+    assert len(hits) <= max(0, limit)
+    scores = [hit.score for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert len(set(slugs(hits))) == len(hits)
+    assert all(isinstance(hit.snippet, str) and hit.snippet.isprintable() for hit in hits)
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(max_size=300), query=st.text(max_size=50))
+def test_fuzz_arbitrary_documents(text, query):
+    index = SearchIndex([doc("a", "en", text[:20], text=text), doc("a", "zh", "标题", text=text)])
+    for hit in index.search(query, lang="en"):
+        assert hit.slug == "a" and hit.score > 0
+    # Every token of the document is findable by itself.
+    for token in sorted(set(tokenize(text)))[:5]:
+        assert slugs(index.search(token)) == ["a"]
+
+
+# ---------------------------------------------------------------- real topics
+
+
+def load_topic_docs() -> list[SearchDoc]:
+    """SearchDocs built from the topic folders the way the explorer builds them."""
+    docs = []
+    for meta_path in sorted(TOPICS_DIR.glob("*/meta.toml")):
+        meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+        for lang in ("en", "zh"):
+            fields = meta[lang]
+            prose = (meta_path.parent / f"{lang}.md").read_text(encoding="utf-8")
+            docs.append(SearchDoc(
+                slug=meta["slug"], lang=lang, title=fields["title"],
+                question=fields["question"], summary=fields["summary"],
+                keywords=tuple(fields.get("keywords", ())), tags=tuple(fields.get("tags", ())),
+                text=markdown_to_text(prose),
+            ))
+    return docs
+
+
+REAL_QUERIES = [
+    ("FFT", "en", "fft"), ("蝶形", "en", "fft"), ("butterflies", "zh", "fft"),
+    ("FFT 蝶形", "zh", "fft"), ("快速傅里叶变换", "zh", "fft"), ("bit reversal", "en", "fft"),
+    ("superposition", "en", "wave-superposition"), ("叠加", "en", "wave-superposition"),
+    ("相位", "zh", "wave-superposition"), ("Phases", "en", "wave-superposition"),
+    ("interference", "en", "wave-superposition"), ("干涉", "zh", "wave-superposition"),
+]
+
+
+@pytest.mark.parametrize("query, lang, expected", REAL_QUERIES)
+def test_real_topics(query, lang, expected):
+    docs = load_topic_docs()
+    present = {d.slug for d in docs}
+    if expected not in present:
+        pytest.skip(f"topic {expected} not written yet")
+    hits = SearchIndex(docs).search(query, lang=lang)
+    assert hits and hits[0].slug == expected
+    wanted = next(d for d in docs if d.slug == expected and d.lang == lang)
+    assert hits[0].title == wanted.title

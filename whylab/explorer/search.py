@@ -1,0 +1,358 @@
+"""Bilingual full-text search over topics: ranked BM25 with field weights.
+
+Every topic has one :class:`SearchDoc` per language. The index merges the two
+languages of a topic into a single searchable record, so a Chinese query finds a
+topic while the reader browses in English and vice versa, and a mixed query
+("FFT 蝶形") collects evidence from both. Each topic appears at most once in the
+results; its title and snippet are given in the language the reader asked for.
+
+Tokens
+    * Latin-script words (letters and digits) are case-folded, accents removed,
+      and simple English plurals stripped, so "Gradients" finds "gradient" and
+      "FFTs" finds "FFT". ``c++`` and ``c#`` keep their suffix. Dots, quotes and
+      other punctuation separate words, so ``torch.matmul`` matches a page that
+      mentions ``torch.matmul`` or just ``matmul``.
+    * Chinese (and other CJK) text has no spaces, so each run of CJK characters
+      becomes its single characters *and* its overlapping character pairs
+      ("微分方程" -> 微 分 方 程 微分 分方 方程). One- and two-character words
+      (流, 梯度) are then found without a word segmenter; pairs make longer words
+      rank above pages that merely share characters.
+    * Everything else (emoji, control characters, symbols) is ignored, and a
+      handful of English function words ("the", "of", ...) are dropped. A query
+      with no tokens left returns no hits -- never "everything matches".
+
+Ranking
+    BM25 (k1 = 1.2, b = 0.75) is computed per field with that field's own
+    length normalisation and added up with field weights (title > question and
+    keywords > summary and tags > body text). Document frequency is counted over
+    topics, so a word that appears in every topic carries almost no weight.
+
+Snippets are plain text (the caller escapes them for HTML): a short window of the
+requested language's body text around the densest cluster of matched words, or
+the summary when that language's text has no match.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["SearchDoc", "Hit", "SearchIndex", "tokenize", "markdown_to_text"]
+
+MAX_QUERY_CHARS = 200
+MAX_QUERY_TOKENS = 32
+MAX_LIMIT = 100
+SNIPPET_CHARS = 160
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+# Field weights: a match in the title says more about the topic than one in the body.
+FIELD_WEIGHTS: dict[str, float] = {
+    "title": 5.0,
+    "question": 3.0,
+    "keywords": 3.0,
+    "summary": 2.0,
+    "tags": 2.0,
+    "text": 1.0,
+}
+
+# In a query, a CJK run of two or more characters contributes its pairs at full
+# weight and its single characters at this weight, so "梯度" prefers pages with
+# the word 梯度 over pages that merely contain 梯 and 度 somewhere.
+CJK_UNIGRAM_QUERY_WEIGHT = 0.4
+
+STOPWORDS = frozenset(
+    "a an and are as at be by do does for from how in is it its of on or the to what "
+    "when where which why with".split()
+)
+
+_CJK_RANGES = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uac00-\ud7af"  # hangul syllables
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+)
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)"
+)
+
+
+@dataclass(frozen=True)
+class SearchDoc:
+    """One topic in one language, as the search index sees it.
+
+    ``text`` is the page's prose as plain text (see :func:`markdown_to_text`).
+    """
+
+    slug: str
+    lang: str
+    title: str
+    question: str
+    summary: str
+    keywords: tuple[str, ...]
+    tags: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result; ``title`` and ``snippet`` are in the requested language."""
+
+    slug: str
+    score: float
+    title: str
+    snippet: str
+
+
+# ---------------------------------------------------------------- tokens
+
+
+def _fold_char(char: str) -> str:
+    """Case-fold one character and drop its accents (full-width forms become ASCII)."""
+    decomposed = unicodedata.normalize("NFKD", char)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """Fold ``text`` for matching; also return, per folded character, its source index."""
+    if text.isascii():
+        return text.lower(), list(range(len(text)))
+    folded: list[str] = []
+    source: list[int] = []
+    for index, char in enumerate(text):
+        piece = _fold_char(char)
+        folded.append(piece)
+        source.extend([index] * len(piece))
+    return "".join(folded), source
+
+
+def _stem(word: str) -> str:
+    """Strip a simple English plural or possessive: gradients -> gradient, ffts -> fft."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith(("xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _tokens_with_spans(text: str) -> list[tuple[str, int, int, bool]]:
+    """Tokens of ``text`` as (token, start, end, is_cjk_unigram_of_longer_run).
+
+    ``start``/``end`` index the original ``text``, so snippets can be cut from it.
+    """
+    folded, source = _fold(text)
+    tokens: list[tuple[str, int, int, bool]] = []
+    for match in _TOKEN_RE.finditer(folded):
+        start, end = match.start(), match.end()
+        origin_start, origin_end = source[start], source[end - 1] + 1
+        if match.lastgroup == "word":
+            word = match.group()
+            if word in STOPWORDS:
+                continue
+            tokens.append((_stem(word), origin_start, origin_end, False))
+            continue
+        run = match.group()
+        for offset, char in enumerate(run):
+            position = source[start + offset]
+            tokens.append((char, position, position + 1, len(run) > 1))
+        for offset in range(len(run) - 1):
+            first, second = source[start + offset], source[start + offset + 1]
+            tokens.append((run[offset : offset + 2], first, second + 1, False))
+    return tokens
+
+
+def tokenize(text: str) -> list[str]:
+    """The search tokens of ``text`` (words, CJK characters and CJK character pairs)."""
+    return [token for token, _, _, _ in _tokens_with_spans(text)]
+
+
+def _query_terms(query: str) -> dict[str, float]:
+    """Query tokens with their weights: at most MAX_QUERY_TOKENS distinct terms."""
+    terms: dict[str, float] = {}
+    for token, _, _, is_minor_unigram in _tokens_with_spans(query[:MAX_QUERY_CHARS]):
+        weight = CJK_UNIGRAM_QUERY_WEIGHT if is_minor_unigram else 1.0
+        if token in terms:
+            terms[token] = max(terms[token], weight)
+        elif len(terms) < MAX_QUERY_TOKENS:
+            terms[token] = weight
+    return terms
+
+
+# ---------------------------------------------------------------- plain text
+
+_PLACEHOLDER_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$", re.MULTILINE)
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_MARKUP = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)|[*`]+", re.MULTILINE)
+_SPACES = re.compile(r"\s+")
+
+
+def markdown_to_text(markdown: str) -> str:
+    """A topic page's Markdown as plain text for indexing and snippets.
+
+    Drops ``{{ experiment:... }}`` lines, heading/list/emphasis markers and link
+    targets (keeping link text). Math stays as written, so a search for ``cos``
+    or ``\\omega``'s word ``omega`` still finds the page.
+    """
+    text = _PLACEHOLDER_LINE.sub(" ", markdown)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_MARKUP.sub("", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _clean_snippet(text: str) -> str:
+    """Collapse whitespace and drop control characters."""
+    printable = "".join(c if c.isprintable() else " " for c in text)
+    return _SPACES.sub(" ", printable).strip()
+
+
+# ---------------------------------------------------------------- index
+
+
+@dataclass
+class _Field:
+    """Term counts of one field of one topic (both languages together)."""
+
+    counts: Counter[str]
+    length: int
+
+
+class SearchIndex:
+    """A BM25 index over topics in every language; see the module docstring."""
+
+    def __init__(self, docs: Iterable[SearchDoc]):
+        self._docs: dict[str, dict[str, SearchDoc]] = {}
+        for doc in docs:
+            languages = self._docs.setdefault(doc.slug, {})
+            if doc.lang in languages:
+                raise ValueError(f"SearchIndex: duplicate document for slug {doc.slug!r} "
+                                 f"in language {doc.lang!r}")
+            languages[doc.lang] = doc
+
+        self._fields: dict[str, dict[str, _Field]] = {}
+        document_frequency: Counter[str] = Counter()
+        for slug, languages in self._docs.items():
+            fields = {name: self._field(languages.values(), name) for name in FIELD_WEIGHTS}
+            self._fields[slug] = fields
+            seen: set[str] = set()
+            for field in fields.values():
+                seen.update(field.counts)
+            document_frequency.update(seen)
+
+        self._average_length = {
+            name: max(1.0, sum(f[name].length for f in self._fields.values())
+                      / max(1, len(self._fields)))
+            for name in FIELD_WEIGHTS
+        }
+        topic_count = len(self._docs)
+        # The "plus one" BM25 idf: always positive, small for words every topic uses.
+        self._idf = {
+            term: math.log(1.0 + (topic_count - df + 0.5) / (df + 0.5))
+            for term, df in document_frequency.items()
+        }
+
+    @staticmethod
+    def _field(docs: Iterable[SearchDoc], name: str) -> _Field:
+        counts: Counter[str] = Counter()
+        for doc in docs:
+            value = getattr(doc, name)
+            text = " ; ".join(value) if isinstance(value, tuple) else value
+            counts.update(tokenize(text))
+        return _Field(counts, sum(counts.values()))
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def search(self, query: str, lang: str = "en", limit: int = 20) -> list[Hit]:
+        """Topics matching ``query``, best first, at most ``limit`` (capped at 100).
+
+        Never raises on odd input: a query longer than 200 characters is cut, and
+        a query with nothing searchable in it returns ``[]``.
+        """
+        if not isinstance(query, str) or limit <= 0:
+            return []
+        terms = _query_terms(query)
+        terms = {term: weight for term, weight in terms.items() if term in self._idf}
+        if not terms:
+            return []
+
+        scored = []
+        for slug, fields in self._fields.items():
+            score = self._score(fields, terms)
+            if score > 0.0:
+                scored.append((score, slug))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+
+        hits = []
+        for score, slug in scored[: min(limit, MAX_LIMIT)]:
+            doc = self._doc_in(slug, lang)
+            hits.append(Hit(slug, score, doc.title, self._snippet(doc, terms)))
+        return hits
+
+    def _score(self, fields: dict[str, _Field], terms: dict[str, float]) -> float:
+        score = 0.0
+        for name, weight in FIELD_WEIGHTS.items():
+            field = fields[name]
+            if not field.length:
+                continue
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * field.length / self._average_length[name])
+            for term, term_weight in terms.items():
+                tf = field.counts.get(term, 0)
+                if tf:
+                    saturation = tf * (BM25_K1 + 1.0) / (tf + norm)
+                    score += weight * term_weight * self._idf[term] * saturation
+        return score
+
+    def _doc_in(self, slug: str, lang: str) -> SearchDoc:
+        """The topic's document in ``lang``, else English, else any language it has."""
+        languages = self._docs[slug]
+        return languages.get(lang) or languages.get("en") or next(iter(languages.values()))
+
+    def _snippet(self, doc: SearchDoc, terms: dict[str, float]) -> str:
+        """A window of ``doc.text`` around the densest cluster of matched terms."""
+        matches = [
+            (start, end, token)
+            for token, start, end, _ in _tokens_with_spans(doc.text)
+            if token in terms
+        ]
+        if not matches:
+            fallback = doc.summary or doc.text
+            return _clean_snippet(_shorten(fallback, 0, len(fallback)))
+
+        best_start, best_end, best_value = 0, 0, -1.0
+        for index, (start, _, _) in enumerate(matches):
+            window_end = start + SNIPPET_CHARS * 2 // 3
+            distinct = {token for s, _, token in matches[index:] if s < window_end}
+            value = sum(self._idf[token] * terms[token] for token in distinct)
+            if value > best_value:
+                best_start, best_end, best_value = start, matches[index][1], value
+        return _clean_snippet(_shorten(doc.text, best_start, best_end))
+
+
+def _shorten(text: str, start: int, end: int) -> str:
+    """About SNIPPET_CHARS characters of ``text`` around [start, end), cut at spaces."""
+    window_start = max(0, start - SNIPPET_CHARS // 3)
+    window_end = min(len(text), max(end, window_start + SNIPPET_CHARS))
+    if window_start > 0:
+        space = text.find(" ", window_start, start)
+        # Latin text: start at a word boundary; CJK text has no spaces to look for.
+        if space != -1:
+            window_start = space + 1
+    if window_end < len(text):
+        space = text.rfind(" ", end, window_end)
+        if space != -1 and space > end:
+            window_end = space
+    prefix = "…" if window_start > 0 else ""
+    suffix = "…" if window_end < len(text) else ""
+    return prefix + text[window_start:window_end].strip() + suffix

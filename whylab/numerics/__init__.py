@@ -1,0 +1,1 @@
+"""Numerical kernels written to be read and checked against NumPy/SciPy (FFT, ...)."""
