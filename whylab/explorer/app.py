@@ -146,14 +146,10 @@ def create_app(
     """Build the app; topics load (and every formula converts) now, workers start with it."""
     config = config or ExplorerConfig()
     registry = registry or load_registry(config.topics_dir)
-    cache = (
-        ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
-    )
+    cache = ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     pool = WorkerPool(config.workers, config.memory_limit_mb, config.max_queue)
     service = ExperimentService(pool, cache)
-    limiter = (
-        RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
-    )
+    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
     env = make_environment()
     links = Links()
 
@@ -188,7 +184,9 @@ def create_app(
 
     # ------------------------------------------------------------ helpers
 
-    def html(template: str, context: dict[str, Any], status: int = 200, headers=None) -> HTMLResponse:
+    def html(
+        template: str, context: dict[str, Any], status: int = 200, headers=None
+    ) -> HTMLResponse:
         return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
 
     def error_page(lang: str, status: int, message: str, headers=None) -> HTMLResponse:
@@ -394,13 +392,19 @@ def create_app(
     async def topic_page(request: Request, lang: str, slug: str) -> Response:
         topic = registry.get(slug)
         if lang not in LANGS or topic is None:
-            return error_page(lang if lang in LANGS else "en", 404, translate("not_found", "en" if lang not in LANGS else lang))
+            return error_page(
+                lang if lang in LANGS else "en",
+                404,
+                translate("not_found", "en" if lang not in LANGS else lang),
+            )
         if too_many(request):
             return error_page(lang, 422, f"too many parameters (at most {config.max_query_params})")
         wait = rate_limited(request)
         if wait:
             return error_page(
-                lang, 429, translate("rate_limited", lang, seconds=retry_after_header(wait)),
+                lang,
+                429,
+                translate("rate_limited", lang, seconds=retry_after_header(wait)),
                 {"Retry-After": retry_after_header(wait)},
             )
         raw: dict[str, dict[str, str]] = {}
@@ -427,7 +431,7 @@ def create_app(
     async def result_fragment(request: Request, lang: str, slug: str, name: str) -> Response:
         found = lookup(slug, name)
         if lang not in LANGS or found is None:
-            return HTMLResponse(f"<p class=\"run-error\">{translate('not_found', 'en')}</p>", 404)
+            return HTMLResponse(f'<p class="run-error">{translate("not_found", "en")}</p>', 404)
         topic, experiment = found
         kind = next((p.kind for p in topic.placements() if p.name == name), "experiment")
         raw = dict(request.query_params)

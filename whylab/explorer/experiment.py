@@ -99,7 +99,9 @@ class Param:
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():
                     raise ValueError
-                value: float = int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+                value: float = (
+                    int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+                )
             else:
                 value = float(raw)
         except (TypeError, ValueError):

@@ -29,7 +29,8 @@ UI: dict[str, Text] = {
     "search_placeholder": T("e.g. phase, FFT, 梯度", "例如：相位、FFT、gradient"),
     "search_button": T("Search", "搜索"),
     "search_unavailable": T(
-        "Search needs the live explorer (whylab serve).", "搜索需要在线运行的 explorer（whylab serve）。"
+        "Search needs the live explorer (whylab serve).",
+        "搜索需要在线运行的 explorer（whylab serve）。",
     ),
     "filter_by_tag": T("Filter by tag", "按标签筛选"),
     "all_topics": T("All topics", "全部主题"),
@@ -81,6 +82,9 @@ UI: dict[str, Text] = {
         "live measurement on this server, {seconds} s (never cached)",
         "本服务器上的实时测量，{seconds} 秒（从不缓存）",
     ),
+    "measured_at_export": T(
+        "measured once when this copy was made, {seconds} s", "生成本副本时测量一次，{seconds} 秒"
+    ),
     "permalink": T("Permalink", "永久链接"),
     "json": T("JSON", "JSON"),
     "static_note": T(
@@ -118,4 +122,3 @@ def translate(key: str, lang: Lang, **values: object) -> str:
 
 def other_lang(lang: Lang) -> Lang:
     return "zh" if lang == "en" else "en"
-

@@ -47,7 +47,7 @@ Segment = HtmlBlock | Placement
 @dataclass(frozen=True)
 class Prose:
     segments: tuple[Segment, ...]
-    text: str  # plain text (math kept as its LaTeX source) for search
+    text: str  # plain text for search: inline math as its (short) LaTeX, display math left out
     formula_count: int
 
 
@@ -134,7 +134,9 @@ def _render_math_inline(self, tokens, idx, options, env) -> str:  # noqa: ANN001
 def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     token = tokens[idx]
     line = env.get("line0", 0) + token.map[0] + 1
-    mathml = latex_to_mathml(token.content, display=True, where=f"{env.get('where', '')} line {line}")
+    mathml = latex_to_mathml(
+        token.content, display=True, where=f"{env.get('where', '')} line {line}"
+    )
     return f'<div class="math-display">{mathml}</div>\n'
 
 
@@ -142,7 +144,10 @@ def _make_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.inline.ruler.before("escape", "math_inline", _math_inline)
     md.block.ruler.before(
-        "fence", "math_block", _math_block, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+        "fence",
+        "math_block",
+        _math_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
     md.add_render_rule("math_inline", _render_math_inline)
     md.add_render_rule("math_block", _render_math_block)
@@ -160,7 +165,7 @@ def _plain_text(tokens) -> list[str]:  # noqa: ANN001
     for token in tokens:
         if token.children:
             words.extend(_plain_text(token.children))
-        elif token.type in ("text", "code_inline", "math_inline", "math_block", "fence", "code_block"):
+        elif token.type in ("text", "code_inline", "math_inline", "fence", "code_block"):
             words.append(token.content)
     return words
 
@@ -208,4 +213,3 @@ def render_prose(source: str, where: str = "") -> Prose:
         segments.append(HtmlBlock(_markdown.renderer.render(tokens, _markdown.options, env)))
         text.extend(_plain_text(tokens))
     return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas)
-

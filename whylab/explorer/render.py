@@ -47,7 +47,11 @@ class Links:
 
     def home(self, lang: Lang, tag: str | None = None, query: str | None = None) -> str:
         if self.exported:
-            return f"{self.root}{lang}/tags/{tag}/index.html" if tag else f"{self.root}{lang}/index.html"
+            return (
+                f"{self.root}{lang}/tags/{tag}/index.html"
+                if tag
+                else f"{self.root}{lang}/index.html"
+            )
         params = {k: v for k, v in (("q", query), ("tag", tag)) if v}
         return f"/{lang}/" + (f"?{urlencode(params)}" if params else "")
 
@@ -147,8 +151,10 @@ def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]
     if shared:
         header = [chart.x_label.get(lang), *(s.name.get(lang) for s in chart.series)]
         rows = [
-            [format_number(float(x)) if math.isfinite(float(x)) else format_value(float(x)),
-             *(format_value(float(s.y[i])) for s in chart.series)]
+            [
+                format_number(float(x)) if math.isfinite(float(x)) else format_value(float(x)),
+                *(format_value(float(s.y[i])) for s in chart.series),
+            ]
             for i, x in enumerate(first_x)
         ]
     else:
@@ -245,7 +251,9 @@ def home_context(
     tags = registry.tags()
     active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
     if hits is not None:
-        cards = [Card(registry.topics[h.slug], h.snippet) for h in hits if h.slug in registry.topics]
+        cards = [
+            Card(registry.topics[h.slug], h.snippet) for h in hits if h.slug in registry.topics
+        ]
     else:
         cards = [Card(t) for t in registry]
     if active_tag is not None:

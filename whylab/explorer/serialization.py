@@ -176,5 +176,6 @@ def result_from_dict(data: dict[str, Any]) -> Result:
 
 def dumps(data: Any) -> str:
     """Compact JSON with sorted keys (the cache stores this; it is also a cache key)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )

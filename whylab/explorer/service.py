@@ -94,9 +94,7 @@ class ExperimentService:
 
     async def run(self, topic: Topic, experiment: Experiment, params: dict[str, Any]) -> RunRecord:
         """The result of ``experiment`` at already-parsed ``params`` (raises RunFailure)."""
-        key = cache_key(
-            topic.slug, topic.source_hash, experiment.name, whylab.__version__, params
-        )
+        key = cache_key(topic.slug, topic.source_hash, experiment.name, whylab.__version__, params)
         if not experiment.timing and self.cache is not None:
             stored = self.cache.get(key)
             if stored is not None:

@@ -86,18 +86,20 @@ class Axis:
         return self.pixel_low + (v - lo) / (hi - lo) * (self.pixel_high - self.pixel_low)
 
 
-def linear_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Axis:
+def linear_axis(
+    values: Sequence[float], pixel_low: float, pixel_high: float, tight: bool = False
+) -> Axis:
+    """A linear axis; ``tight`` keeps the data's own ends instead of rounding out to a tick."""
     low, high = min(values), max(values)
     if low == high:
         pad = abs(low) * 0.1 or 1.0
         low, high = low - pad, high + pad
     step = nice_step(high - low)
-    low = math.floor(low / step + 1e-9) * step
-    high = math.ceil(high / step - 1e-9) * step
-    count = round((high - low) / step)
-    ticks = tuple(
-        (low + i * step, format_number(low + i * step, step)) for i in range(count + 1)
-    )
+    first = math.ceil(low / step - 1e-9) if tight else math.floor(low / step + 1e-9)
+    last = math.floor(high / step + 1e-9) if tight else math.ceil(high / step - 1e-9)
+    if not tight:
+        low, high = first * step, last * step
+    ticks = tuple((i * step, format_number(i * step, step)) for i in range(first, last + 1))
     return Axis(low, high, pixel_low, pixel_high, False, ticks)
 
 
@@ -131,7 +133,9 @@ def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Ax
 # ---------------------------------------------------------------- legend
 
 
-def _legend(items: list[tuple[str, str]], left: float, top: float, width: float) -> tuple[str, float]:
+def _legend(
+    items: list[tuple[str, str]], left: float, top: float, width: float
+) -> tuple[str, float]:
     """Legend rows of (css class, name) starting at ``top``; returns (svg, height used)."""
     parts, x, y, row_height = [], left, top + 14, 20.0
     for css_class, name in items:
@@ -155,7 +159,12 @@ def _finite_points(xs, ys, log_x: bool, log_y: bool) -> list[tuple[float, float]
     points: list[tuple[float, float] | None] = []
     for x, y in zip(xs, ys, strict=True):
         x, y = float(x), float(y)
-        ok = math.isfinite(x) and math.isfinite(y) and not (log_x and x <= 0) and not (log_y and y <= 0)
+        ok = (
+            math.isfinite(x)
+            and math.isfinite(y)
+            and not (log_x and x <= 0)
+            and not (log_y and y <= 0)
+        )
         points.append((x, y) if ok else None)
     return points
 
@@ -164,9 +173,7 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
     """The chart as an ``<svg>`` element (a string of markup)."""
     width, plot_height = 640.0, 300.0
     left, right, top = 72.0, 20.0, 16.0
-    all_points = [
-        _finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series
-    ]
+    all_points = [_finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series]
     xs = [p[0] for pts in all_points for p in pts if p]
     ys = [p[1] for pts in all_points for p in pts if p]
     title = chart.title.get(lang)
@@ -175,7 +182,10 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
             f'<svg class="chart" viewBox="0 0 {width:.0f} 60" role="img" '
             f'aria-label="{_attr(title)}"><text x="20" y="35">{escape(title)}: —</text></svg>'
         )
-    x_axis = (log_axis if chart.log_x else linear_axis)(xs, left, width - right)
+    if chart.log_x:
+        x_axis = log_axis(xs, left, width - right)
+    else:
+        x_axis = linear_axis(xs, left, width - right, tight=True)
     y_axis = (log_axis if chart.log_y else linear_axis)(ys, top + plot_height, top)
     bottom = top + plot_height
     parts: list[str] = []
@@ -184,13 +194,15 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
         py = y_axis.to_pixel(value)
         parts.append(
             f'<line class="grid" x1="{left}" y1="{py:.1f}" x2="{width - right}" y2="{py:.1f}"/>'
-            f'<text class="tick" x="{left - 6}" y="{py + 4:.1f}" text-anchor="end">{escape(label)}</text>'
+            f'<text class="tick" x="{left - 6}" y="{py + 4:.1f}" text-anchor="end">'
+            f"{escape(label)}</text>"
         )
     for value, label in x_axis.ticks:
         px = x_axis.to_pixel(value)
         parts.append(
             f'<line class="tick-mark" x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 5}"/>'
-            f'<text class="tick" x="{px:.1f}" y="{bottom + 18}" text-anchor="middle">{escape(label)}</text>'
+            f'<text class="tick" x="{px:.1f}" y="{bottom + 18}" text-anchor="middle">'
+            f"{escape(label)}</text>"
         )
     parts.append(
         f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
@@ -222,7 +234,9 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
 
     legend, legend_height = _legend(
         [(f"s{i % PALETTE_SIZE}", s.name.get(lang)) for i, s in enumerate(chart.series)],
-        left, bottom + 48, width - left - right,
+        left,
+        bottom + 48,
+        width - left - right,
     )
     height = bottom + 48 + legend_height
     description = "; ".join(
@@ -234,7 +248,7 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
         f'aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
         f'<desc id="{element_id}-d">{escape(description)}</desc>'
-        f'{"".join(parts)}{legend}</svg>'
+        f"{''.join(parts)}{legend}</svg>"
     )
 
 
@@ -283,7 +297,9 @@ def _layers(node_ids: list[str], edges: list[tuple[str, str]]) -> dict[str, int]
     return layer
 
 
-def _order_rows(rows: list[list[str]], up: dict[str, list[str]], down: dict[str, list[str]]) -> None:
+def _order_rows(
+    rows: list[list[str]], up: dict[str, list[str]], down: dict[str, list[str]]
+) -> None:
     """Barycentre sweeps: sort each row by the mean position of its neighbours."""
     for sweep in range(6):
         going_down = sweep % 2 == 0
@@ -307,7 +323,9 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
         raise ValueError(f"graph {diagram.title.en!r}: node ids must be unique")
     for source, target, _ in diagram.edges:
         if source not in nodes or target not in nodes:
-            raise ValueError(f"graph {diagram.title.en!r}: edge {source}->{target} names a missing node")
+            raise ValueError(
+                f"graph {diagram.title.en!r}: edge {source}->{target} names a missing node"
+            )
     ids = [n.id for n in diagram.nodes]
     plain_edges = [(s, t) for s, t, _ in diagram.edges if s != t]
     layer = _layers(ids, plain_edges)
@@ -319,7 +337,9 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     for index, (source, target, label) in enumerate(diagram.edges):
         if source == target:
             continue
-        top_node, bottom_node = (source, target) if layer[source] < layer[target] else (target, source)
+        top_node, bottom_node = (
+            (source, target) if layer[source] < layer[target] else (target, source)
+        )
         chain = [top_node]
         for row in range(layer[top_node] + 1, layer[bottom_node]):
             helper = f"\0{index}:{row}"

@@ -146,7 +146,9 @@ def import_experiments(folder: Path) -> dict[str, Experiment]:
         if not isinstance(item, Experiment):
             raise TopicError(f"{folder.name}: EXPERIMENTS holds {item!r}, not an @experiment")
         if not EXPERIMENT_NAME.match(item.name):
-            raise TopicError(f"{folder.name}: experiment name {item.name!r} is not a-z, 0-9, _ or -")
+            raise TopicError(
+                f"{folder.name}: experiment name {item.name!r} is not a-z, 0-9, _ or -"
+            )
         if item.name in experiments:
             raise TopicError(f"{folder.name}: two experiments are named {item.name!r}")
         experiments[item.name] = item
@@ -213,9 +215,7 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
 
 
 def _check_placements(folder: Path, prose: dict[Lang, Prose], experiments: dict) -> None:
-    placed = {
-        lang: [s for s in prose[lang].segments if isinstance(s, Placement)] for lang in LANGS
-    }
+    placed = {lang: [s for s in prose[lang].segments if isinstance(s, Placement)] for lang in LANGS}
     if placed["en"] != placed["zh"]:
         raise TopicError(
             f"{folder.name}: en.md and zh.md must place the same experiments and diagrams in the "
@@ -234,7 +234,9 @@ def _check_placements(folder: Path, prose: dict[Lang, Prose], experiments: dict)
         raise TopicError(f"{folder.name}: placed more than once: {repeated}")
     never_placed = set(experiments) - {p.name for p in placed["en"]}
     if never_placed:
-        raise TopicError(f"{folder.name}: experiments never placed in the prose: {sorted(never_placed)}")
+        raise TopicError(
+            f"{folder.name}: experiments never placed in the prose: {sorted(never_placed)}"
+        )
 
 
 def load_topic(folder: Path) -> Topic:

@@ -56,7 +56,9 @@ class ExperimentMemoryError(RunFailure):
     status = 507
 
     def __init__(self, limit_mb: int):
-        super().__init__(f"the experiment exceeded the memory limit of {limit_mb} MiB and was stopped")
+        super().__init__(
+            f"the experiment exceeded the memory limit of {limit_mb} MiB and was stopped"
+        )
         self.limit_mb = limit_mb
 
 
@@ -199,7 +201,9 @@ class WorkerPool:
     def _spawn(self, worker: _Worker) -> None:
         parent_end, child_end = self._context.Pipe()
         process = self._context.Process(
-            target=worker_main, args=(child_end, self.memory_limit_mb), daemon=True,
+            target=worker_main,
+            args=(child_end, self.memory_limit_mb),
+            daemon=True,
             name="whylab-experiment-worker",
         )
         process.start()
