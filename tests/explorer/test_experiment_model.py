@@ -110,11 +110,19 @@ def full_result() -> Result:
                 [Series(T("s", "s"), np.arange(3.0), np.array([1.0, np.nan, np.inf]))],
                 log_y=True,
             ),
-            GraphDiagram(T("g", "图"), [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")],
-                         [("a", "b", "e")]),
+            GraphDiagram(
+                T("g", "图"),
+                [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")],
+                [("a", "b", "e")],
+            ),
         ],
-        tables=[Table(T("t", "表"), [T("a", "甲"), T("b", "乙")], [[np.int64(3), np.float64(0.5)],
-                                                                     ["x", np.bool_(True)]])],
+        tables=[
+            Table(
+                T("t", "表"),
+                [T("a", "甲"), T("b", "乙")],
+                [[np.int64(3), np.float64(0.5)], ["x", np.bool_(True)]],
+            )
+        ],
         metrics={"count": np.int32(4), "ratio": 0.25, "name": "fft", "bad": float("nan")},
         notes=[T("note", "注")],
     )

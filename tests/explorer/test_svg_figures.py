@@ -74,8 +74,14 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
 
 @pytest.mark.parametrize(
     "value, step, text",
-    [(0.0, None, "0"), (0.5, 0.5, "0.5"), (20.0, 20.0, "20"), (1.5e6, None, "1.5e6"),
-     (2e-5, None, "2e-5"), (0.25, 0.05, "0.25")],
+    [
+        (0.0, None, "0"),
+        (0.5, 0.5, "0.5"),
+        (20.0, 20.0, "20"),
+        (1.5e6, None, "1.5e6"),
+        (2e-5, None, "2e-5"),
+        (0.25, 0.05, "0.25"),
+    ],
 )
 def test_format_number(value, step, text):
     assert format_number(value, step) == text
@@ -106,11 +112,15 @@ def test_line_chart_uses_the_page_language():
 
 
 def test_missing_points_break_the_line_and_log_axes_skip_non_positive_values():
-    svg = render_line_chart(chart(Series(T("s", "s"), [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5])), "en", "c")
+    svg = render_line_chart(
+        chart(Series(T("s", "s"), [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5])), "en", "c"
+    )
     path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
     assert path.count("M") == 2 and path.count("L") == 2
     svg = render_line_chart(
-        chart(Series(T("s", "s"), [1, 10, 100], [-1.0, 10.0, 100.0]), log_x=True, log_y=True), "en", "c"
+        chart(Series(T("s", "s"), [1, 10, 100], [-1.0, 10.0, 100.0]), log_x=True, log_y=True),
+        "en",
+        "c",
     )
     path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
     assert path.count("M") == 1 and path.count("L") == 1
@@ -118,7 +128,9 @@ def test_missing_points_break_the_line_and_log_axes_skip_non_positive_values():
 
 def test_points_map_inside_the_plot_area():
     svg = render_line_chart(chart(Series(T("s", "s"), [0, 5, 10], [-3.0, 7.0, 2.0])), "en", "c")
-    numbers = [float(v) for v in re.findall(r"-?\d+\.\d", parse(svg).find(f".//{SVG}path").get("d"))]
+    numbers = [
+        float(v) for v in re.findall(r"-?\d+\.\d", parse(svg).find(f".//{SVG}path").get("d"))
+    ]
     xs, ys = numbers[0::2], numbers[1::2]
     assert min(xs) >= 72 and max(xs) <= 620
     assert min(ys) >= 16 and max(ys) <= 316
@@ -130,7 +142,9 @@ def test_a_chart_without_drawable_points_still_renders():
 
 
 def graph(nodes, edges) -> GraphDiagram:
-    return GraphDiagram(T("G", "图"), [GraphNode(n, n.upper(), f"d{n}", "g" + n[0]) for n in nodes], edges)
+    return GraphDiagram(
+        T("G", "图"), [GraphNode(n, n.upper(), f"d{n}", "g" + n[0]) for n in nodes], edges
+    )
 
 
 def node_boxes(svg: str) -> dict[str, tuple[float, float, float]]:
@@ -145,7 +159,10 @@ def node_boxes(svg: str) -> dict[str, tuple[float, float, float]]:
 
 def test_graph_layers_follow_edges_and_long_edges_get_routed():
     svg = render_graph(
-        graph(["a", "b", "c", "d"], [("a", "b", "x"), ("b", "c", ""), ("a", "c", "skip"), ("c", "d", "")]),
+        graph(
+            ["a", "b", "c", "d"],
+            [("a", "b", "x"), ("b", "c", ""), ("a", "c", "skip"), ("c", "d", "")],
+        ),
         "en",
         "g",
     )
@@ -158,7 +175,11 @@ def test_graph_layers_follow_edges_and_long_edges_get_routed():
 
 
 def test_graph_cycles_and_self_loops_do_not_hang():
-    svg = render_graph(graph(["a", "b", "c"], [("a", "b", ""), ("b", "c", ""), ("c", "a", ""), ("a", "a", "")]), "en", "g")
+    svg = render_graph(
+        graph(["a", "b", "c"], [("a", "b", ""), ("b", "c", ""), ("c", "a", ""), ("a", "a", "")]),
+        "en",
+        "g",
+    )
     assert len(node_boxes(svg)) == 3
 
 

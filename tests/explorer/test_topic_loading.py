@@ -50,7 +50,12 @@ BROKEN = {
         'question = "  "',
         "question is missing or empty",
     ),
-    "unpaired tags": ("meta.toml", 'tags = ["测试", "信号"]', 'tags = ["测试"]', "paired by position"),
+    "unpaired tags": (
+        "meta.toml",
+        'tags = ["测试", "信号"]',
+        'tags = ["测试"]',
+        "paired by position",
+    ),
     "wrong slug": ("meta.toml", 'slug = "tiny-demo"', 'slug = "other"', "slug must be"),
     "unknown key": ("meta.toml", "order = 1", "order = 1\ncolour = 2", "unknown keys"),
     "bad toml": ("meta.toml", "order = 1", "order = = 1", "meta.toml"),

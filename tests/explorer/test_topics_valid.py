@@ -20,9 +20,7 @@ from whylab.explorer.topics import (
 )
 
 FOLDERS = discover_topic_folders(DEFAULT_TOPICS_DIR)
-EXPERIMENTS = [
-    (folder, name) for folder in FOLDERS for name in import_experiments(folder)
-]
+EXPERIMENTS = [(folder, name) for folder in FOLDERS for name in import_experiments(folder)]
 
 
 def test_whylab_ships_topics():
@@ -41,9 +39,7 @@ def test_topic_loads_in_both_languages_with_every_formula_converted(folder):
         assert "$" not in re.sub(r"<[^>]+>", "", text_only), "raw $ left in the prose"
 
 
-@pytest.mark.parametrize(
-    "folder, name", EXPERIMENTS, ids=[f"{f.name}/{n}" for f, n in EXPERIMENTS]
-)
+@pytest.mark.parametrize("folder, name", EXPERIMENTS, ids=[f"{f.name}/{n}" for f, n in EXPERIMENTS])
 def test_default_run_passes_its_checks(folder, name):
     topic = load_topic(folder)
     experiment = topic.experiments[name]

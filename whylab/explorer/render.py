@@ -110,7 +110,9 @@ class ExperimentView:
         """The parameters as a query string; ``prefixed`` names them ``experiment.param``."""
         values = self.record.params if self.record else self.values
         prefix = f"{self.experiment.name}." if prefixed else ""
-        return urlencode({f"{prefix}{k}": format_param(v) for k, v in values.items()})
+        return urlencode(
+            [(f"{prefix}{p.name}", input_value(values[p.name])) for p in self.experiment.params]
+        )
 
 
 def input_value(value: Any) -> str:
@@ -119,13 +121,12 @@ def input_value(value: Any) -> str:
 
 
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
-    names = {p.name: p for p in experiment.params}
+    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order."""
     parts = []
-    for name, value in record.params.items():
-        param = names.get(name)
-        unit = f" {param.unit}" if param and param.unit else ""
-        label = param.label.get(lang) if param else name
-        parts.append(f"{label} = {format_param(value)}{unit}")
+    for param in experiment.params:
+        unit = f" {param.unit}" if param.unit else ""
+        value = format_param(record.params[param.name])
+        parts.append(f"{param.label.get(lang)} = {value}{unit}")
     return ", ".join(parts)
 
 
