@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -9,13 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whylab.explorer.search import (
-    MAX_QUERY_CHARS,
-    SearchDoc,
-    SearchIndex,
-    markdown_to_text,
-    tokenize,
-)
+from whylab.explorer.search import MAX_QUERY_CHARS, SearchDoc, SearchIndex, tokenize
 
 TOPICS_DIR = Path(__file__).resolve().parents[2] / "whylab" / "topics"
 
@@ -82,11 +77,6 @@ def test_tokenize_words_plurals_and_cjk_pairs():
     assert tokenize("torch.matmul") == ["torch", "matmul"]
     assert tokenize("ＦＦＴ Fréchet") == ["fft", "frechet"]  # full-width and accents fold
     assert tokenize("😀 \x00 \u200b <>\"'") == []
-
-
-def test_markdown_to_text_drops_placeholders_and_markup():
-    md = "# Title\n\nSome **bold** [link](http://x) text.\n\n{{ experiment:phase-sweep }}\n- item"
-    assert markdown_to_text(md) == "Title Some bold link text. item"
 
 
 # ---------------------------------------------------------------- ranking
@@ -269,8 +259,15 @@ def test_fuzz_arbitrary_documents(text, query):
 # ---------------------------------------------------------------- real topics
 
 
+def markdown_to_text(markdown: str) -> str:
+    """Rough plain text of a topic page: placement lines and Markdown markers dropped."""
+    text = re.sub(r"^\{\{.*\}\}$", " ", markdown, flags=re.MULTILINE)
+    text = re.sub(r"^#+ |[*`]", "", text, flags=re.MULTILINE)
+    return " ".join(text.split())
+
+
 def load_topic_docs() -> list[SearchDoc]:
-    """SearchDocs built from the topic folders the way the explorer builds them."""
+    """SearchDocs from the topic folders (the explorer's loader builds them the same way)."""
     docs = []
     for meta_path in sorted(TOPICS_DIR.glob("*/meta.toml")):
         meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
@@ -305,3 +302,26 @@ def test_real_topics(query, lang, expected):
     assert hits and hits[0].slug == expected
     wanted = next(d for d in docs if d.slug == expected and d.lang == lang)
     assert hits[0].title == wanted.title
+
+
+def test_a_shared_character_of_a_longer_word_is_not_a_match():
+    corpus = [
+        doc("butterfly", "zh", "蝶形运算", text="蝶形运算把两个输入变成两个输出。"),
+        doc("other", "zh", "另一种情形", text="这种情形下没有蝴蝶。"),
+    ]
+    assert slugs(SearchIndex(corpus).search("蝶形", lang="zh")) == ["butterfly"]
+    # A one-character query is a whole term, so it still finds every topic using it.
+    assert sorted(slugs(SearchIndex(corpus).search("形", lang="zh"))) == ["butterfly", "other"]
+
+
+def test_chinese_snippet_is_about_as_wide_as_an_english_one():
+    text = "前言。" * 60 + "这里讲蝶形运算。" + "后记。" * 60
+    hit = SearchIndex([doc("t", "zh", "标题", text=text)]).search("蝶形", lang="zh")[0]
+    assert "蝶形" in hit.snippet
+    assert 50 <= len(hit.snippet) <= 90  # ~150 columns at two columns per character
+
+
+def test_snippet_makes_latex_readable():
+    text = r"The amplitude is 2A \left| \cos \frac{\varphi}{2} \right| for phase \varphi."
+    hit = SearchIndex([doc("t", "en", "Title", text=text)]).search("amplitude")[0]
+    assert hit.snippet == "The amplitude is 2A | cos (φ)/(2) | for phase φ."

@@ -27,9 +27,16 @@ Ranking
     keywords > summary and tags > body text). Document frequency is counted over
     topics, so a word that appears in every topic carries almost no weight.
 
-Snippets are plain text (the caller escapes them for HTML): a short window of the
-requested language's body text around the densest cluster of matched words, or
-the summary when that language's text has no match.
+Matching
+    A topic is a hit only if it contains at least one whole query term: a word, a
+    CJK character pair, or a one-character CJK query. Sharing one character of a
+    longer Chinese word (形 of 蝶形) is not enough on its own.
+
+Snippets are plain text (the caller escapes them for HTML): about 150 display
+columns of the requested language's body text around the densest cluster of
+matched words (a CJK character counts two columns), or the summary when that
+language's text has no match. LaTeX commands in them are made readable
+(``\\varphi`` -> φ, ``\\frac{a}{b}`` -> (a)/(b)).
 """
 
 from __future__ import annotations
@@ -41,12 +48,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["SearchDoc", "Hit", "SearchIndex", "tokenize", "markdown_to_text"]
+__all__ = ["SearchDoc", "Hit", "SearchIndex", "tokenize"]
 
 MAX_QUERY_CHARS = 200
 MAX_QUERY_TOKENS = 32
 MAX_LIMIT = 100
-SNIPPET_CHARS = 160
+SNIPPET_WIDTH = 150  # display columns of a snippet (a CJK character is two)
+SNIPPET_LEAD_WIDTH = 40  # columns shown before the first matched word
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -87,7 +95,7 @@ _TOKEN_RE = re.compile(
 class SearchDoc:
     """One topic in one language, as the search index sees it.
 
-    ``text`` is the page's prose as plain text (see :func:`markdown_to_text`).
+    ``text`` is the page's prose as plain text (math may stay as LaTeX source).
     """
 
     slug: str
@@ -190,29 +198,37 @@ def _query_terms(query: str) -> dict[str, float]:
     return terms
 
 
-# ---------------------------------------------------------------- plain text
+# ---------------------------------------------------------------- snippets
 
-_PLACEHOLDER_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$", re.MULTILINE)
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_MARKUP = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)|[*`]+", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
+_LATEX_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ",
+    "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "varphi": "φ",
+    "phi": "φ", "omega": "ω", "Omega": "Ω", "Sigma": "Σ", "sum": "Σ", "infty": "∞",
+    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "cdot": "·", "times": "×",
+    "approx": "≈", "ne": "≠", "to": "→", "ldots": "…", "cdots": "…",
+}
+_LATEX_COMMAND = re.compile(r"\\([A-Za-z]+|[,;:! ])")
 
 
-def markdown_to_text(markdown: str) -> str:
-    """A topic page's Markdown as plain text for indexing and snippets.
+_LATEX_FRACTION = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
+_LATEX_DROPPED = frozenset({"left", "right", "mathrm", "text", "operatorname"})
 
-    Drops ``{{ experiment:... }}`` lines, heading/list/emphasis markers and link
-    targets (keeping link text). Math stays as written, so a search for ``cos``
-    or ``\\omega``'s word ``omega`` still finds the page.
-    """
-    text = _PLACEHOLDER_LINE.sub(" ", markdown)
-    text = _MD_LINK.sub(r"\1", text)
-    text = _MD_MARKUP.sub("", text)
-    return _SPACES.sub(" ", text).strip()
+
+def _readable_latex(match: re.Match[str]) -> str:
+    """One LaTeX command as a reader would say it: \\varphi -> φ, \\sin -> sin."""
+    name = match.group(1)
+    if not name.isalpha() or name in ("quad", "qquad"):
+        return " "  # spacing commands such as \\, and \\quad
+    if name in _LATEX_DROPPED:
+        return ""
+    return _LATEX_SYMBOLS.get(name, name)
 
 
 def _clean_snippet(text: str) -> str:
-    """Collapse whitespace and drop control characters."""
+    """Plain, printable snippet text: LaTeX commands made readable, whitespace collapsed."""
+    text = _LATEX_FRACTION.sub(r"(\1)/(\2)", text)
+    text = _LATEX_COMMAND.sub(_readable_latex, text)
     printable = "".join(c if c.isprintable() else " " for c in text)
     return _SPACES.sub(" ", printable).strip()
 
@@ -287,11 +303,15 @@ class SearchIndex:
         if not terms:
             return []
 
+        # A topic must contain at least one whole query term (a word, a CJK pair, or a
+        # one-character CJK query); sharing a stray character of a longer Chinese word
+        # is not a match, though it still adds to the score of topics that are.
+        primary = [term for term, weight in terms.items() if weight == 1.0]
         scored = []
         for slug, fields in self._fields.items():
-            score = self._score(fields, terms)
-            if score > 0.0:
-                scored.append((score, slug))
+            if not any(term in field.counts for term in primary for field in fields.values()):
+                continue
+            scored.append((self._score(fields, terms), slug))
         scored.sort(key=lambda item: (-item[0], item[1]))
 
         hits = []
@@ -332,7 +352,7 @@ class SearchIndex:
 
         best_start, best_end, best_value = 0, 0, -1.0
         for index, (start, _, _) in enumerate(matches):
-            window_end = start + SNIPPET_CHARS * 2 // 3
+            window_end = start + SNIPPET_WIDTH // 2  # characters: a CJK-safe underestimate
             distinct = {token for s, _, token in matches[index:] if s < window_end}
             value = sum(self._idf[token] * terms[token] for token in distinct)
             if value > best_value:
@@ -340,18 +360,33 @@ class SearchIndex:
         return _clean_snippet(_shorten(doc.text, best_start, best_end))
 
 
+def _width(char: str) -> int:
+    """Display width: CJK and other wide characters take two columns."""
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
 def _shorten(text: str, start: int, end: int) -> str:
-    """About SNIPPET_CHARS characters of ``text`` around [start, end), cut at spaces."""
-    window_start = max(0, start - SNIPPET_CHARS // 3)
-    window_end = min(len(text), max(end, window_start + SNIPPET_CHARS))
+    """About SNIPPET_WIDTH columns of ``text`` around [start, end), cut at spaces.
+
+    Widths are counted in display columns so a Chinese snippet is as wide on the
+    page as an English one.
+    """
+    window_start, used = start, 0
+    while window_start > 0 and used < SNIPPET_LEAD_WIDTH:
+        window_start -= 1
+        used += _width(text[window_start])
+    window_end = start
+    while window_end < len(text) and (used < SNIPPET_WIDTH or window_end < end):
+        used += _width(text[window_end])
+        window_end += 1
+    # Latin text: cut at word boundaries. CJK text has no spaces and can be cut anywhere.
     if window_start > 0:
         space = text.find(" ", window_start, start)
-        # Latin text: start at a word boundary; CJK text has no spaces to look for.
         if space != -1:
             window_start = space + 1
     if window_end < len(text):
         space = text.rfind(" ", end, window_end)
-        if space != -1 and space > end:
+        if space != -1:
             window_end = space
     prefix = "…" if window_start > 0 else ""
     suffix = "…" if window_end < len(text) else ""
