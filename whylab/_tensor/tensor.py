@@ -1,0 +1,361 @@
+"""The Tensor: a storage plus sizes, strides and an offset.
+
+``Tensor`` only holds data and answers questions about its layout. Every
+operation on tensors (``t + u``, ``t.sum()``, ``t.t()``) is an operator call
+through the dispatcher; the methods that do this are attached to the class by
+the modules in ``whylab/dispatch/native`` with :func:`tensor_method`.
+
+Autograd fills the slots ``grad``, ``grad_fn`` and friends; this layer gives
+them defaults and never reads them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whylab._tensor import dtypes
+from whylab._tensor.device import CPU
+from whylab._tensor.geometry import contiguous_strides, is_contiguous
+from whylab._tensor.storage import Storage
+
+
+class VersionCounter:
+    """Counts in-place writes; shared by a tensor and all its views.
+
+    Autograd saves ``value`` when it saves a tensor for backward and compares on
+    use, which is how PyTorch detects "modified by an inplace operation".
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+    def __repr__(self) -> str:
+        return f"VersionCounter({self.value})"
+
+
+class Tensor:
+    """A strided view of a :class:`Storage`.
+
+    ``_sizes`` and ``_strides`` are tuples of ints (strides in elements),
+    ``_offset`` is the storage index of element ``[0, 0, ...]``. ``_array`` is
+    the backend array (a NumPy array on CPU, None on meta) that views exactly
+    these elements; it is built once, because storages never reallocate.
+    """
+
+    __slots__ = (
+        "_storage",
+        "_sizes",
+        "_strides",
+        "_offset",
+        "_array",
+        "dtype",
+        "device",
+        "_version",
+        "_base",
+        "_keys",
+        # autograd state; this layer only sets the defaults
+        "_requires_grad",
+        "grad",
+        "grad_fn",
+        "_grad_accumulator",
+        "_retains_grad",
+        "_hooks",
+        "_output_nr",
+        "__weakref__",
+    )
+
+    # Not a user-facing constructor: use whylab.tensor(...) / whylab.empty(...).
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "whylab.Tensor cannot be constructed directly; use whylab.tensor(data), "
+            "whylab.empty(*size) or another factory"
+        )
+
+    # ----------------------------------------------------------- fast constructors
+
+    @classmethod
+    def _make(cls, storage, sizes, strides, offset, array, version=None):
+        """Build a tensor from its parts with direct slot writes (the hot path)."""
+        t = object.__new__(cls)
+        t._storage = storage
+        t._sizes = sizes
+        t._strides = strides
+        t._offset = offset
+        t._array = array
+        t.dtype = storage.dtype
+        t.device = storage.device
+        t._version = VersionCounter() if version is None else version
+        t._base = None
+        t._keys = storage.device.key_bits
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._grad_accumulator = None
+        t._retains_grad = False
+        t._hooks = None
+        t._output_nr = 0
+        return t
+
+    @classmethod
+    def _from_numpy_result(cls, array, dtype=None):
+        """Wrap a fresh NumPy result (owned by nobody else) as a new CPU tensor.
+
+        Contiguous results are used as they are. Results laid out densely in
+        another order (as NumPy gives for transposed inputs) keep that layout,
+        like PyTorch's elementwise ops; anything else is copied to row-major.
+        """
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
+        if dtype is None:
+            dtype = dtypes._BY_NUMPY[array.dtype]
+        shape = array.shape
+        if array.flags.c_contiguous:
+            return cls._make(
+                Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
+            )
+        itemsize = array.itemsize
+        order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+        permuted = array.transpose(order)
+        if permuted.flags.c_contiguous and min(array.strides, default=0) >= 0:
+            strides = tuple(s // itemsize for s in array.strides)
+            return cls._make(Storage(permuted.reshape(-1), dtype, CPU), shape, strides, 0, array)
+        array = np.asarray(array, order="C")
+        return cls._make(
+            Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
+        )
+
+    _wrap = _from_numpy_result
+
+    def _view_of_parts(self, sizes, strides, offset):
+        """A tensor showing other elements of this tensor's storage (no base set)."""
+        storage = self._storage
+        data = storage.data
+        array = None
+        if data is not None:
+            itemsize = storage.dtype.itemsize
+            array = np.ndarray(
+                sizes,
+                storage.dtype.numpy,
+                data,
+                offset * itemsize,
+                tuple(s * itemsize for s in strides),
+            )
+        t = Tensor._make(storage, sizes, strides, offset, array, self._version)
+        t._keys = self._keys
+        return t
+
+    # ------------------------------------------------------------------ layout
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The sizes, as a tuple (PyTorch returns a ``torch.Size``, a tuple subclass)."""
+        return self._sizes
+
+    def size(self, dim: int | None = None):
+        """The sizes, or the size of one dimension."""
+        if dim is None:
+            return self._sizes
+        from whylab._tensor.geometry import wrap_dim
+
+        return self._sizes[wrap_dim(dim, len(self._sizes), "size")]
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, or the stride of one dimension."""
+        if dim is None:
+            return self._strides
+        from whylab._tensor.geometry import wrap_dim
+
+        return self._strides[wrap_dim(dim, len(self._sizes), "stride")]
+
+    def storage_offset(self) -> int:
+        """Index in the storage of this tensor's first element."""
+        return self._offset
+
+    def dim(self) -> int:
+        return len(self._sizes)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._sizes)
+
+    def numel(self) -> int:
+        n = 1
+        for size in self._sizes:
+            n *= size
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        return is_contiguous(self._sizes, self._strides)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def is_meta(self) -> bool:
+        return self.device.type == "meta"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def untyped_storage(self) -> Storage:
+        """The storage this tensor views (the same object for all its views)."""
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """Address of the first element (storage address plus offset)."""
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ---------------------------------------------------------- autograd slots
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not value and not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and not (self.dtype.is_floating_point):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing storage but *not* the version counter (PyTorch's ``.data``)."""
+        return Tensor._make(
+            self._storage, self._sizes, self._strides, self._offset, self._array, None
+        )
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        self._storage = other._storage
+        self._sizes = other._sizes
+        self._strides = other._strides
+        self._offset = other._offset
+        self._array = other._array
+        self.dtype = other.dtype
+        self.device = other.device
+        self._keys = other._keys
+
+    # ------------------------------------------------------------ conversions
+
+    def numpy(self) -> np.ndarray:
+        """A zero-copy NumPy view of this tensor's elements (writes go through)."""
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device.type} device type tensor to numpy. "
+                "Use Tensor.cpu() to copy the tensor to host memory first."
+            )
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.detach().numpy() if self._requires_grad else self.numpy()
+        if dtype is not None:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def item(self):
+        """The single element as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        if self._array is None:
+            raise RuntimeError(f"item: cannot read the value of a {self.device.type} tensor")
+        return self._array.reshape(-1)[0].item()
+
+    def tolist(self):
+        """Nested Python lists of Python numbers."""
+        if self._array is None:
+            raise RuntimeError(f"tolist: cannot read the values of a {self.device.type} tensor")
+        return self._array.tolist()
+
+    def __len__(self) -> int:
+        if not self._sizes:
+            raise TypeError("len() of a 0-d tensor")
+        return self._sizes[0]
+
+    def __iter__(self):
+        if not self._sizes:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._sizes[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(shape {list(self._sizes)})"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from whylab._tensor.printing import tensor_repr
+
+        return tensor_repr(self)
+
+
+def tensor_method(*names):
+    """Attach a function to :class:`Tensor` under ``names`` (used by the op bindings)."""
+
+    def attach(fn):
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+
+    return attach
+
+
+def tensor_property(name):
+    """Attach a read-only property computed by ``fn`` to :class:`Tensor`."""
+
+    def attach(fn):
+        setattr(Tensor, name, property(fn))
+        return fn
+
+    return attach

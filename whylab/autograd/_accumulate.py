@@ -1,0 +1,97 @@
+"""How a leaf's ``.grad`` is written: steal, copy or add (PyTorch's AccumulateGrad rules).
+
+* First gradient, grad mode off: if the engine's tensor is seen by nobody else
+  (only the engine references it, it is not a view, no other tensor shares its
+  storage) and it has the leaf's layout, it becomes ``.grad`` as is ("steal").
+  Otherwise a copy with the leaf's layout is stored ("copy"), so that a later
+  in-place ``+=`` cannot reach a tensor the user or another leaf still holds.
+* First gradient under ``create_graph``: a differentiable clone is stored, so
+  ``.grad`` carries a graph of its own.
+* Later gradients: added in place into ``.grad`` (grad mode off), or out of
+  place (``create_graph``: the sum must be differentiable too).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from whylab.autograd import grad_mode
+
+# References to the gradient while _can_steal looks at it: the engine's frame
+# inside AccumulateGrad.apply, accumulate_grad's parameter, _can_steal's parameter
+# and getrefcount's own argument.
+_EXPECTED_REFS = 4
+# References to an unshared storage: the tensor's slot and getrefcount's argument.
+_EXPECTED_STORAGE_REFS = 2
+
+
+def _non_overlapping_and_dense(tensor) -> bool:
+    """True when the tensor's elements fill a block of memory exactly once."""
+    pairs = sorted((stride, size) for size, stride in zip(tensor._sizes, tensor._strides) if size != 1)
+    expected = 1
+    for stride, size in pairs:
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def obeys_layout_contract(gradient, variable) -> bool:
+    """A leaf's grad has the leaf's strides when the leaf is dense, else it is contiguous."""
+    if _non_overlapping_and_dense(variable):
+        return all(
+            size == 1 or g_stride == v_stride
+            for size, g_stride, v_stride in zip(variable._sizes, gradient._strides, variable._strides)
+        )
+    return gradient.is_contiguous()
+
+
+def _can_steal(gradient, variable) -> bool:
+    return (
+        gradient._base is None
+        and gradient.grad_fn is None
+        and not gradient._requires_grad
+        and sys.getrefcount(gradient) <= _EXPECTED_REFS
+        and sys.getrefcount(gradient._storage) <= _EXPECTED_STORAGE_REFS
+        and obeys_layout_contract(gradient, variable)
+    )
+
+
+def clone_obeying_contract(gradient, variable):
+    """A copy of ``gradient`` laid out like ``variable`` (contiguous if the leaf is not dense)."""
+    import whylab
+
+    if _non_overlapping_and_dense(variable):
+        if obeys_layout_contract(gradient, variable):
+            return gradient.clone()
+        result = whylab.empty_strided(variable._sizes, variable._strides, dtype=gradient.dtype)
+        return result.copy_(gradient)
+    return gradient.clone(memory_format=whylab.contiguous_format)
+
+
+def accumulate_grad(variable, gradient) -> None:
+    """Write or add ``gradient`` into ``variable.grad`` following the rules above."""
+    from whylab.autograd.engine import current_trace
+
+    if gradient is None:
+        return
+    trace = current_trace()
+    existing = variable.grad
+    if existing is None:
+        if grad_mode.is_grad_enabled():
+            variable.grad = clone_obeying_contract(gradient, variable)
+            mode = "copy"
+        elif _can_steal(gradient, variable):
+            variable.grad = gradient
+            mode = "steal"
+        else:
+            variable.grad = clone_obeying_contract(gradient, variable)
+            mode = "copy"
+    elif grad_mode.is_grad_enabled():
+        variable.grad = existing + gradient
+        mode = "add"
+    else:
+        existing.add_(gradient)
+        mode = "add"
+    if trace is not None:
+        trace.record("accumulate_grad", node=f"leaf {list(variable._sizes)}", mode=mode)

@@ -1,0 +1,204 @@
+"""Grad mode: the per-thread switch that says whether operations are recorded.
+
+Recording happens inside the Autograd kernel of each operator, and only when
+*grad mode is on* and *some input requires grad*. Grad mode is a plain
+thread-local flag, separate from the dispatch keys, exactly as in PyTorch:
+
+* :class:`no_grad` turns it off inside a block (results do not require grad);
+* :class:`enable_grad` turns it back on inside a ``no_grad`` block;
+* :class:`set_grad_enabled` sets it to a given value, as a call or a block.
+
+:class:`inference_mode` goes further: it removes the autograd dispatch keys
+(Autograd and ADInplaceOrView) from every call, so neither recording nor
+version counting costs anything, and tensors made inside are *inference
+tensors* that can never take part in autograd later.
+
+All four work as context managers and as function decorators.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = [
+    "is_grad_enabled",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+]
+
+
+class _GradModeState(threading.local):
+    """Per-thread flags; class attributes are the defaults every new thread sees."""
+
+    enabled = True
+    inference = False
+
+
+_state = _GradModeState()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations on tensors that require grad are being recorded."""
+    return _state.enabled
+
+
+def _set_enabled(mode: bool) -> None:
+    _state.enabled = bool(mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside an :class:`inference_mode` block on this thread."""
+    return _state.inference
+
+
+class _GradModeContext:
+    """Base for the grad-mode switches: a context manager that is also a decorator.
+
+    Subclasses say which mode to enter in :meth:`_new_mode`. Used as a
+    decorator, a fresh context is entered on every call of the wrapped
+    function (and around each step of a generator), so nesting and recursion
+    restore the previous mode correctly.
+    """
+
+    def _new_mode(self) -> bool:
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._previous = _state.enabled
+        _state.enabled = self._new_mode()
+        return None
+
+    def __exit__(self, *exc_info):
+        _state.enabled = self._previous
+        return False
+
+    def _fresh_copy(self):
+        """A new context of the same kind, so each decorated call has its own saved state."""
+        return type(self)()
+
+    def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with self._fresh_copy():
+                return func(*args, **kwargs)
+
+        return wrapped
+
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            generator = func(*args, **kwargs)
+            to_send = None
+            while True:
+                with self._fresh_copy():
+                    try:
+                        value = generator.send(to_send)
+                    except StopIteration as stop:
+                        return stop.value
+                to_send = yield value
+
+        return wrapped
+
+
+class no_grad(_GradModeContext):
+    """Context manager and decorator that turns recording off.
+
+    >>> import whylab
+    >>> x = whylab.ones(2, requires_grad=True)
+    >>> with whylab.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def _new_mode(self) -> bool:
+        return False
+
+
+class enable_grad(_GradModeContext):
+    """Context manager and decorator that turns recording on (e.g. inside ``no_grad``)."""
+
+    def _new_mode(self) -> bool:
+        return True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode to ``mode``.
+
+    Like PyTorch, it takes effect at once when called, so it works both as a
+    plain call ``set_grad_enabled(False)`` and as ``with set_grad_enabled(False):``
+    (leaving the block restores the mode that was on before the call).
+    """
+
+    def __init__(self, mode: bool):
+        self._previous = _state.enabled
+        self._mode = bool(mode)
+        _state.enabled = self._mode
+
+    def _new_mode(self) -> bool:
+        return self._mode
+
+    def __enter__(self):
+        # The mode was already set by __init__; keep the mode from before that call.
+        return None
+
+    def _fresh_copy(self):
+        copy = object.__new__(set_grad_enabled)
+        copy._mode = self._mode
+        return copy
+
+    def __call__(self, func):
+        # Used as a decorator, the call in __init__ must not leak into the caller.
+        _state.enabled = self._previous
+        return super().__call__(func)
+
+    def clone(self) -> set_grad_enabled:
+        """A copy holding the same mode (PyTorch API)."""
+        return self._fresh_copy()
+
+
+class inference_mode(_GradModeContext):
+    """Context manager and decorator that switches autograd off entirely.
+
+    Inside, the Autograd and ADInplaceOrView dispatch keys are excluded from
+    every call: nothing is recorded and version counters are not bumped.
+    Tensors created inside are *inference tensors* (``t.is_inference()``);
+    PyTorch forbids saving them for backward later, and so does whylab.
+    ``inference_mode(False)`` is a no-op block, as in PyTorch.
+    """
+
+    def __init__(self, mode: bool = True):
+        self._mode = bool(mode)
+
+    def _fresh_copy(self):
+        return inference_mode(self._mode)
+
+    def _new_mode(self) -> bool:
+        return _state.enabled if not self._mode else False
+
+    def __enter__(self):
+        from whylab.dispatch import DispatchKey, exclude_keys
+
+        self._previous = _state.enabled
+        self._previous_inference = _state.inference
+        if self._mode:
+            _state.enabled = False
+            _state.inference = True
+            self._key_guard = exclude_keys(DispatchKey.Autograd, DispatchKey.ADInplaceOrView)
+            self._key_guard.__enter__()
+        return None
+
+    def __exit__(self, *exc_info):
+        if self._mode:
+            self._key_guard.__exit__(*exc_info)
+        _state.enabled = self._previous
+        _state.inference = self._previous_inference
+        return False

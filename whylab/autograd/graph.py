@@ -1,0 +1,469 @@
+"""The recorded graph: nodes, edges, saved tensors and hooks.
+
+When an operation runs on tensors that require grad (and grad mode is on), its
+Autograd kernel creates a **node** — the ``grad_fn`` of the result. A node
+knows how to turn the gradient of its outputs into gradients of its inputs,
+and where to send each of them:
+
+* ``next_functions`` is a tuple with one **edge** ``(node, input_nr)`` per
+  differentiable input of the forward op: the gradient for that input goes to
+  input slot ``input_nr`` of ``node``. An input that does not require grad
+  gets the edge ``(None, 0)``; no gradient is computed for it.
+* a **leaf** tensor that requires grad (one made by the user, not by an op) is
+  represented in the graph by an :class:`AccumulateGrad` node, whose job is to
+  add the gradient it receives into ``leaf.grad``. The leaf keeps only a weak
+  reference to its AccumulateGrad node, so the graph owns it.
+* ``input_metadata`` describes, for each gradient a node *receives* (one per
+  output of the forward op), the shape and dtype that gradient must have. The
+  engine uses it to sum a broadcast gradient back to shape, in one place.
+* ``sequence_nr`` increases with every node made; the engine runs the ready
+  node with the highest number first, as PyTorch does.
+
+Values a backward formula needs are kept as :class:`SavedTensor` objects,
+which remember the tensor's version when saved. If the tensor is later
+modified in place, unpacking raises PyTorch's in-place error; after a
+backward pass without ``retain_graph`` they are released and unpacking raises
+PyTorch's "backward through the graph a second time" error.
+
+A forward *output* saved for its own backward (``exp`` saves ``result``) is
+kept as a detached alias of its data, not as the output tensor itself, so the
+output tensor → node → saved tensor → output tensor cycle never forms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import weakref
+
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "GraphRoot",
+    "SavedTensor",
+    "RemovableHandle",
+    "saved_tensors_hooks",
+    "tensor_type_name",
+]
+
+#: Sequence numbers for nodes; AccumulateGrad uses the largest value so a leaf's
+#: gradient is written as soon as it is complete (PyTorch does the same).
+_sequence_counter = itertools.count()
+ACCUMULATE_GRAD_SEQUENCE_NR = sys.maxsize
+
+_TENSOR_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "bool": "BoolTensor",
+}
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the "
+    "graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
+def tensor_type_name(tensor) -> str:
+    """PyTorch's legacy type string for a tensor, e.g. ``whylab.FloatTensor``."""
+    name = getattr(tensor.dtype, "name", str(tensor.dtype))
+    return "whylab." + _TENSOR_TYPE_NAMES.get(name, name + "Tensor")
+
+
+def _describe(tensor) -> str:
+    """``[whylab.FloatTensor [3, 4]]``, the way PyTorch names a tensor in errors."""
+    sizes = ", ".join(str(s) for s in tensor._sizes)
+    return f"[{tensor_type_name(tensor)} [{sizes}]]"
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks_ref", "_key")
+
+    _next_key = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self._hooks_ref = weakref.ref(hooks)
+        self._key = next(RemovableHandle._next_key)
+
+    @property
+    def id(self) -> int:
+        return self._key
+
+    def remove(self) -> None:
+        """Unregister the hook (doing nothing if it was already removed)."""
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+        return False
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced, so handles do not keep hooks alive."""
+
+    __slots__ = ("__weakref__",)
+
+
+def _add_hook(hooks: _HookDict, fn) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class Node:
+    """One backward function in the recorded graph (``tensor.grad_fn``).
+
+    Subclasses implement :meth:`apply`, which maps the gradients of the forward
+    outputs (one per input slot) to the gradients of the forward inputs (one per
+    entry of ``next_functions``; ``None`` where no gradient is needed).
+    """
+
+    __slots__ = (
+        "next_functions",
+        "sequence_nr",
+        "input_metadata",
+        "_pre_hooks",
+        "_post_hooks",
+        "_tensor_pre_hooks",
+        "_retains_grad_hooks",
+        "_metadata",
+        "_anomaly_trace",
+        "_view_version",
+        "_multi_output_view",
+        "__weakref__",
+    )
+
+    def __init__(self, next_functions=(), input_metadata=(), sequence_nr=None):
+        self.next_functions = next_functions
+        self.input_metadata = input_metadata
+        self.sequence_nr = next(_sequence_counter) if sequence_nr is None else sequence_nr
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None
+        self._retains_grad_hooks = None
+        self._metadata = None
+        self._anomaly_trace = None
+        self._view_version = None  # for a view op's node: the version when the view was made
+        self._multi_output_view = False
+
+    # -- identity -----------------------------------------------------------------
+    def name(self) -> str:
+        """The node's name, e.g. ``MulBackward0`` (as ``grad_fn.name()`` in PyTorch)."""
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        """PyTorch's accessor for the sequence number."""
+        return self.sequence_nr
+
+    @property
+    def metadata(self) -> dict:
+        """A free-form dict users may attach information to (PyTorch API)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- computing ------------------------------------------------------------------
+    def apply(self, grad_outputs):
+        """Gradients for the inputs (a list aligned with ``next_functions``)."""
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        """Run the backward function directly, without the engine (PyTorch allows this)."""
+        return _unwrap_single(self.apply(list(grad_outputs)))
+
+    def release_variables(self) -> None:
+        """Drop saved tensors after a backward pass (nothing to drop by default)."""
+
+    def saved_tensor_items(self):
+        """``(name, SavedTensor)`` pairs, for graph export and memory accounting."""
+        return ()
+
+    def should_compute_input_grad(self, index: int) -> bool:
+        """Whether the gradient for forward input ``index`` is needed in this pass.
+
+        False when the input does not require grad (no edge), or when the running
+        backward pass does not lead from that edge to any requested input
+        (``autograd.grad(y, [a])`` does not need the gradient of ``b``).
+        """
+        next_node = self.next_functions[index][0]
+        if next_node is None:
+            return False
+        needed = _engine_state.needed
+        return needed is None or next_node in needed
+
+    # -- hooks ------------------------------------------------------------------
+    def register_hook(self, fn) -> RemovableHandle:
+        """Post hook ``fn(grad_inputs, grad_outputs)`` run after the node computes.
+
+        Following PyTorch's naming, ``grad_inputs`` are the gradients the node
+        produced (for the forward inputs) and ``grad_outputs`` the gradients it
+        received. A non-None return value replaces ``grad_inputs``.
+        """
+        if self._post_hooks is None:
+            self._post_hooks = _HookDict()
+        return _add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Pre hook ``fn(grad_outputs)`` run before the node computes.
+
+        A non-None return value replaces ``grad_outputs``.
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        return _add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
+        """A hook on the gradient of forward output ``output_nr`` (``Tensor.register_hook``)."""
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = _HookDict()
+        return _add_hook(self._tensor_pre_hooks, (output_nr, fn))
+
+
+def _unwrap_single(grads):
+    if isinstance(grads, (list, tuple)) and len(grads) == 1:
+        return grads[0]
+    return tuple(grads) if isinstance(grads, list) else grads
+
+
+class _EngineState(threading.local):
+    """Per-thread facts about the backward pass running now (the engine sets them)."""
+
+    needed = None  # set of nodes on a path to a requested input, or None for "all"
+    create_graph = False
+
+
+_engine_state = _EngineState()
+
+
+class GraphRoot(Node):
+    """The first node of a backward pass: it hands the initial gradients to the roots."""
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, roots, grads):
+        super().__init__(next_functions=tuple(roots), input_metadata=(), sequence_nr=sys.maxsize)
+        self._grads = grads
+
+    def apply(self, grad_outputs):
+        return list(self._grads)
+
+
+class AccumulateGrad(Node):
+    """The graph node of a leaf tensor: adds incoming gradients into ``variable.grad``.
+
+    The first gradient is *taken* rather than copied when nothing else can see
+    it (PyTorch calls this stealing): the engine made it, it has the leaf's
+    layout, and no other object references it. Otherwise it is cloned, so that
+    a later in-place accumulation cannot change a tensor the user or another
+    leaf still holds. Later gradients are added in place, or out of place when
+    ``create_graph`` is on (so the sum itself is differentiable).
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(
+            next_functions=(),
+            input_metadata=((variable._sizes, variable.dtype),),
+            sequence_nr=ACCUMULATE_GRAD_SEQUENCE_NR,
+        )
+        self.variable = variable
+
+    def apply(self, grad_outputs):
+        from whylab.autograd import _accumulate
+
+        _accumulate.accumulate_grad(self.variable, grad_outputs[0])
+        return []
+
+
+def grad_accumulator(tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node, made on first use and held weakly by the leaf."""
+    ref = tensor._grad_accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._grad_accumulator = weakref.ref(node)
+    return node
+
+
+def gradient_edge(tensor):
+    """The edge a gradient for ``tensor`` must travel: ``(grad_fn, output_nr)`` or
+    ``(AccumulateGrad, 0)`` for a leaf that requires grad, else ``(None, 0)``.
+
+    A view whose data changed through an in-place op since its ``grad_fn`` was
+    made (on itself, its base or another view) gets a fresh ``grad_fn`` first,
+    as in PyTorch: an ``AsStridedBackward0`` reading from the base's history.
+    """
+    grad_fn = tensor.grad_fn
+    if grad_fn is not None and tensor._base is not None:
+        version = grad_fn._view_version
+        if version is not None and version != tensor._version.value:
+            from whylab.autograd.inplace import regenerate_view_grad_fn
+
+            grad_fn = regenerate_view_grad_fn(tensor)
+    if grad_fn is not None:
+        return (grad_fn, tensor._output_nr)
+    if tensor._requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return (None, 0)
+
+
+# ----------------------------------------------------------------------------------
+# Saved tensors
+# ----------------------------------------------------------------------------------
+
+
+class _SavedHooksState(threading.local):
+    stack = ()
+
+
+_saved_hooks_state = _SavedHooksState()
+
+
+class saved_tensors_hooks:
+    """Context manager: transform every tensor saved for backward inside the block.
+
+    ``pack_hook(tensor)`` is called when a tensor is saved and its return value is
+    stored instead; ``unpack_hook(packed)`` is called when the backward pass needs
+    the tensor and must return it. This is PyTorch's
+    ``torch.autograd.graph.saved_tensors_hooks``; activation checkpointing is
+    built on it (see ``whylab.utils.checkpoint``).
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _saved_hooks_state.stack = _saved_hooks_state.stack + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc_info):
+        _saved_hooks_state.stack = _saved_hooks_state.stack[:-1]
+        return False
+
+
+class SavedTensor:
+    """A tensor kept for a backward formula, with the version it had when saved.
+
+    ``is_output`` marks a tensor that is an output of the node saving it. Such a
+    tensor is stored as a detached alias (same storage, same version counter,
+    no ``grad_fn``); unpacking rebuilds a tensor whose ``grad_fn`` is the node,
+    so double backward still flows through it, without a reference cycle.
+    """
+
+    __slots__ = (
+        "data",
+        "saved_version",
+        "_version_counter",
+        "is_output",
+        "output_nr",
+        "_was_leaf",
+        "_requires_grad",
+        "_grad_fn_name",
+        "_unpack_hook",
+        "_released",
+        "_description",
+    )
+
+    def __init__(self, tensor, is_output: bool = False):
+        self._version_counter = tensor._version
+        self.saved_version = tensor._version.value
+        self.is_output = is_output
+        self.output_nr = tensor._output_nr
+        self._requires_grad = tensor.requires_grad
+        self._was_leaf = tensor.grad_fn is None
+        self._grad_fn_name = None if is_output or tensor.grad_fn is None else tensor.grad_fn.name()
+        self._released = False
+        self._description = None
+        hooks = _saved_hooks_state.stack
+        if hooks:
+            pack_hook, unpack_hook = hooks[-1]
+            self._unpack_hook = unpack_hook
+            self._description = (_describe(tensor), tensor._sizes, tensor.dtype)
+            self.data = pack_hook(tensor.detach() if is_output else tensor)
+        else:
+            self._unpack_hook = None
+            self.data = tensor.detach() if is_output else tensor
+
+    def unpack(self, node=None):
+        """The saved tensor, after checking it was not modified or freed since saving.
+
+        For a saved output, ``node`` (the node that saved it) becomes the
+        ``grad_fn`` of the returned tensor when grad mode is on, so formulas that
+        use ``result`` stay differentiable under ``create_graph=True``.
+        """
+        if self._released:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        data = self.data
+        if self._unpack_hook is not None:
+            data = self._unpack_hook(data)
+        if self._version_counter.value != self.saved_version:
+            raise RuntimeError(self._version_error(data, node))
+        if not self.is_output:
+            return data
+        from whylab.autograd.grad_mode import is_grad_enabled
+
+        if node is None or not is_grad_enabled() or not self._requires_grad:
+            return data
+        alias = data.detach()
+        alias.grad_fn = node
+        alias._output_nr = self.output_nr
+        alias._requires_grad = True
+        return alias
+
+    def _version_error(self, data, node) -> str:
+        # Like PyTorch, name the tensor's *current* producer: after ``y.mul_(2)``
+        # that is the MulBackward0 of the in-place op, not the node that saved ``y``.
+        current = data.grad_fn if not self.is_output and hasattr(data, "grad_fn") else None
+        if self.is_output and node is not None:
+            producer = f", which is output {self.output_nr} of {node.name()}"
+        elif current is not None:
+            producer = f", which is output {data._output_nr} of {current.name()}"
+        elif self._grad_fn_name is not None:
+            producer = f", which is output {self.output_nr} of {self._grad_fn_name}"
+        else:
+            producer = ""
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {_describe(data)}{producer}, is at version "
+            f"{self._version_counter.value}; expected version {self.saved_version} instead. "
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with whylab.autograd.set_detect_anomaly(True)."
+        )
+
+    def release(self) -> None:
+        """Forget the tensor (called after a backward pass without ``retain_graph``)."""
+        self.data = None
+        self._released = True
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    def peek(self):
+        """The stored object without checks or hooks (for inspection only); None if freed."""
+        return self.data
+
+    def shape_and_dtype(self):
+        """``(sizes, dtype)`` of the saved tensor, without unpacking it; None if freed."""
+        if self._description is not None:
+            return self._description[1], self._description[2]
+        if self.data is None:
+            return None
+        return self.data._sizes, self.data.dtype

@@ -1,0 +1,51 @@
+"""ADInplaceOrView kernels, generated from each schema's alias annotations.
+
+For a *view* operator (``-> Tensor(a)``) the kernel lets the backend build the
+view, then records the tensor it views (``_base``) and makes the view share its
+base's version counter. For an *in-place* operator (``Tensor(a!) self``) it lets
+the backend write, then bumps the version counter, so autograd can notice that
+a tensor it saved has changed. Every other operator falls through this key.
+"""
+
+from __future__ import annotations
+
+from whylab._tensor.tensor import Tensor
+from whylab.dispatch.keys import DispatchKey
+
+
+def _mark_view(out, source: Tensor):
+    base = source if source._base is None else source._base
+    if isinstance(out, Tensor):
+        out._base = base
+        out._version = source._version
+        return out
+    for view in out:  # split, chunk, unbind return several views
+        view._base = base
+        view._version = source._version
+    return out
+
+
+def _view_kernel(op):
+    def view_kernel(keyset, self, *args, **kwargs):
+        return _mark_view(op.redispatch(keyset, self, *args, **kwargs), self)
+
+    view_kernel.__qualname__ = f"ADInplaceOrView.view[{op.name}]"
+    return view_kernel
+
+
+def _inplace_kernel(op):
+    def inplace_kernel(keyset, self, *args, **kwargs):
+        out = op.redispatch(keyset, self, *args, **kwargs)
+        self._version.bump()
+        return out
+
+    inplace_kernel.__qualname__ = f"ADInplaceOrView.inplace[{op.name}]"
+    return inplace_kernel
+
+
+def register_for(op) -> None:
+    """Give ``op`` its ADInplaceOrView kernel when its schema says it views or writes."""
+    if op.schema.is_inplace:
+        op.register(DispatchKey.ADInplaceOrView, _inplace_kernel(op))
+    elif op.schema.is_view:
+        op.register(DispatchKey.ADInplaceOrView, _view_kernel(op))

@@ -1,0 +1,337 @@
+"""Factory operators (empty, zeros, ones, full, arange, linspace, eye, rand, randn, randint),
+copies (clone, _to_copy) and the conversions built on them (to, float, contiguous ...).
+
+Factories have no tensor argument: the dispatcher picks the backend from ``device``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whylab._tensor import dtypes
+from whylab._tensor.device import to_device
+from whylab._tensor.dtypes import to_dtype
+from whylab._tensor.tensor import Tensor, tensor_method
+from whylab.dispatch.native._registry import native
+from whylab.kernels.cpu import common as cpu_common
+from whylab.kernels.cpu import factory as cpu
+from whylab.kernels.meta import factory as meta
+
+_OPTIONS = "*, ScalarType? dtype=None, Device? device=None"
+
+_empty = native(f"empty(int[] size, {_OPTIONS}) -> Tensor", cpu.empty, meta.empty)
+_empty_strided = native(f"empty_strided(int[] size, int[] stride, {_OPTIONS}) -> Tensor",
+                        cpu.empty_strided, meta.empty_strided)
+_zeros = native(f"zeros(int[] size, {_OPTIONS}) -> Tensor", cpu.zeros, meta.zeros)
+_ones = native(f"ones(int[] size, {_OPTIONS}) -> Tensor", cpu.ones, meta.ones)
+_full = native(f"full(int[] size, Scalar fill_value, {_OPTIONS}) -> Tensor", cpu.full, meta.full)
+_arange = native(f"arange(Scalar start, Scalar end, Scalar step=1, {_OPTIONS}) -> Tensor",
+                 cpu.arange, meta.arange)
+_linspace = native(f"linspace(Scalar start, Scalar end, int steps, {_OPTIONS}) -> Tensor",
+                   cpu.linspace, meta.linspace)
+_eye = native(f"eye(int n, int? m=None, {_OPTIONS}) -> Tensor", cpu.eye, meta.eye)
+_rand = native(f"rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
+               f"Device? device=None) -> Tensor", cpu.rand, meta.rand)
+_randn = native(f"randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
+                f"Device? device=None) -> Tensor", cpu.randn, meta.randn)
+_randint = native("randint(int low, int high, int[] size, *, Generator? generator=None, "
+                  "ScalarType? dtype=None, Device? device=None) -> Tensor", cpu.randint, meta.randint)
+_clone = native("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cpu.clone,
+                meta.clone)
+_to_copy_op = native("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+                     cpu._to_copy, meta._to_copy)
+
+
+def _contiguous_composite(self):
+    if self.is_contiguous():
+        return self
+    return _clone(self, "contiguous_format")
+
+
+_contiguous = native("contiguous(Tensor(a) self) -> Tensor(a)", composite=_contiguous_composite)
+
+
+# ---------------------------------------------------------------- argument helpers
+
+
+def _size_arg(size) -> tuple[int, ...]:
+    """Factories accept ``zeros(2, 3)`` and ``zeros((2, 3))``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    if len(size) == 1 and isinstance(size[0], Tensor):
+        size = size[0].tolist()
+    return tuple(int(s) for s in size)
+
+
+def _dtype_arg(dtype):
+    return None if dtype is None else to_dtype(dtype)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+# ---------------------------------------------------------------- public factories
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of the given size."""
+    return _finish(_empty(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with explicit strides."""
+    t = _empty_strided(tuple(size), tuple(stride), _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(_zeros(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(_ones(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    t = _full(_size_arg((size,)), fill_value, _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``arange(end)`` or ``arange(start, end, step)``: values in [start, end)."""
+    if end is None:
+        start, end = 0, start
+    t = _arange(start, end, step, _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    t = _linspace(start, end, int(steps), _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(_eye(int(n), m, _dtype_arg(dtype), to_device(device)), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples in [0, 1). Values differ from PyTorch's for the same seed (NumPy PCG64)."""
+    t = _rand(_size_arg(size), generator, _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples. Values differ from PyTorch's for the same seed (NumPy PCG64)."""
+    t = _randn(_size_arg(size), generator, _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers in [low, high); ``randint(high, size)`` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    t = _randint(int(low), int(high), tuple(size), generator, _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
+
+
+def _like(factory, input, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = input.dtype if dtype is None else dtype
+    device = input.device if device is None else device
+    return factory(input._sizes, *args, dtype=dtype, device=device, requires_grad=requires_grad,
+                   **kwargs)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(empty, input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(zeros, input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(ones, input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(rand, input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(randn, input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    dtype = input.dtype if dtype is None else dtype
+    device = input.device if device is None else device
+    return randint(low, high, input._sizes, dtype=dtype, device=device,
+                   requires_grad=requires_grad)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays or tensors)."""
+    dtype = _dtype_arg(dtype)
+    if isinstance(data, Tensor):
+        result = data.detach().to(dtype=dtype or data.dtype).clone()
+    elif isinstance(data, (np.ndarray, np.generic)):
+        array = np.array(data, dtype=None if dtype is None else dtype.numpy, copy=True)
+        if dtype is None:
+            array = array.astype(dtypes.from_numpy_dtype(array.dtype).numpy, copy=False)
+        result = cpu_common.wrap(np.asarray(array, order="C"))
+    else:
+        result = cpu_common.from_python(data, dtype)
+    if device is not None and to_device(device).type != "cpu":
+        result = _to_copy_op(result, None, to_device(device))
+    return _finish(result, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
+    dtype = _dtype_arg(dtype)
+    if isinstance(data, Tensor):
+        return data if dtype in (None, data.dtype) else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.numpy):
+        if device is None or to_device(device).type == "cpu":
+            return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array``: writes to either show in both."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray (got {type(array).__name__})")
+    dtype = dtypes.from_numpy_dtype(array.dtype)
+    if any(s < 0 for s in array.strides):
+        raise ValueError(
+            "from_numpy: At least one stride in the given numpy array is negative, and tensors "
+            "with negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array  with array.copy().)"
+        )
+    itemsize = array.itemsize
+    if any(s % itemsize for s in array.strides):
+        raise ValueError("from_numpy: given numpy array strides not a multiple of the element "
+                         "byte size. Copy the numpy array to reallocate the memory.")
+    from whylab._tensor.device import CPU
+    from whylab._tensor.storage import Storage
+
+    strides = tuple(s // itemsize for s in array.strides)
+    extent = 0 if array.size == 0 else 1 + sum(
+        (n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+    flat = np.lib.stride_tricks.as_strided(array, shape=(extent,), strides=(itemsize,))
+    storage = Storage(flat, dtype, CPU)
+    return Tensor._make(storage, array.shape, strides, 0, array)
+
+
+# -------------------------------------------------------------------- Tensor methods
+
+
+@tensor_method("clone")
+def _method_clone(self, *, memory_format=None):
+    return _clone(self, memory_format)
+
+
+def clone(input, *, memory_format=None):
+    """A copy with its own storage (same layout when the input is dense)."""
+    return _clone(input, memory_format)
+
+
+@tensor_method("contiguous")
+def _method_contiguous(self, memory_format=None):
+    """``self`` if already contiguous, otherwise a row-major copy."""
+    if self.is_contiguous():
+        return self
+    return _contiguous(self)
+
+
+def _parse_to_args(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, dtypes.dtype):
+            dtype = arg
+        elif arg is not None:
+            device = arg
+    return _dtype_arg(dtype), (None if device is None else to_device(device)), copy
+
+
+@tensor_method("to")
+def _method_to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(other)``: ``self`` when nothing changes, else a copy."""
+    dtype, device, copy = _parse_to_args(args, dict(kwargs))
+    same_dtype = dtype is None or dtype is self.dtype
+    same_device = device is None or device == self.device
+    if same_dtype and same_device and not copy:
+        return self
+    return _to_copy_op(self, dtype, device)
+
+
+def _conversion(dtype, name):
+    def convert(self):
+        return _method_to(self, dtype)
+
+    convert.__name__ = convert.__qualname__ = name
+    tensor_method(name)(convert)
+
+
+_conversion(dtypes.float32, "float")
+_conversion(dtypes.float64, "double")
+_conversion(dtypes.int64, "long")
+_conversion(dtypes.int32, "int")
+_conversion(dtypes.bool_, "bool")
+
+
+@tensor_method("cpu")
+def _method_cpu(self):
+    return _method_to(self, "cpu")
+
+
+@tensor_method("type_as")
+def _method_type_as(self, other):
+    return _method_to(self, other.dtype)
+
+
+@tensor_method("new_zeros")
+def _method_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                 requires_grad=requires_grad)
+
+
+@tensor_method("new_ones")
+def _method_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+@tensor_method("new_empty")
+def _method_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                 requires_grad=requires_grad)
+
+
+@tensor_method("new_full")
+def _method_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+@tensor_method("new_tensor")
+def _method_new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)

@@ -1,0 +1,6 @@
+"""Backends: plain functions that compute (cpu), only describe (meta), or run on a GPU (cuda).
+
+Kernels take and return whylab Tensors but know nothing of dispatch keys; the
+modules in ``whylab/dispatch/native`` register them with the dispatcher.
+``rules.py`` holds the dtype and shape rules both real and meta kernels follow.
+"""

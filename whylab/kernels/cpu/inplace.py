@@ -1,0 +1,135 @@
+"""In-place NumPy kernels (``add_``, ``copy_``, ``fill_`` ...): they write through views.
+
+A tensor's ``_array`` views its storage, so ``ufunc(..., out=self._array)``
+writes straight into the storage every view shares. The result dtype follows
+the out-of-place op and must not narrow the category of ``self``'s dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whylab._tensor.geometry import broadcast_shapes, format_shape
+from whylab._tensor.tensor import Tensor
+from whylab.kernels import rules
+
+
+def check_no_internal_overlap(op: str, self: Tensor) -> None:
+    """Refuse to write into a tensor whose elements alias each other (an expand)."""
+    for size, stride in zip(self._sizes, self._strides, strict=True):
+        if stride == 0 and size > 1:
+            raise RuntimeError(
+                f"{op}: unsupported operation: some elements of the input tensor and the "
+                "written-to tensor refer to a single memory location. Please clone() the tensor "
+                "before performing the operation."
+            )
+
+
+def check_output_shape(op: str, self: Tensor, *operands) -> None:
+    """The broadcast shape of the operands must be ``self``'s shape."""
+    shape = self._sizes
+    for operand in operands:
+        if isinstance(operand, Tensor):
+            shape = broadcast_shapes(shape, operand._sizes, op)
+    if shape != self._sizes:
+        raise RuntimeError(
+            f"{op}: output with shape {format_shape(self._sizes)} doesn't match the broadcast "
+            f"shape {format_shape(shape)}"
+        )
+
+
+def _operand(value):
+    return value._array if isinstance(value, Tensor) else value
+
+
+def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
+    rules.check_inplace_cast(op, result_dtype, self.dtype)
+    check_no_internal_overlap(op, self)
+    try:
+        ufunc(self._array, _operand(other), out=self._array, dtype=result_dtype.numpy,
+              casting="unsafe")
+    except ValueError:
+        check_output_shape(op, self, other)
+        raise
+    return self
+
+
+def add_(self, other, alpha=1):
+    if alpha != 1:
+        other = other * alpha if not isinstance(other, Tensor) else Tensor._from_numpy_result(
+            other._array * alpha, other.dtype)
+    return _apply(np.add, "add_", self, other, rules.binary_dtype(self, other))
+
+
+def sub_(self, other, alpha=1):
+    if alpha != 1:
+        other = other * alpha if not isinstance(other, Tensor) else Tensor._from_numpy_result(
+            other._array * alpha, other.dtype)
+    return _apply(np.subtract, "sub_", self, other, rules.binary_dtype(self, other))
+
+
+def mul_(self, other):
+    return _apply(np.multiply, "mul_", self, other, rules.binary_dtype(self, other))
+
+
+def div_(self, other, rounding_mode=None):
+    if rounding_mode is not None:
+        from whylab.kernels.cpu.elementwise import div
+
+        result = div(self, other, rounding_mode)
+        return copy_(self, result)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _apply(np.true_divide, "div_", self, other, rules.true_divide_dtype(self, other))
+
+
+def pow_(self, exponent):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _apply(np.power, "pow_", self, exponent, rules.binary_dtype(self, exponent))
+
+
+def clamp_(self, min=None, max=None):
+    from whylab.kernels.cpu.elementwise import clamp
+
+    result = clamp(self, min, max)
+    rules.check_inplace_cast("clamp_", result.dtype, self.dtype)
+    return copy_(self, result)
+
+
+def copy_(self, src, non_blocking=False):
+    check_no_internal_overlap("copy_", self)
+    check_output_shape("copy_", self, src)
+    if isinstance(src, Tensor) and src.device.type != "cpu":
+        src = src.to("cpu") if src.device.type != "meta" else src
+        if src.device.type == "meta":
+            raise NotImplementedError("copy_: cannot copy out of a meta tensor (it has no data)")
+    np.copyto(self._array, _operand(src), casting="unsafe")
+    return self
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._sizes:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{len(value._sizes)} dimensions."
+            )
+        value = value.item()
+    check_no_internal_overlap("fill_", self)
+    self._array[...] = value
+    return self
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def masked_fill_(self, mask, value):
+    if mask.dtype.name != "bool":
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    check_output_shape("masked_fill_", self, mask)
+    if isinstance(value, Tensor):
+        value = value.item()
+    np.copyto(self._array, value, where=mask._array, casting="unsafe")
+    return self

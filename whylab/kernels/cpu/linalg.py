@@ -1,0 +1,103 @@
+"""Matrix products in NumPy: mm, bmm, mv, dot, outer, addmm.
+
+``matmul`` is not here: it is a composite operator that picks one of these by
+the ranks of its operands (see ``whylab/dispatch/native/linalg.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whylab.kernels.cpu.common import wrap
+
+
+def check_same_dtype(op: str, first: str, a, second: str, b) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"{op}: expected {first} and {second} to have the same dtype, but got: "
+            f"{a.dtype.name} != {b.dtype.name}"
+        )
+
+
+def check_mm(self, mat2) -> None:
+    """Shape and dtype checks of ``mm`` (shared with the meta kernel)."""
+    if self.ndim != 2:
+        raise RuntimeError(f"mm: self must be a matrix, got a {self.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mm: mat2 must be a matrix, got a {mat2.ndim}-D tensor")
+    if self._sizes[1] != mat2._sizes[0]:
+        raise RuntimeError(
+            f"mm: mat1 and mat2 shapes cannot be multiplied "
+            f"({self._sizes[0]}x{self._sizes[1]} and {mat2._sizes[0]}x{mat2._sizes[1]})"
+        )
+    check_same_dtype("mm", "mat1", self, "mat2", mat2)
+
+
+def check_bmm(self, mat2) -> None:
+    if self.ndim != 3:
+        raise RuntimeError(f"bmm: batch1 must be a 3D tensor, got {self.ndim}-D")
+    if mat2.ndim != 3:
+        raise RuntimeError(f"bmm: batch2 must be a 3D tensor, got {mat2.ndim}-D")
+    b, n, m = self._sizes
+    if mat2._sizes[0] != b or mat2._sizes[1] != m:
+        raise RuntimeError(
+            f"bmm: Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] "
+            f"but got: [{mat2._sizes[0]}, {mat2._sizes[1]}]."
+        )
+    check_same_dtype("bmm", "batch1", self, "batch2", mat2)
+
+
+def check_mv(self, vec) -> None:
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"mv: vector + matrix @ vector expected, got {self.ndim}, {vec.ndim}, {vec.ndim}"
+        )
+    if self._sizes[1] != vec._sizes[0]:
+        raise RuntimeError(
+            f"mv: size mismatch, got input ({self._sizes[0]}), mat ({self._sizes[0]}x"
+            f"{self._sizes[1]}), vec ({vec._sizes[0]})"
+        )
+    check_same_dtype("mv", "mat", self, "vec", vec)
+
+
+def check_dot(self, other) -> None:
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"dot: 1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
+        )
+    if self._sizes[0] != other._sizes[0]:
+        raise RuntimeError(
+            f"dot: inconsistent tensor size, expected tensor [{self._sizes[0]}] and src "
+            f"[{other._sizes[0]}] to have the same number of elements, but got "
+            f"{self._sizes[0]} and {other._sizes[0]} elements respectively"
+        )
+    check_same_dtype("dot", "self", self, "other", other)
+
+
+def mm(self, mat2):
+    check_mm(self, mat2)
+    return wrap(np.matmul(self._array, mat2._array), self.dtype)
+
+
+def bmm(self, mat2):
+    check_bmm(self, mat2)
+    return wrap(np.matmul(self._array, mat2._array), self.dtype)
+
+
+def mv(self, vec):
+    check_mv(self, vec)
+    return wrap(np.matmul(self._array, vec._array), self.dtype)
+
+
+def dot(self, other):
+    check_dot(self, other)
+    return wrap(np.asarray(np.dot(self._array, other._array)), self.dtype)
+
+
+def outer(self, vec2):
+    if self.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(
+            f"outer: 1D tensors expected, but got {self.ndim}D and {vec2.ndim}D tensors"
+        )
+    check_same_dtype("outer", "self", self, "vec2", vec2)
+    return wrap(np.multiply.outer(self._array, vec2._array), self.dtype)

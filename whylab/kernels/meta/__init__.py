@@ -1,0 +1,1 @@
+"""Meta kernels: compute the sizes, strides and dtype of a result without any data."""

@@ -1,0 +1,113 @@
+"""Meta kernels of the elementwise ops: shape by broadcasting, dtype by the shared rules."""
+
+from __future__ import annotations
+
+from whylab._tensor import dtypes
+from whylab.kernels import rules
+from whylab.kernels.cpu.inplace import check_output_shape
+from whylab.kernels.meta.common import meta_elementwise
+
+
+def binary(op: str, dtype_rule=rules.binary_dtype):
+    """Meta kernel for ``op(self, other, ...)`` whose dtype is ``dtype_rule(self, other)``."""
+
+    def kernel(self, other, *options):
+        return meta_elementwise(op, dtype_rule(self, other), self, other)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def _bool_rule(self, other):
+    return dtypes.bool_
+
+
+def comparison(op: str):
+    return binary(op, _bool_rule)
+
+
+def div(self, other, rounding_mode=None):
+    rule = rules.true_divide_dtype if rounding_mode is None else rules.binary_dtype
+    return meta_elementwise("div", rule(self, other), self, other)
+
+
+def rsub(self, other, alpha=1):
+    return meta_elementwise("rsub", rules.binary_dtype(self, other), self, other)
+
+
+def pow(self, exponent):
+    from whylab._tensor.tensor import Tensor
+
+    if isinstance(self, Tensor):
+        return meta_elementwise("pow", rules.binary_dtype(self, exponent), self, exponent)
+    return meta_elementwise("pow", rules.binary_dtype(exponent, self), exponent)
+
+
+def unary_float(op: str):
+    def kernel(self):
+        return meta_elementwise(op, rules.float_dtype(self.dtype), self)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def unary_same(op: str):
+    def kernel(self):
+        return meta_elementwise(op, self.dtype, self)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def unary_bool(op: str):
+    def kernel(self):
+        return meta_elementwise(op, dtypes.bool_, self)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def clamp(self, min=None, max=None):
+    bounds = [v for v in (min, max) if v is not None]
+    return meta_elementwise("clamp", dtypes.result_type(self, *bounds), self, *bounds)
+
+
+def where(condition, self, other):
+    return meta_elementwise("where", dtypes.result_type(self, other), condition, self, other)
+
+
+def inplace(op: str, dtype_rule=rules.binary_dtype):
+    """Meta kernel of an in-place binary op: checks shape and dtype, returns ``self``."""
+
+    def kernel(self, other, *options):
+        rules.check_inplace_cast(op, dtype_rule(self, other), self.dtype)
+        check_output_shape(op, self, other)
+        return self
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def clamp_(self, min=None, max=None):
+    bounds = [v for v in (min, max) if v is not None]
+    rules.check_inplace_cast("clamp_", dtypes.result_type(self, *bounds), self.dtype)
+    check_output_shape("clamp_", self, *bounds)
+    return self
+
+
+def copy_(self, src, non_blocking=False):
+    check_output_shape("copy_", self, src)
+    return self
+
+
+def fill_(self, value):
+    return self
+
+
+def zero_(self):
+    return self
+
+
+def masked_fill_(self, mask, value):
+    check_output_shape("masked_fill_", self, mask)
+    return self

@@ -1,0 +1,30 @@
+"""Meta kernels of the matrix products (the checks are the CPU kernels' own)."""
+
+from __future__ import annotations
+
+from whylab.kernels.cpu import linalg as checks
+from whylab.kernels.meta.common import meta_empty
+
+
+def mm(self, mat2):
+    checks.check_mm(self, mat2)
+    return meta_empty((self._sizes[0], mat2._sizes[1]), self.dtype)
+
+
+def bmm(self, mat2):
+    checks.check_bmm(self, mat2)
+    return meta_empty((self._sizes[0], self._sizes[1], mat2._sizes[2]), self.dtype)
+
+
+def mv(self, vec):
+    checks.check_mv(self, vec)
+    return meta_empty((self._sizes[0],), self.dtype)
+
+
+def dot(self, other):
+    checks.check_dot(self, other)
+    return meta_empty((), self.dtype)
+
+
+def outer(self, vec2):
+    return meta_empty((self._sizes[0], vec2._sizes[0]), self.dtype)

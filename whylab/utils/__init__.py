@@ -1,0 +1,1 @@
+"""Utilities built on the tensor library (activation checkpointing)."""
