@@ -104,7 +104,7 @@ def test_form_fields_are_labelled_typed_and_bounded(client):
     assert 'method="get"' in form and 'action="/zh/topics/tiny-demo#experiment-sine"' in form
     assert '<label for="experiment-sine-amplitude">振幅 <span class="unit">(V)</span>' in form
     assert 'type="number" id="experiment-sine-amplitude" name="sine.amplitude"' in form
-    assert 'min="0.1" max="10"' in form and 'step="0.1"' in form
+    assert 'min="0.1" max="10.0"' in form and 'step="0.1"' in form
     assert "峰值" in form and "范围 0.1 至 10" in form
     assert '<select id="experiment-sine-noise" name="sine.noise"' in form and ">高斯<" in form
     assert 'type="checkbox" id="experiment-sine-log_y"' in form

@@ -16,6 +16,7 @@ from whylab.explorer.svg import (
     linear_axis,
     log_axis,
     nice_step,
+    pack_in_order,
     render_graph,
     render_line_chart,
 )
@@ -209,3 +210,19 @@ def test_random_dags_lay_out_without_overlaps(count, data):
         spans.sort()
         for (_, right), (left, _) in zip(spans, spans[1:], strict=False):
             assert right <= left + 1e-6
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.floats(-500, 500), st.floats(1, 50)), min_size=1, max_size=12))
+def test_pack_in_order_keeps_spacing_and_moves_nothing_that_fits(items):
+    wanted = [w for w, _ in items]
+    distances = [d for _, d in items[1:]]
+    packed = pack_in_order(wanted, distances)
+    for left, right, distance in zip(packed, packed[1:], distances, strict=False):
+        assert right - left >= distance - 1e-9
+    # least squares: the mean displacement of a block is zero, so overall it is too
+    assert abs(sum(packed) - sum(wanted)) < 1e-6 * len(wanted) * 500
+    spaced = [0.0]
+    for distance in distances:
+        spaced.append(spaced[-1] + distance + 1.0)
+    assert pack_in_order(spaced, distances) == pytest.approx(spaced)

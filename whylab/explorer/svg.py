@@ -316,6 +316,30 @@ def _order_rows(
             rows[r].sort(key=keys.__getitem__)
 
 
+def pack_in_order(wanted: list[float], distances: list[float]) -> list[float]:
+    """Positions closest to ``wanted`` (least squares) that keep the order and spacing.
+
+    Position ``i + 1`` must be at least ``distances[i]`` right of position ``i``.
+    Subtracting each node's minimal offset turns this into a monotone regression,
+    solved by pooling adjacent violators: neighbouring nodes that want to overlap
+    move as one block, placed at the mean of what its members want.
+    """
+    offsets = [0.0]
+    for distance in distances:
+        offsets.append(offsets[-1] + distance)
+    blocks: list[list[float]] = []  # [sum of targets, count]
+    for target in (w - o for w, o in zip(wanted, offsets, strict=True)):
+        blocks.append([target, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    positions: list[float] = []
+    for total, count in blocks:
+        positions.extend([total / count] * int(count))
+    return [p + o for p, o in zip(positions, offsets, strict=True)]
+
+
 def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     """The graph as an ``<svg>`` element, laid out top to bottom."""
     nodes = {n.id: n for n in diagram.nodes}
@@ -363,16 +387,31 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
         n = nodes[node]
         return max(text_width(n.label, 13), text_width(n.detail, 11), 40.0) + 20
 
-    # Place each row: centre nodes over their parents, then push apart to remove overlaps.
+    def gap_after(node: str) -> float:
+        return NODE_GAP if node in nodes else 8.0
+
+    # Start with each row packed from the left, then let rows pull towards their
+    # neighbours: down the graph each node wants to sit over its parents, up the
+    # graph over its children, always keeping the row's order and spacing.
     x: dict[str, float] = {}
     for row in rows:
         cursor = 0.0
         for node in row:
-            wanted = [x[p] for p in up[node] if p in x]
-            centre = sum(wanted) / len(wanted) if wanted else cursor + node_width(node) / 2
-            centre = max(centre, cursor + node_width(node) / 2)
-            x[node] = centre
-            cursor = centre + node_width(node) / 2 + (NODE_GAP if node in nodes else 8)
+            x[node] = cursor + node_width(node) / 2
+            cursor += node_width(node) + gap_after(node)
+    for sweep in range(4):
+        neighbours = up if sweep % 2 == 0 else down
+        for row in rows if sweep % 2 == 0 else reversed(rows):
+            wanted = []
+            for node in row:
+                linked = [x[m] for m in neighbours[node]]
+                wanted.append(sum(linked) / len(linked) if linked else x[node])
+            distances = [
+                node_width(a) / 2 + gap_after(a) + node_width(b) / 2
+                for a, b in zip(row, row[1:], strict=False)
+            ]
+            for node, position in zip(row, pack_in_order(wanted, distances), strict=True):
+                x[node] = position
     shift = MARGIN - min(x[n] - node_width(n) / 2 for n in x)
     for node in x:
         x[node] += shift
@@ -408,10 +447,13 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
             f'<path class="edge" d="{" ".join(commands)}" marker-end="url(#{element_id}-arrow)"/>'
         )
         if label:
+            # Near the head of the first segment: edges that cross mid-way keep their
+            # labels apart, and each label sits by the node it feeds.
             (x0, y0), (x1, y1) = points[0], points[1]
+            label_x, label_y = x0 + 0.72 * (x1 - x0), y0 + 0.72 * (y1 - y0)
             parts.append(
-                f'<text class="edge-label" x="{(x0 + x1) / 2 + 4:.1f}" y="{(y0 + y1) / 2 + 4:.1f}">'
-                f"{escape(label)}</text>"
+                f'<text class="edge-label" x="{label_x:.1f}" y="{label_y:.1f}" '
+                f'text-anchor="middle">{escape(label)}</text>'
             )
     for node_id, node in nodes.items():
         w = node_width(node_id)
