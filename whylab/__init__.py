@@ -213,3 +213,7 @@ def broadcast_tensors(*tensors):
     """Views of all tensors expanded to their common broadcast shape."""
     shape = broadcast_shapes(*(t.shape for t in tensors))
     return tuple(broadcast_to(t, shape) for t in tensors)
+
+
+# Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
+from whylab.serialization import load, save  # noqa: E402

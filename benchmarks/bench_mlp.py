@@ -1,0 +1,287 @@
+"""One training step of a 784-256-10 MLP: whylab vs hand-written NumPy vs PyTorch eager.
+
+A step is: forward through Linear-ReLU-Linear, cross-entropy on integer labels, backward,
+and a plain SGD update. Three implementations run in the same process on the same data:
+
+* ``numpy``  - the step written by hand with a manual backward pass. It never computes the
+  gradient of the data batch, so it is the floor a NumPy-backed engine can approach;
+* ``whylab`` - whylab.nn / whylab.optim, the same code as the torch version;
+* ``torch``  - PyTorch eager on the CPU.
+
+Timing protocol (see "Performance facts" in shared/DESIGN.md): every implementation is
+warmed up first; then, for a number of interleaved rounds, each one times a block of steps
+long enough to be measurable, with a short pause between switches so that the previous
+library's BLAS threads have gone idle. Each round gives one ratio whylab/numpy and one
+whylab/torch; the table shows the median and the quartiles of those ratios over rounds.
+
+Peak memory per step is the peak that ``tracemalloc`` sees during one step, which covers
+NumPy's array allocations (and therefore whylab's); torch's allocator is invisible to it.
+
+Run from the repository root:  ``PYTHONPATH=. python benchmarks/bench_mlp.py [--quick]``
+Add ``--profile BATCH`` to print a cProfile of whylab steps at that batch size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import statistics
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+import torch
+
+import whylab
+import whylab.nn
+import whylab.optim
+
+IN_FEATURES, HIDDEN, CLASSES = 784, 256, 10
+LEARNING_RATE = 0.01
+SWITCH_PAUSE_S = 0.15
+
+
+def make_initial_weights(dtype: np.dtype, seed: int = 0) -> dict[str, np.ndarray]:
+    """Weights in torch's Linear layout (out, in), drawn once and shared by all three."""
+    rng = np.random.default_rng(seed)
+    bound1, bound2 = 1 / np.sqrt(IN_FEATURES), 1 / np.sqrt(HIDDEN)
+    return {
+        "0.weight": rng.uniform(-bound1, bound1, (HIDDEN, IN_FEATURES)).astype(dtype),
+        "0.bias": rng.uniform(-bound1, bound1, HIDDEN).astype(dtype),
+        "2.weight": rng.uniform(-bound2, bound2, (CLASSES, HIDDEN)).astype(dtype),
+        "2.bias": rng.uniform(-bound2, bound2, CLASSES).astype(dtype),
+    }
+
+
+def make_batch(batch: int, dtype: np.dtype, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    inputs = rng.standard_normal((batch, IN_FEATURES)).astype(dtype)
+    labels = rng.integers(0, CLASSES, batch)
+    return inputs, labels
+
+
+class NumpyStep:
+    """The hand-written step: explicit forward, manual backward, in-place SGD."""
+
+    name = "numpy"
+
+    def __init__(self, weights: dict[str, np.ndarray], inputs, labels) -> None:
+        self.w1 = weights["0.weight"].copy()
+        self.b1 = weights["0.bias"].copy()
+        self.w2 = weights["2.weight"].copy()
+        self.b2 = weights["2.bias"].copy()
+        self.inputs, self.labels = inputs, labels
+        self.rows = np.arange(len(labels))
+
+    def __call__(self) -> float:
+        x, rows, labels = self.inputs, self.rows, self.labels
+        hidden = x @ self.w1.T + self.b1
+        activated = np.maximum(hidden, 0)
+        logits = activated @ self.w2.T + self.b2
+
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        exp = np.exp(shifted)
+        total = exp.sum(axis=1, keepdims=True)
+        loss = np.log(total[:, 0]).sum() - shifted[rows, labels].sum()
+        loss /= len(labels)
+
+        grad_logits = exp / total
+        grad_logits[rows, labels] -= 1
+        grad_logits /= len(labels)
+        grad_w2 = grad_logits.T @ activated
+        grad_b2 = grad_logits.sum(axis=0)
+        grad_hidden = grad_logits @ self.w2
+        grad_hidden *= hidden > 0
+        grad_w1 = grad_hidden.T @ x  # no gradient for x: the data needs none
+        grad_b1 = grad_hidden.sum(axis=0)
+
+        self.w1 -= LEARNING_RATE * grad_w1
+        self.b1 -= LEARNING_RATE * grad_b1
+        self.w2 -= LEARNING_RATE * grad_w2
+        self.b2 -= LEARNING_RATE * grad_b2
+        return float(loss)
+
+
+class FrameworkStep:
+    """The same training-step code for whylab and torch: only the module ``fw`` differs."""
+
+    def __init__(self, fw, weights: dict[str, np.ndarray], inputs, labels) -> None:
+        self.name = fw.__name__
+        self.fw = fw
+        self.model = fw.nn.Sequential(
+            fw.nn.Linear(IN_FEATURES, HIDDEN),
+            fw.nn.ReLU(),
+            fw.nn.Linear(HIDDEN, CLASSES),
+        )
+        self.model.to(_framework_dtype(fw, inputs.dtype))
+        self.model.load_state_dict({name: fw.from_numpy(w.copy()) for name, w in weights.items()})
+        self.optimizer = fw.optim.SGD(self.model.parameters(), lr=LEARNING_RATE)
+        self.inputs = fw.from_numpy(inputs)
+        self.labels = fw.from_numpy(labels)
+
+    def __call__(self) -> float:
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = self.fw.nn.functional.cross_entropy(self.model(self.inputs), self.labels)
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+
+def _framework_dtype(fw, numpy_dtype):
+    return fw.float64 if numpy_dtype == np.float64 else fw.float32
+
+
+def steps_per_block(step, target_s: float) -> int:
+    """How many steps make one timed block of about ``target_s`` seconds."""
+    start = time.perf_counter()
+    step()
+    one = max(time.perf_counter() - start, 1e-6)
+    return max(1, min(2000, int(target_s / one)))
+
+
+def time_block(step, count: int) -> float:
+    """Seconds per step over ``count`` consecutive steps."""
+    start = time.perf_counter()
+    for _ in range(count):
+        step()
+    return (time.perf_counter() - start) / count
+
+
+def peak_memory_per_step(step, repeats: int = 3) -> int:
+    """Smallest tracemalloc peak (bytes) over a few single steps, after a warm step."""
+    step()
+    peaks = []
+    for _ in range(repeats):
+        gc.collect()
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        step()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        peaks.append(peak)
+    return min(peaks)
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, median, q3
+
+
+def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> dict:
+    weights = make_initial_weights(dtype)
+    inputs, labels = make_batch(batch, dtype)
+    steps = {
+        "numpy": NumpyStep(weights, inputs, labels),
+        "whylab": FrameworkStep(whylab, weights, inputs, labels),
+        "torch": FrameworkStep(torch, weights, inputs, labels),
+    }
+    first_losses = {name: step() for name, step in steps.items()}
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+        time.sleep(SWITCH_PAUSE_S)
+    counts = {name: steps_per_block(step, block_s) for name, step in steps.items()}
+
+    per_step: dict[str, list[float]] = {name: [] for name in steps}
+    order = list(steps)
+    for round_index in range(rounds):
+        rotated = order[round_index % 3 :] + order[: round_index % 3]
+        for name in rotated:
+            time.sleep(SWITCH_PAUSE_S)
+            per_step[name].append(time_block(steps[name], counts[name]))
+
+    ratio_numpy = [w / n for w, n in zip(per_step["whylab"], per_step["numpy"], strict=True)]
+    ratio_torch = [w / t for w, t in zip(per_step["whylab"], per_step["torch"], strict=True)]
+    memory = {name: peak_memory_per_step(steps[name]) for name in ("numpy", "whylab")}
+    return {
+        "batch": batch,
+        "dtype": np.dtype(dtype).name,
+        "median_us": {name: statistics.median(t) * 1e6 for name, t in per_step.items()},
+        "vs_numpy": quartiles(ratio_numpy),
+        "vs_torch": quartiles(ratio_torch),
+        "memory": memory,
+        "first_losses": first_losses,
+    }
+
+
+def print_table(results: list[dict]) -> None:
+    header = (
+        f"{'dtype':8} {'batch':>5} | {'numpy us':>9} {'whylab us':>10} {'torch us':>9} | "
+        f"{'whylab/numpy  q1 [med] q3':>27} | {'whylab/torch  q1 [med] q3':>27} | "
+        f"{'peak MiB np':>11} {'wl':>7} {'wl/np':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        med = r["median_us"]
+        vn, vt = r["vs_numpy"], r["vs_torch"]
+        mem_np, mem_wl = r["memory"]["numpy"], r["memory"]["whylab"]
+        print(
+            f"{r['dtype']:8} {r['batch']:>5} | {med['numpy']:>9.1f} {med['whylab']:>10.1f} "
+            f"{med['torch']:>9.1f} | {vn[0]:>8.2f} [{vn[1]:>5.2f}] {vn[2]:>6.2f}    | "
+            f"{vt[0]:>8.2f} [{vt[1]:>5.2f}] {vt[2]:>6.2f}    | "
+            f"{mem_np / 2**20:>11.2f} {mem_wl / 2**20:>7.2f} {mem_wl / mem_np:>6.2f}"
+        )
+
+
+def check_same_loss(results: list[dict]) -> None:
+    """All three compute the same first loss; a mismatch means the comparison is void."""
+    for r in results:
+        losses = r["first_losses"]
+        tolerance = 1e-9 if r["dtype"] == "float64" else 1e-4
+        spread = max(losses.values()) - min(losses.values())
+        status = "ok" if spread <= tolerance * max(1.0, abs(losses["numpy"])) else "MISMATCH"
+        print(f"first-step loss {r['dtype']} batch {r['batch']}: {losses} -> {status}")
+
+
+def profile_whylab(batch: int, dtype, steps: int = 200) -> None:
+    weights = make_initial_weights(dtype)
+    inputs, labels = make_batch(batch, dtype)
+    step = FrameworkStep(whylab, weights, inputs, labels)
+    for _ in range(10):
+        step()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(steps):
+        step()
+    profiler.disable()
+    print(f"cProfile of {steps} whylab steps, batch {batch}, {np.dtype(dtype).name}:")
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, shorter blocks")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256, 4096])
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--profile", type=int, metavar="BATCH", default=None)
+    args = parser.parse_args(argv)
+
+    if args.profile is not None:
+        for name in args.dtypes:
+            profile_whylab(args.profile, np.dtype(name))
+        return
+
+    rounds = args.rounds or (3 if args.quick else 9)
+    block_s = 0.02 if args.quick else 0.05
+    warmup = 3 if args.quick else 10
+    print(
+        f"784-256-10 MLP training step; numpy {np.__version__}, torch {torch.__version__} "
+        f"({torch.get_num_threads()} threads); {rounds} interleaved rounds"
+    )
+    results = []
+    for name in args.dtypes:
+        for batch in args.batches:
+            results.append(bench_one(batch, np.dtype(name), rounds, block_s, warmup))
+    print_table(results)
+    check_same_loss(results)
+
+
+if __name__ == "__main__":
+    main()

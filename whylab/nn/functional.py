@@ -1,0 +1,337 @@
+"""Stateless neural-network functions, with torch.nn.functional's names and semantics.
+
+Most functions here are short compositions of whylab's differentiable tensor ops, so their
+gradients - and gradients of gradients - come from the engine's one table of derivative
+formulas. Two are single autograd nodes of their own, for the same reasons PyTorch makes
+them native ops:
+
+* :func:`log_softmax` computes ``x - max - log(sum(exp(x - max)))`` in one NumPy pass
+  (stable for large logits) and saves only its output; its backward,
+  ``g - exp(out) * sum(g)``, is written with whylab ops so it can itself be differentiated;
+* :func:`nll_loss` picks ``-log_probs[i, target[i]]`` (times the class weight) and reduces;
+  its backward spreads the upstream gradient back into those positions - again as whylab
+  ops on a constant coefficient tensor.
+
+:func:`cross_entropy` is ``nll_loss(log_softmax(x))`` (plus the label-smoothing term), the
+same fusion torch uses: two graph nodes instead of the dozen a naive composition records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import whylab
+from whylab.autograd import Function
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_reduction(op: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _numpy(tensor) -> np.ndarray:
+    return tensor.detach().numpy()
+
+
+def _wrap_dim(op: str, dim: int, ndim: int) -> int:
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"{op}: dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})"
+        )
+    return dim % rank
+
+
+# --------------------------------------------------------------------------- activations
+def relu(input, inplace: bool = False):
+    """Elementwise ``max(x, 0)``; ``inplace=True`` overwrites ``input``."""
+    # whylab has no relu_ op; clamping from below at 0 in place computes the same values.
+    return input.clamp_(min=0) if inplace else input.relu()
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` for ``weight`` of shape (out_features, in_features)."""
+    if input.shape[-1:] != weight.shape[-1:]:
+        raise RuntimeError(
+            f"linear: input of shape {tuple(input.shape)} does not fit weight of shape "
+            f"{tuple(weight.shape)} (last dimensions {input.shape[-1:]} vs {weight.shape[-1:]})"
+        )
+    output = input.matmul(weight.t())
+    if bias is not None:
+        output = output + bias
+    return output
+
+
+def softmax(input, dim: int):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (computed as ``exp(log_softmax(x))``)."""
+    return log_softmax(input, dim).exp()
+
+
+class _LogSoftmax(Function):
+    """log_softmax as one graph node; its backward is made of differentiable ops."""
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        values = _numpy(input)
+        shifted = values - values.max(axis=dim, keepdims=True)
+        shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+        output = whylab.from_numpy(shifted)
+        ctx.dim = dim
+        ctx.save_for_backward(output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (output,) = ctx.saved_tensors
+        # d/dx_j of (x_i - logsumexp x) is delta_ij - softmax_j, hence:
+        return grad_output - output.exp() * grad_output.sum(ctx.dim, keepdim=True), None
+
+
+def log_softmax(input, dim: int):
+    """``x - log(sum(exp(x)))`` along ``dim``, computed stably (the max is subtracted first)."""
+    if not input.is_floating_point():
+        raise TypeError(f"log_softmax: expected a floating-point tensor, got {input.dtype}")
+    dim = _wrap_dim("log_softmax", dim, input.dim())
+    if input.dim() == 0:
+        return _LogSoftmax.apply(input.reshape(1), 0).reshape(())
+    return _LogSoftmax.apply(input, dim)
+
+
+# --------------------------------------------------------------------------- losses
+def _class_layout(op: str, input, target_shape: tuple) -> tuple[int, int, tuple]:
+    """Return ``(class_dim, n_classes, expected_target_shape)`` for class-index targets."""
+    shape = tuple(input.shape)
+    if len(shape) == 0:
+        raise ValueError(f"{op}: input must have at least one dimension (the classes)")
+    class_dim = 0 if len(shape) == 1 else 1
+    expected = shape[:class_dim] + shape[class_dim + 1 :]
+    if tuple(target_shape) != expected:
+        raise ValueError(
+            f"{op}: target of shape {tuple(target_shape)} does not match input of shape "
+            f"{shape} (expected target shape {expected})"
+        )
+    return class_dim, shape[class_dim], expected
+
+
+class _NegatedWeightedSum(Function):
+    """``-sum(coefficients * log_probs)`` over the class dimension, optionally summed over
+    all elements, as one graph node.
+
+    ``coefficients`` is a constant array shaped like ``log_probs``. For nll_loss it holds
+    ``weight[t_i]`` at each element's target class ``t_i`` and zero elsewhere (so the sum
+    *picks* ``log_probs[i, t_i]``); cross_entropy's label smoothing adds
+    ``weight[c] * smoothing / C`` at every class ``c``; for ``"mean"`` everything is already
+    divided by the normaliser. The backward, ``-grad * coefficients``, is linear in the
+    upstream gradient and written with whylab ops, so double backward works.
+    """
+
+    @staticmethod
+    def forward(ctx, log_probs, coefficients, class_dim, reduce_all):
+        per_element = -(_numpy(log_probs) * coefficients).sum(axis=class_dim)
+        result = per_element.sum() if reduce_all else per_element
+        ctx.class_dim = class_dim
+        ctx.reduce_all = reduce_all
+        ctx.coefficients = coefficients
+        return whylab.from_numpy(np.asarray(result))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        if not ctx.reduce_all:
+            grad_output = grad_output.unsqueeze(ctx.class_dim)
+        return grad_output * whylab.from_numpy(-ctx.coefficients), None, None, None
+
+
+def _class_index_loss(op, log_probs, target, weight, ignore_index, reduction, smoothing):
+    """Shared body of nll_loss and cross_entropy with class-index targets.
+
+    Builds the coefficient array described in :class:`_NegatedWeightedSum`:
+    ``(1 - smoothing) * w[t_i] * onehot(t_i) + (smoothing / C) * w``, zero on ignored
+    elements, divided by ``sum_i w[t_i]`` over non-ignored elements for ``"mean"`` (torch
+    normalises the smoothing term by that same sum).
+    """
+    class_dim, n_classes, _ = _class_layout(op, log_probs, tuple(target.shape))
+    labels = _numpy(target)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"{op}: class-index targets must be integers, got {labels.dtype}")
+    keep = labels != ignore_index
+    out_of_range = keep & ((labels < 0) | (labels >= n_classes))
+    if out_of_range.any():
+        raise IndexError(
+            f"{op}: Target {labels[out_of_range].flat[0]} is out of bounds for {n_classes} "
+            "classes"
+        )
+    safe_labels = np.where(keep, labels, 0)
+    class_weight = np.ones(n_classes) if weight is None else _numpy(weight).astype(np.float64)
+    element_weight = np.where(keep, class_weight[safe_labels], 0.0)
+
+    coefficients = np.zeros(tuple(log_probs.shape))
+    np.put_along_axis(
+        coefficients,
+        np.expand_dims(safe_labels, class_dim),
+        np.expand_dims(element_weight * (1.0 - smoothing), class_dim),
+        axis=class_dim,
+    )
+    if smoothing > 0:
+        broadcast = [1] * log_probs.dim()
+        broadcast[class_dim] = n_classes
+        counted = np.expand_dims(keep, class_dim)
+        coefficients += counted * class_weight.reshape(broadcast) * (smoothing / n_classes)
+    total_weight = element_weight.sum()
+    if reduction == "mean" and total_weight != 0:
+        coefficients /= total_weight
+    coefficients = coefficients.astype(_numpy(log_probs).dtype)
+    loss = _NegatedWeightedSum.apply(log_probs, coefficients, class_dim, reduction != "none")
+    if reduction == "mean" and total_weight == 0:
+        # A mean over no counted targets: torch returns nan, with a zero gradient.
+        loss = loss + float("nan")
+    return loss
+
+
+def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+    """Negative log-likelihood of class-index targets, from log-probabilities ``input``.
+
+    ``input`` is (C,), (N, C) or (N, C, d1, ...); ``target`` holds class indices of shape
+    (), (N,) or (N, d1, ...). With ``weight`` each element counts ``weight[target]``;
+    elements whose target equals ``ignore_index`` count zero. ``"mean"`` divides by the sum
+    of the counted weights (the number of non-ignored elements without ``weight``), so a
+    batch whose targets are all ignored gives nan, as in torch.
+    """
+    _check_reduction("nll_loss", reduction)
+    return _class_index_loss("nll_loss", input, target, weight, ignore_index, reduction, 0.0)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+):
+    """Cross-entropy between logits ``input`` and ``target``, fused as in torch.
+
+    ``input`` holds unnormalised scores, (C,), (N, C) or (N, C, d1, ...). ``target`` is either
+    class indices (shape of ``input`` without the class dimension) or class probabilities
+    (same shape as ``input``, floating point).
+
+    With class indices the loss is ``nll_loss(log_softmax(input))``; ``label_smoothing``
+    ``s`` mixes in ``s / C`` times the (weighted) sum of all classes' negative
+    log-probabilities, and for ``"mean"`` that term is divided by the same normaliser as the
+    main term - the sum of ``weight[target]`` over non-ignored elements. Ignored elements
+    contribute nothing to either term.
+
+    With probabilities, smoothing replaces ``p`` by ``p * (1 - s) + s / C``; ``"mean"``
+    divides by the number of elements ``N * d1 * ...`` (not by the weights).
+    """
+    _check_reduction("cross_entropy", reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    if input.dim() == 0:
+        raise ValueError("cross_entropy: input must have at least one dimension (the classes)")
+    class_dim = 0 if input.dim() == 1 else 1
+    log_probs = log_softmax(input, class_dim)
+    if target.is_floating_point():
+        return _probability_target_loss(log_probs, target, weight, reduction, label_smoothing)
+    return _class_index_loss(
+        "cross_entropy", log_probs, target, weight, ignore_index, reduction, label_smoothing
+    )
+
+
+def _probability_target_loss(log_probs, target, weight, reduction, smoothing):
+    """Cross-entropy against class probabilities, composed of differentiable ops (the
+    target can require grad too)."""
+    if tuple(target.shape) != tuple(log_probs.shape):
+        raise ValueError(
+            f"cross_entropy: probability target of shape {tuple(target.shape)} must match "
+            f"input of shape {tuple(log_probs.shape)}"
+        )
+    class_dim = 0 if log_probs.dim() == 1 else 1
+    n_classes = log_probs.shape[class_dim]
+    if smoothing > 0:
+        target = target * (1 - smoothing) + smoothing / n_classes
+    terms = log_probs * target
+    if weight is not None:
+        broadcast = [1] * log_probs.dim()
+        broadcast[class_dim] = n_classes
+        terms = terms * weight.reshape(broadcast)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return -terms.sum() / (log_probs.numel() // n_classes)
+
+
+def mse_loss(input, target, reduction: str = "mean"):
+    """Mean (or summed, or elementwise) squared difference ``(input - target) ** 2``."""
+    _check_reduction("mse_loss", reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(
+            f"mse_loss: input of shape {tuple(input.shape)} and target of shape "
+            f"{tuple(target.shape)} differ; broadcasting here is almost always a bug"
+        )
+    difference = input - target
+    squared = difference * difference
+    if reduction == "none":
+        return squared
+    return squared.sum() if reduction == "sum" else squared.mean()
+
+
+# --------------------------------------------------------------------------- regularisation
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero each element with probability ``p`` and scale survivors by ``1 / (1 - p)``
+    (so the expected value is unchanged); the identity when ``training`` is False."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        scale = whylab.zeros((), dtype=input.dtype)
+    else:
+        keep = whylab.rand(*input.shape, dtype=input.dtype) >= p
+        scale = keep.to(input.dtype) / (1.0 - p)
+    return input.mul_(scale) if inplace else input * scale
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """Normalise over the trailing ``normalized_shape`` dimensions:
+    ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance."""
+    normalized_shape = (
+        (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    )
+    count = len(normalized_shape)
+    if count == 0 or tuple(input.shape[-count:]) != normalized_shape or input.dim() < count:
+        raise RuntimeError(
+            f"layer_norm: input of shape {tuple(input.shape)} does not end with "
+            f"normalized_shape {normalized_shape}"
+        )
+    dims = tuple(range(-count, 0))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    variance = (centered * centered).mean(dims, keepdim=True)
+    output = centered * (variance + eps).rsqrt()
+    if weight is not None:
+        output = output * weight
+    if bias is not None:
+        output = output + bias
+    return output
+
+
+def embedding(input, weight, padding_idx: int | None = None):
+    """Rows of ``weight`` picked by the integer tensor ``input`` (shape ``input.shape + (D,)``).
+
+    The row ``padding_idx`` is returned as stored but receives no gradient.
+    """
+    if input.is_floating_point():
+        raise TypeError(f"embedding: indices must be integers, got {input.dtype}")
+    output = weight[input]
+    if padding_idx is None:
+        return output
+    padding_idx = padding_idx % weight.shape[0]
+    trainable = (input != padding_idx).unsqueeze(-1)
+    return whylab.where(trainable, output, output.detach())
