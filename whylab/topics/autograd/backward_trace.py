@@ -135,11 +135,12 @@ def diagram(trace: BackwardTrace, title: Text) -> GraphDiagram:
                   group="AccumulateGrad" if entry["kind"] == "leaf" else "grad_fn")
         for entry in trace.nodes
     ]
+    # Parallel edges (x * x sends two gradients to x's node) are drawn once, labelled "×2".
+    parallel = Counter((edge["source"], edge["target"], edge["input_nr"]) for edge in trace.edges)
     edges = []
-    for edge in trace.edges:
-        target = trace.node(edge["target"])
-        edges.append((edge["source"], edge["target"],
-                      _shape(target["inputs"][edge["input_nr"]]["shape"])))
+    for (source, target, input_nr), count in parallel.items():
+        label = _shape(trace.node(target)["inputs"][input_nr]["shape"])
+        edges.append((source, target, label if count == 1 else f"{label} ×{count}"))
     return GraphDiagram(title=title, nodes=nodes, edges=edges)
 
 

@@ -19,7 +19,16 @@ import numpy as np
 
 import whylab
 import whylab.nn.functional as F
-from whylab.explorer.experiment import Check, Param, Result, T, Table, experiment
+from whylab.explorer.experiment import (
+    Check,
+    LineChart,
+    Param,
+    Result,
+    Series,
+    T,
+    Table,
+    experiment,
+)
 from whylab.topics.autograd.backward_trace import (
     dependency_mismatches,
     diagram,
@@ -37,10 +46,23 @@ from whylab.topics.autograd.comparisons import (
 from whylab.topics.autograd.expressions import (
     EXPRESSIONS,
     constant,
+    evaluate,
     labels_tensor,
+    one_hot,
+    softmax_rows,
     expected_nodes,
     leaf_tensors,
     make_case,
+)
+from whylab.topics.autograd.stability import (
+    DTYPES,
+    FORMS,
+    loss_errors,
+    losses,
+    overflow_logit,
+    reference_losses,
+    threshold_violations,
+    underflow_loss,
 )
 
 EXACT_TOLERANCE = 1e-12  # engine vs a formula in float64: only rounding differs
@@ -381,4 +403,360 @@ def local_rules(classes: int, seed: int) -> Result:
                            "softmax_jacobian_asymmetry": asymmetry})
 
 
-EXPERIMENTS = [graph, modes, local_rules]
+# ---------------------------------------------------------------- 4. softmax + cross-entropy
+
+STABILITY_BATCH, STABILITY_CLASSES = 32, 10
+SCALES_PER_DECADE = 4
+FUSED_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}  # about 8 and 45 units of rounding
+GRADIENT_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}
+FORM_LABELS = {
+    "fused": T("fused: cross_entropy(logits)", "合并：cross_entropy(logits)"),
+    "separate": T("separate: −log softmax(z)_y", "分开：−log softmax(z)_y"),
+    "naive": T("naive: exp(z)/Σexp(z), then −log", "朴素：exp(z)/Σexp(z) 再取 −log"),
+}
+
+
+def _floating_point_errors_expected():
+    """Overflow, division by zero and 0·inf are what this experiment looks for: no warnings."""
+    return np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore")
+
+
+def _first_scale(scales: list[float], flags: list[bool]) -> float | None:
+    return next((scale for scale, flag in zip(scales, flags, strict=True) if flag), None)
+
+
+def _describe_scale(scale: float | None) -> str:
+    return "never" if scale is None else f"{scale:.3g}"
+
+
+@experiment(
+    name="softmax-ce-stability",
+    title=T("Cross-entropy: fused on logits vs softmax then log",
+            "交叉熵：在 logit 上合并计算 vs 先 softmax 再取对数"),
+    description=T(
+        "Scales random logits up and computes the per-sample cross-entropy three ways with "
+        "whylab, comparing each with an exact decimal reference; also compares the fused "
+        "form's gradient with softmax − onehot.",
+        "把随机 logit 逐步放大，用 whylab 以三种方式计算每个样本的交叉熵，"
+        "并与十进制高精度参考值对照；同时检验合并写法的梯度是否等于 softmax − onehot。",
+    ),
+    params=[
+        Param("max_log10_scale", "int", 3, T("largest logit scale 10^k: k", "最大 logit 尺度 10^k：k"),
+              minimum=0, maximum=6, step=1),
+        Param("dtype", "choice", "float32", T("dtype", "数据类型"), choices=tuple(DTYPES)),
+        SEED,
+    ],
+)
+def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
+    rng = np.random.default_rng(seed)
+    whylab_dtype, numpy_dtype = DTYPES[dtype]
+    directions = rng.standard_normal((STABILITY_BATCH, STABILITY_CLASSES))
+    label_values = rng.integers(0, STABILITY_CLASSES, size=STABILITY_BATCH)
+    labels = labels_tensor(label_values)
+    scales = [10.0 ** (k / SCALES_PER_DECADE)
+              for k in range(SCALES_PER_DECADE * max_log10_scale + 1)]
+    underflow, overflow = underflow_loss(numpy_dtype), overflow_logit(numpy_dtype)
+
+    worst = {form: [] for form in FORMS}
+    non_finite = {form: [] for form in FORMS}
+    finite_error = dict.fromkeys(FORMS, 0.0)
+    separate_violations = naive_violations = 0
+    gradient_error, gradient_range, gradient_finite = 0.0, 0.0, True
+    inf_loss_with_finite_gradient = 0
+    for scale in scales:
+        logits_value = (scale * directions).astype(numpy_dtype)
+        reference = reference_losses(logits_value.astype(np.float64), label_values)
+        for form in FORMS:
+            logits = whylab.from_numpy(logits_value.copy()).requires_grad_()
+            with _floating_point_errors_expected():
+                values_tensor = losses(form, logits, labels)
+            values = values_tensor.detach().numpy()
+            errors = loss_errors(values, reference)
+            worst[form].append(float(errors.max()))
+            non_finite[form].append(bool(np.isinf(errors).any()))
+            finite_errors = errors[np.isfinite(errors)]
+            if finite_errors.size:
+                finite_error[form] = max(finite_error[form], float(finite_errors.max()))
+            if form == "fused":
+                values_tensor.backward(whylab.ones_like(values_tensor))
+                gradient = logits.grad.numpy().astype(np.float64)
+                expected = (softmax_rows(logits_value.astype(np.float64))
+                            - one_hot(label_values, STABILITY_CLASSES))
+                gradient_finite &= bool(np.all(np.isfinite(gradient)))
+                gradient_error = max(gradient_error, float(np.abs(gradient - expected).max()))
+                gradient_range = max(gradient_range, float(np.abs(gradient).max()))
+            elif form == "separate":
+                separate_violations += threshold_violations(values, reference, underflow)
+                with _floating_point_errors_expected():
+                    values_tensor.backward(whylab.ones_like(values_tensor))
+                gradient_rows_finite = np.isfinite(logits.grad.numpy()).all(axis=1)
+                inf_loss_with_finite_gradient += int(np.count_nonzero(
+                    ~np.isfinite(values) & gradient_rows_finite))
+            else:
+                largest_logit = logits_value.astype(np.float64).max(axis=1)
+                naive_violations += threshold_violations(values, largest_logit, overflow,
+                                                         both_sides=False)
+
+    first_failure = {form: _first_scale(scales, non_finite[form]) for form in FORMS}
+    checks = [
+        Check(T("Fused: accurate at every scale, never inf or nan",
+                "合并写法：各个尺度下都准确，从不出现 inf 或 nan"),
+              passed=first_failure["fused"] is None
+              and max(worst["fused"]) <= FUSED_ERROR_BOUND[dtype],
+              measured=f"largest error {max(worst['fused']):.1e}",
+              expected=f"≤ {FUSED_ERROR_BOUND[dtype]:.0e}"),
+        Check(T(f"Separate: −log softmax(z)_y is infinite exactly where the true loss exceeds "
+                f"−log(smallest {dtype}) = {underflow:.1f}",
+                f"分开写法：当真实损失超过 −log({dtype} 最小正数) = {underflow:.1f} 时，"
+                f"−log softmax(z)_y 恰好变为无穷大"),
+              passed=separate_violations == 0,
+              measured=f"first inf at scale {_describe_scale(first_failure['separate'])}, "
+                       f"{separate_violations} samples disagree",
+              expected="0 samples disagree"),
+        Check(T("Separate: where the loss is infinite, its gradient is not finite either",
+                "分开写法：损失为无穷大的样本，梯度也不是有限值"),
+              passed=inf_loss_with_finite_gradient == 0,
+              measured=f"{inf_loss_with_finite_gradient} samples with a finite gradient",
+              expected="0"),
+        Check(T(f"Naive: once the largest logit exceeds log(max {dtype}) = {overflow:.1f}, "
+                f"exp overflows and the loss is not finite",
+                f"朴素写法：最大 logit 一旦超过 log({dtype} 最大值) = {overflow:.1f}，"
+                f"exp 上溢，损失不再是有限值"),
+              passed=naive_violations == 0,
+              measured=f"first failure at scale {_describe_scale(first_failure['naive'])}, "
+                       f"{naive_violations} samples disagree",
+              expected="0 samples disagree"),
+        Check(T("Fused gradient = softmax(z) − onehot(y) at every scale",
+                "合并写法的梯度在各个尺度下都等于 softmax(z) − onehot(y)"),
+              passed=gradient_finite and gradient_error <= GRADIENT_ERROR_BOUND[dtype],
+              measured=f"max abs error {gradient_error:.1e}",
+              expected=f"≤ {GRADIENT_ERROR_BOUND[dtype]:.0e}"),
+        Check(T("Fused gradient stays between −1 and 1", "合并写法的梯度始终在 −1 与 1 之间"),
+              passed=gradient_finite and gradient_range <= 1.0,
+              measured=f"max |gradient| {gradient_range:.3g}", expected="≤ 1"),
+    ]
+    chart = LineChart(
+        title=T(f"Largest loss error in a batch of {STABILITY_BATCH} ({dtype})",
+                f"一批 {STABILITY_BATCH} 个样本中最大的损失误差（{dtype}）"),
+        x_label=T("logit scale", "logit 尺度"),
+        y_label=T("|loss − exact| / max(1, exact)", "|损失 − 精确值| / max(1, 精确值)"),
+        series=[Series(FORM_LABELS[form], scales, worst[form]) for form in FORMS],
+        log_x=True, log_y=True,
+    )
+    table = Table(
+        title=T("Where each form breaks", "每种写法在哪里失效"),
+        columns=[T("form", "写法"), T("first scale with inf or nan", "首次出现 inf 或 nan 的尺度"),
+                 T("largest error while finite", "有限时的最大误差")],
+        rows=[[form, _describe_scale(first_failure[form]), f"{finite_error[form]:.1e}"]
+              for form in FORMS],
+    )
+    return Result(
+        checks=checks, figures=[chart], tables=[table],
+        metrics={"fused_max_error": max(worst["fused"]),
+                 "separate_first_inf_scale": first_failure["separate"] or 0.0,
+                 "naive_first_failure_scale": first_failure["naive"] or 0.0},
+        notes=[T("Points where a form returned inf or nan are left out of the chart (the table "
+                 "says where that starts); an error of exactly zero cannot be drawn on a log "
+                 "scale either.",
+                 "某种写法得到 inf 或 nan 的点不画在图上（从哪里开始见表）；"
+                 "误差恰好为零的点在对数坐标上也画不出来。")],
+    )
+
+
+# ---------------------------------------------------------------- 5. fan-out
+
+
+def _counts_by_name(trace, per_node: dict[str, int]) -> dict[str, int]:
+    return {trace.node(node_id)["name"]: count for node_id, count in sorted(per_node.items())}
+
+
+@experiment(
+    name="fan-out",
+    title=T("Fan-out: b = a + a, c = b · b", "扇出：b = a + a，c = b · b"),
+    description=T(
+        "Both operations use their input twice, so gradients must be summed twice on the way "
+        "back. Shows the engine's dependency counts, input-buffer sums and AccumulateGrad "
+        "writes, and what repeated backward passes do to a.grad.",
+        "两个运算都把输入用了两次，所以反向时梯度要累加两次。"
+        "本实验展示引擎的依赖计数、输入缓冲区累加和 AccumulateGrad 的写入，"
+        "以及多次反向传播对 a.grad 的影响。",
+    ),
+    params=[
+        Param("size", "int", 3, T("length of a", "a 的长度"), minimum=1, maximum=8, step=1),
+        Param("passes", "int", 2, T("backward passes before clearing a.grad",
+                                    "清零 a.grad 之前的反向传播次数"),
+              minimum=1, maximum=4, step=1),
+        SEED,
+    ],
+)
+def fan_out(size: int, passes: int, seed: int) -> Result:
+    a_value = np.random.default_rng(seed).standard_normal(size)
+    a = constant(a_value).requires_grad_()
+    b = a + a
+    c = b * b
+    seed_gradient = whylab.ones_like(c)
+    trace = trace_backward(c, {"a": a}, grad_output=seed_gradient, retain_graph=True)
+    after_one = a.grad.numpy().copy()
+    with whylab.autograd.engine_trace() as later:
+        for _ in range(passes - 1):
+            c.backward(seed_gradient, retain_graph=True)
+    after_all = a.grad.numpy().copy()
+    writes = trace.grad_writes[next(iter(trace.leaf_names))] + [
+        event["mode"] for event in later.events if event["kind"] == "accumulate_grad"]
+    a.grad = None  # what optimizer.zero_grad() does
+    c.backward(seed_gradient)
+    after_clearing = a.grad.numpy()
+
+    checks = [
+        agreement_check(T("One pass gives ∂c/∂a = 8a", "一遍反向传播得到 ∂c/∂a = 8a"),
+                        relative_error(after_one, 8 * a_value), EXACT_TOLERANCE),
+        equality_check(T("Dependency counts: each node waits for every edge into it",
+                         "依赖计数：每个节点等齐所有指向它的边"),
+                       _counts_by_name(trace, trace.dependencies),
+                       {"MulBackward0": 1, "AddBackward0": 2, "AccumulateGrad": 2}),
+        equality_check(T("Input buffers summed two gradients, once at b's node and once at a's",
+                         "输入缓冲区做了两次累加：b 的节点一次，a 的节点一次"),
+                       _counts_by_name(trace, dict(trace.buffer_sums)),
+                       {"AddBackward0": 1, "AccumulateGrad": 1}),
+        Check(T("Each node ran once, with the full sum", "每个节点只执行一次，拿到的是完整的和"),
+              passed=runs_in_dependency_order(trace),
+              measured=f"{len(trace.executed)} runs for {len(trace.nodes)} nodes",
+              expected="one run per node"),
+        agreement_check(T(f"After {passes} passes AccumulateGrad has added them up: "
+                          f"a.grad = {passes}·8a",
+                          f"{passes} 遍之后 AccumulateGrad 把它们加在一起：a.grad = {passes}·8a"),
+                        relative_error(after_all, passes * 8 * a_value), EXACT_TOLERANCE),
+        equality_check(T("AccumulateGrad writes .grad first, then adds to it",
+                         "AccumulateGrad 第一次写入 .grad，之后都是累加"),
+                       [mode if mode == "add" else "write" for mode in writes],
+                       ["write"] + ["add"] * (passes - 1)),
+        agreement_check(T("After clearing a.grad, one pass gives 8a again",
+                          "清零 a.grad 后，再走一遍又得到 8a"),
+                        relative_error(after_clearing, 8 * a_value), EXACT_TOLERANCE),
+    ]
+    return Result(
+        checks=checks,
+        figures=[diagram(trace, T("Autograd graph of c = (a + a) · (a + a)",
+                                  "c = (a + a) · (a + a) 的自动微分计算图"))],
+        tables=[execution_table(trace)],
+        metrics={"passes": passes, "grad_over_a_after_passes": float(after_all[0] / a_value[0])
+                 if a_value[0] else 0.0},
+        notes=[T("Two edges leave each node because each operation used its input twice; the "
+                 "engine sums what arrives over both before running the next node.",
+                 "每个节点都引出两条边，因为每个运算都把输入用了两次；"
+                 "引擎先把两条边送来的梯度加起来，再执行下一个节点。")],
+    )
+
+
+# ---------------------------------------------------------------- 6. finite differences
+
+SMOOTH_EXPRESSIONS = ("tanh-affine", "softmax-ce")
+STEP_EXPONENTS = [k / 2 for k in range(-24, -1)]  # h = 10^-12 ... 10^-1 in half decades
+AGREEMENT_AT_CHOSEN_STEP = 1e-6
+BEST_ERROR_BOUND = 1e-8
+TRUNCATION_FROM, ROUNDING_UP_TO = -3.0, -8.0  # log10 h where each error clearly dominates
+SLOPE_TOLERANCE = 0.3
+TABLE_ENTRIES = 8
+
+
+def fitted_slope(exponents: list[float], errors: list[float]) -> float:
+    """Slope of log10(error) against log10(h): error ~ h^slope."""
+    slope, _ = np.polyfit(exponents, np.log10(errors), 1)
+    return float(slope)
+
+
+def slope_check(name, slope: float, expected: float) -> Check:
+    """Pass when a fitted slope is within SLOPE_TOLERANCE of the model's."""
+    return Check(name=name, passed=bool(abs(slope - expected) <= SLOPE_TOLERANCE),
+                 measured=f"slope {slope:.2f}", expected=f"{expected:g} ± {SLOPE_TOLERANCE}")
+
+
+@experiment(
+    name="finite-differences",
+    title=T("Gradient check: the engine against central differences",
+            "梯度检验：引擎与中心差分对照"),
+    description=T(
+        "Perturbs every parameter of the chosen expression by ±h for step sizes from 10⁻¹² to "
+        "10⁻¹ (float64) and measures how far the central difference lies from the engine's "
+        "gradient.",
+        "对所选表达式的每个参数做 ±h 的扰动，步长从 10⁻¹² 到 10⁻¹（float64），"
+        "测量中心差分与引擎梯度相差多少。",
+    ),
+    params=[
+        _expression_param(SMOOTH_EXPRESSIONS, "tanh-affine"),
+        Param("log10_h", "float", -6.0, T("step h = 10^k: k", "步长 h = 10^k：k"),
+              minimum=-12, maximum=-1, step=0.5),
+        SEED,
+    ],
+)
+def finite_differences(expression: str, log10_h: float, seed: int) -> Result:
+    case = make_case(expression, seed)
+    leaves = leaf_tensors(case.leaves)
+    case.loss(leaves).backward()
+    engine = {name: tensor.grad.numpy() for name, tensor in leaves.items()}
+
+    def loss(values: dict[str, np.ndarray]) -> float:
+        return evaluate(case, values)
+
+    errors = [gradients_error(central_difference(loss, case.leaves, 10.0**k), engine)
+              for k in STEP_EXPONENTS]
+    chosen = central_difference(loss, case.leaves, 10.0**log10_h)
+    chosen_error = gradients_error(chosen, engine)
+    best = int(np.argmin(errors))
+    large = [k >= TRUNCATION_FROM for k in STEP_EXPONENTS]
+    small = [k <= ROUNDING_UP_TO for k in STEP_EXPONENTS]
+    truncation_slope = fitted_slope([k for k, f in zip(STEP_EXPONENTS, large, strict=True) if f],
+                                    [e for e, f in zip(errors, large, strict=True) if f])
+    rounding_slope = fitted_slope([k for k, f in zip(STEP_EXPONENTS, small, strict=True) if f],
+                                  [e for e, f in zip(errors, small, strict=True) if f])
+    optimum = float(np.finfo(np.float64).eps) ** (1 / 3)
+    distance = abs(STEP_EXPONENTS[best] - np.log10(optimum))
+
+    checks = [
+        agreement_check(T(f"At your step h = 10^{log10_h:g} the engine agrees with the central "
+                          f"difference", f"在你选的步长 h = 10^{log10_h:g} 下，引擎与中心差分一致"),
+                        chosen_error, AGREEMENT_AT_CHOSEN_STEP),
+        agreement_check(T("At the bottom of the V the agreement is close to float64 rounding",
+                          "在 V 字底部，两者的差距接近 float64 的舍入误差"),
+                        errors[best], BEST_ERROR_BOUND),
+        slope_check(T(f"Truncation: for h ≥ 10^{TRUNCATION_FROM:g} the error grows like h²",
+                      f"截断误差：h ≥ 10^{TRUNCATION_FROM:g} 时误差按 h² 增长"),
+                    truncation_slope, 2.0),
+        slope_check(T(f"Rounding: for h ≤ 10^{ROUNDING_UP_TO:g} the error grows like ε/h",
+                      f"舍入误差：h ≤ 10^{ROUNDING_UP_TO:g} 时误差按 ε/h 增长"),
+                    rounding_slope, -1.0),
+        Check(T("The best step lies near ε^(1/3) ≈ 6e-6 (within 1.5 decades)",
+                "最佳步长在 ε^(1/3) ≈ 6e-6 附近（相差不超过 1.5 个数量级）"),
+              passed=bool(distance <= 1.5), measured=f"best h = 10^{STEP_EXPONENTS[best]:g}",
+              expected=f"10^{np.log10(optimum) - 1.5:.1f} … 10^{np.log10(optimum) + 1.5:.1f}"),
+    ]
+    rows = []
+    for name in sorted(engine):
+        for index in np.ndindex(engine[name].shape):
+            if len(rows) < TABLE_ENTRIES:
+                where = f"{name}[{', '.join(str(i) for i in index)}]"
+                rows.append([where, f"{engine[name][index]:.12g}", f"{chosen[name][index]:.12g}",
+                             f"{abs(engine[name][index] - chosen[name][index]):.1e}"])
+    label = EXPRESSIONS[expression].label
+    return Result(
+        checks=checks,
+        figures=[LineChart(
+            title=T(f"Central difference vs engine: {label.en}", f"中心差分与引擎之差：{label.zh}"),
+            x_label=T("step h", "步长 h"),
+            y_label=T("relative error", "相对误差"),
+            series=[Series(T("max |difference − engine| / max |engine|",
+                             "max |差分 − 引擎| / max |引擎|"),
+                           [10.0**k for k in STEP_EXPONENTS], errors)],
+            log_x=True, log_y=True)],
+        tables=[Table(
+            title=T(f"The first entries at h = 10^{log10_h:g}", f"h = 10^{log10_h:g} 时的前几个分量"),
+            columns=[T("parameter", "参数"), T("engine", "引擎"),
+                     T("central difference", "中心差分"), T("difference", "差")],
+            rows=rows)],
+        metrics={"best_error": errors[best], "best_log10_h": STEP_EXPONENTS[best],
+                 "error_at_chosen_h": chosen_error, "truncation_slope": truncation_slope,
+                 "rounding_slope": rounding_slope},
+    )
+
+
+EXPERIMENTS = [graph, modes, local_rules, softmax_ce_stability, fan_out, finite_differences]
