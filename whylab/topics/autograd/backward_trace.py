@@ -113,6 +113,32 @@ def dependency_mismatches(trace: BackwardTrace) -> list[str]:
                   if trace.dependencies.get(node_id, 0) != degrees[node_id])
 
 
+# What each input's backward rule needs: the gradient for input 0 of a product needs
+# input 1 and the other way round (Ā = Ȳ Bᵀ needs B; B̄ = Aᵀ Ȳ needs A).
+PRODUCT_RULE_NEEDS = {"MmBackward0": ("mat2", "self"), "MulBackward0": ("other", "self")}
+
+
+def unneeded_saves(trace: BackwardTrace) -> list[str]:
+    """Product nodes whose saved tensors differ from what their needed rules use.
+
+    An input that does not require grad has no edge, so its rule never runs
+    and the other factor need not be kept.
+    """
+    wrong = []
+    for entry in trace.nodes:
+        needs = PRODUCT_RULE_NEEDS.get(entry["name"])
+        if needs is None:
+            continue
+        used = {needs[e["index"]] for e in trace.edges if e["source"] == entry["id"]}
+        if {item["name"] for item in entry["saved"]} != used:
+            wrong.append(entry["id"])
+    return wrong
+
+
+def product_nodes(trace: BackwardTrace) -> int:
+    return sum(entry["name"] in PRODUCT_RULE_NEEDS for entry in trace.nodes)
+
+
 # ---------------------------------------------------------------- drawing
 
 
