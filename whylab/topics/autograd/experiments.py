@@ -480,6 +480,7 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
 
     worst = {form: [] for form in FORMS}
     non_finite = {form: [] for form in FORMS}
+    broken_samples = {form: [] for form in FORMS}
     finite_error = dict.fromkeys(FORMS, 0.0)
     separate_violations = naive_violations = 0
     gradient_error, gradient_range, gradient_finite = 0.0, 0.0, True
@@ -495,6 +496,7 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
             errors = loss_errors(values, reference)
             worst[form].append(float(errors.max()))
             non_finite[form].append(bool(np.isinf(errors).any()))
+            broken_samples[form].append(int(np.count_nonzero(np.isinf(errors))))
             finite_errors = errors[np.isfinite(errors)]
             if finite_errors.size:
                 finite_error[form] = max(finite_error[form], float(finite_errors.max()))
@@ -564,6 +566,14 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
         series=[Series(FORM_LABELS[form], scales, worst[form]) for form in FORMS],
         log_x=True, log_y=True,
     )
+    broken_chart = LineChart(
+        title=T(f"Samples (of {STABILITY_BATCH}) whose loss is inf or nan ({dtype})",
+                f"损失为 inf 或 nan 的样本数（共 {STABILITY_BATCH} 个，{dtype}）"),
+        x_label=T("logit scale", "logit 尺度"),
+        y_label=T("samples", "样本数"),
+        series=[Series(FORM_LABELS[form], scales, broken_samples[form]) for form in FORMS],
+        log_x=True,
+    )
     table = Table(
         title=T("Where each form breaks", "每种写法在哪里失效"),
         columns=[T("form", "写法"), T("first scale with inf or nan", "首次出现 inf 或 nan 的尺度"),
@@ -572,15 +582,15 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
               for form in FORMS],
     )
     return Result(
-        checks=checks, figures=[chart], tables=[table],
+        checks=checks, figures=[chart, broken_chart], tables=[table],
         metrics={"fused_max_error": max(worst["fused"]),
                  "separate_first_inf_scale": first_failure["separate"] or 0.0,
                  "naive_first_failure_scale": first_failure["naive"] or 0.0},
-        notes=[T("Points where a form returned inf or nan are left out of the chart (the table "
-                 "says where that starts); an error of exactly zero cannot be drawn on a log "
-                 "scale either.",
-                 "某种写法得到 inf 或 nan 的点不画在图上（从哪里开始见表）；"
-                 "误差恰好为零的点在对数坐标上也画不出来。")],
+        notes=[T("In the first chart, a scale where some sample's loss was inf or nan has no "
+                 "point (the second chart counts those samples); an error of exactly zero "
+                 "cannot be drawn on a log scale either.",
+                 "第一张图中，只要有样本的损失为 inf 或 nan，该尺度就不画点（第二张图统计了"
+                 "这些样本的个数）；误差恰好为零的点在对数坐标上也画不出来。")],
     )
 
 
@@ -635,10 +645,11 @@ def fan_out(size: int, passes: int, seed: int) -> Result:
                          "依赖计数：每个节点等齐所有指向它的边"),
                        _counts_by_name(trace, trace.dependencies),
                        {"MulBackward0": 1, "AddBackward0": 2, "AccumulateGrad": 2}),
-        equality_check(T("Input buffers summed two gradients, once at b's node and once at a's",
-                         "输入缓冲区做了两次累加：b 的节点一次，a 的节点一次"),
-                       _counts_by_name(trace, dict(trace.buffer_sums)),
-                       {"AddBackward0": 1, "AccumulateGrad": 1}),
+        equality_check(T("Input buffers summed two gradients at b's node and two at a's",
+                         "输入缓冲区在 b 的节点和 a 的节点各累加了两个梯度"),
+                       _counts_by_name(trace, {node: adds + 1 for node, adds
+                                               in trace.buffer_sums.items()}),
+                       {"AddBackward0": 2, "AccumulateGrad": 2}),
         Check(T("Each node ran once, with the full sum", "每个节点只执行一次，拿到的是完整的和"),
               passed=runs_in_dependency_order(trace),
               measured=f"{len(trace.executed)} runs for {len(trace.nodes)} nodes",
