@@ -99,8 +99,13 @@ CASES = [
     Case("mul_scalar", lambda m, a: a * 3.0, ((3, 4),)),
     Case("div_broadcast", lambda m, a, b: a / b, ((3, 4), (4,)), ("normal", "positive")),
     Case("div_scalar_numerator", lambda m, a: 2.0 / a, ((3, 4),), ("positive",)),
-    Case("remainder", lambda m, a, b: m.remainder(a, b), ((3, 4), (4,)), ("normal", "positive"),
-         check_numerically=False),
+    Case(
+        "remainder",
+        lambda m, a, b: m.remainder(a, b),
+        ((3, 4), (4,)),
+        ("normal", "positive"),
+        check_numerically=False,
+    ),
     Case("neg", lambda m, a: -a, ((3, 4),)),
     Case("abs", lambda m, a: a.abs(), ((3, 4),), ("distinct",)),
     Case("sign", lambda m, a: a.sign() * a, ((3, 4),), ("distinct",)),
@@ -108,7 +113,7 @@ CASES = [
     Case("pow_float", lambda m, a: a.pow(2.5), ((3, 4),), ("positive",)),
     Case("pow_zero", lambda m, a: a.pow(0) * a, ((3, 4),)),
     Case("pow_tensor", lambda m, a, b: a.pow(b), ((3, 4), (4,)), ("positive", "normal")),
-    Case("pow_scalar_base", lambda m, a: 2.0 ** a, ((3, 4),)),
+    Case("pow_scalar_base", lambda m, a: 2.0**a, ((3, 4),)),
     Case("maximum", lambda m, a, b: m.maximum(a, b), ((3, 4), (4,))),
     Case("minimum", lambda m, a, b: m.minimum(a, b), ((3, 4), (3, 1))),
     Case("maximum_ties", lambda m, a: m.maximum(a, a * 1), ((3, 4),)),
@@ -170,10 +175,16 @@ CASES = [
     Case("cat", lambda m, a, b: m.cat([a, b], 1), ((3, 4), (3, 2))),
     Case("stack", lambda m, a, b: m.stack([a, b], 1), ((3, 4), (3, 4))),
     Case("gather", lambda m, a: a.gather(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]])), ((3, 4),)),
-    Case("scatter_add", lambda m, a, b: a.scatter_add(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]]), b),
-         ((3, 4), (3, 2))),
-    Case("scatter", lambda m, a, b: a.scatter(1, _index_tensor(m, [[0, 1], [3, 1], [2, 0]]), b),
-         ((3, 4), (3, 2))),
+    Case(
+        "scatter_add",
+        lambda m, a, b: a.scatter_add(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]]), b),
+        ((3, 4), (3, 2)),
+    ),
+    Case(
+        "scatter",
+        lambda m, a, b: a.scatter(1, _index_tensor(m, [[0, 1], [3, 1], [2, 0]]), b),
+        ((3, 4), (3, 2)),
+    ),
     Case("index_select", lambda m, a: a.index_select(0, _index_tensor(m, [2, 0, 2])), ((3, 4),)),
     Case("masked_fill", lambda m, a: a.masked_fill(a > 0, 0.5), ((3, 4),)),
     Case("masked_select", lambda m, a: a.masked_select(a > 0), ((3, 4),)),
@@ -208,26 +219,46 @@ CASES = [
     Case("diagonal_3d", lambda m, a: a.diagonal(0, 1, 2), ((2, 3, 3),)),
     Case("unfold", lambda m, a: a.unfold(1, 2, 1), ((3, 5),)),
     Case("unfold_step", lambda m, a: a.unfold(0, 2, 2), ((5, 3),)),
-    Case("as_strided", lambda m, a: a.as_strided((2, 3), (1, 2), 1), ((3, 4),),
-         layouts=("contiguous",)),
-    Case("as_strided_overlap", lambda m, a: a.as_strided((3, 3), (1, 1)), ((3, 4),),
-         layouts=("contiguous",)),
+    Case(
+        "as_strided",
+        lambda m, a: a.as_strided((2, 3), (1, 2), 1),
+        ((3, 4),),
+        layouts=("contiguous",),
+    ),
+    Case(
+        "as_strided_overlap",
+        lambda m, a: a.as_strided((3, 3), (1, 1)),
+        ((3, 4),),
+        layouts=("contiguous",),
+    ),
     Case("split_pieces", _two_pieces, ((3, 4),)),
     Case("chunk", lambda m, a: a.chunk(2, 0)[0] * 2, ((4, 3),)),
     Case("unbind", _unbind_mix, ((3, 4),)),
     # copies and conversions
     Case("clone", lambda m, a: a.clone(), ((3, 4),)),
     Case("contiguous", lambda m, a: a.contiguous() * 2, ((3, 4),)),
-    Case("to_float32_and_back", lambda m, a: a.to(m.float32).to(m.float64) * 2, ((3, 4),),
-         check_numerically=False),  # a float32 round trip is not smooth at eps=1e-6
+    Case(
+        "to_float32_and_back",
+        lambda m, a: a.to(m.float32).to(m.float64) * 2,
+        ((3, 4),),
+        check_numerically=False,
+    ),  # a float32 round trip is not smooth at eps=1e-6
     Case("detach_blocks", lambda m, a: a * a.detach(), ((3, 4),), check_numerically=False),
     # in-place ops and writes through views
     Case("inplace_chain", _inplace_chain, ((3, 4), (4,))),
-    Case("inplace_div_pow", lambda m, a, b: (a * 1).div_(b).pow_(2), ((3, 4), (4,)), ("normal", "positive")),
+    Case(
+        "inplace_div_pow",
+        lambda m, a, b: (a * 1).div_(b).pow_(2),
+        ((3, 4), (4,)),
+        ("normal", "positive"),
+    ),
     Case("inplace_clamp", lambda m, a: (a * 1).clamp_(-0.5, 0.5), ((3, 4),)),
     Case("inplace_masked_fill", lambda m, a: (a * 1).masked_fill_(a > 0, 1.0), ((3, 4),)),
-    Case("inplace_scatter_add", lambda m, a, b: (a * 1).scatter_add_(
-        1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]]), b), ((3, 4), (3, 2))),
+    Case(
+        "inplace_scatter_add",
+        lambda m, a, b: (a * 1).scatter_add_(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]]), b),
+        ((3, 4), (3, 2)),
+    ),
     Case("setitem_slice", _setitem_slice, ((3, 4), (3,))),
     Case("setitem_advanced", _setitem_advanced, ((3, 4), (2, 4))),
     Case("view_then_inplace", _view_then_inplace, ((3, 4),)),
@@ -267,13 +298,15 @@ def test_gradient_matches_torch(case, layout):
             continue
         assert actual is not None, f"{case.name}: input {index} got no gradient"
         assert actual.shape == pair.w_leaf.shape
-        assert_close(actual.numpy(), expected.numpy(), atol=1e-6 if "float32" in case.name else 1e-10,
-                     what=f"{case.name} grad of input {index}")
+        assert_close(
+            actual.numpy(),
+            expected.numpy(),
+            atol=1e-6 if "float32" in case.name else 1e-10,
+            what=f"{case.name} grad of input {index}",
+        )
 
 
-@pytest.mark.parametrize(
-    "case", [c for c in CASES if c.check_numerically], ids=lambda c: c.name
-)
+@pytest.mark.parametrize("case", [c for c in CASES if c.check_numerically], ids=lambda c: c.name)
 def test_gradcheck_passes(case):
     rng = np.random.default_rng(_seed(case.name))
     leaves = [
@@ -329,8 +362,11 @@ SECOND_ORDER = [
     Case("relu_mul", lambda m, a, b: a.relu() * b, ((3, 4), (3, 4))),
     Case("logsumexp", lambda m, a: a.logsumexp(1), ((3, 4),)),
     Case("mean_var", lambda m, a: a.var(0) + a.mean(), ((3, 4),)),
-    Case("gather_cross_entropy", lambda m, a: -a.log_softmax(1).gather(
-        1, _index_tensor(m, [[1], [0], [3]])).mean(), ((3, 4),)),
+    Case(
+        "gather_cross_entropy",
+        lambda m, a: -a.log_softmax(1).gather(1, _index_tensor(m, [[1], [0], [3]])).mean(),
+        ((3, 4),),
+    ),
     Case("getitem_cat", lambda m, a: m.cat([a[:, :2] * a[:, 2:], a[1:, 1:3]], 0), ((3, 4),)),
 ]
 
@@ -343,16 +379,22 @@ def test_second_order_matches_torch(case):
     for module in (whylab, torch):
         leaves = [p.w_leaf if module is whylab else p.t_leaf for p in pairs]
         out = case.fn(module, *leaves)
-        seed = module.tensor(np.linspace(-1.0, 1.0, int(np.prod(tuple(out.shape)))).reshape(
-            tuple(out.shape)), dtype=module.float64)
+        seed = module.tensor(
+            np.linspace(-1.0, 1.0, int(np.prod(tuple(out.shape)))).reshape(tuple(out.shape)),
+            dtype=module.float64,
+        )
         grads = module.autograd.grad(out, leaves, grad_outputs=seed, create_graph=True)
-        directions = [module.tensor(np.cos(np.arange(np.prod(p.data.shape))).reshape(p.data.shape),
-                                    dtype=module.float64) for p in pairs]
+        directions = [
+            module.tensor(
+                np.cos(np.arange(np.prod(p.data.shape))).reshape(p.data.shape), dtype=module.float64
+            )
+            for p in pairs
+        ]
         total = sum((g * d).sum() for g, d in zip(grads, directions, strict=True))
         second = module.autograd.grad(total, leaves, allow_unused=True)
         results[module.__name__] = [
-            np.zeros(p.data.shape) if s is None else s.detach().numpy() for s, p in
-            zip(second, pairs, strict=True)
+            np.zeros(p.data.shape) if s is None else s.detach().numpy()
+            for s, p in zip(second, pairs, strict=True)
         ]
     for index, (w, t) in enumerate(zip(results["whylab"], results["torch"], strict=True)):
         assert_close(w, t, what=f"{case.name} second derivative, input {index}")

@@ -18,7 +18,8 @@ class device:
         kind, _, index_text = str(type_or_spec).partition(":")
         if kind not in _BACKEND_KEY:
             raise RuntimeError(
-                f"Expected one of cpu, cuda, meta device type at start of device string: {type_or_spec}"
+                "Expected one of cpu, cuda, meta device type at start of device string: "
+                f"{type_or_spec}"
             )
         if index_text:
             index = int(index_text)

@@ -10,6 +10,10 @@ integer < floating). Promotion follows ``torch.result_type``:
   the result when its *category* is higher: ``int64_tensor * 2.5`` is a float,
   but ``float32_tensor + 1.0`` stays float32;
 * a Python float counts as the default dtype (float32), a Python int as int64.
+
+Deviation from PyTorch: only bool, int32, int64, float32 and float64 exist
+(no float16, bfloat16, uint8, complex ...); NumPy arrays of other dtypes are
+rejected with a TypeError naming the supported ones.
 """
 
 from __future__ import annotations
@@ -141,14 +145,22 @@ def result_type(*operands) -> dtype:
         operand_dtype = getattr(operand, "dtype", None)
         if isinstance(operand_dtype, dtype):
             if operand._sizes:
-                dim_result = operand_dtype if dim_result is None else promote_types(dim_result, operand_dtype)
+                dim_result = (
+                    operand_dtype
+                    if dim_result is None
+                    else promote_types(dim_result, operand_dtype)
+                )
             else:
                 zero_dim_result = (
-                    operand_dtype if zero_dim_result is None else promote_types(zero_dim_result, operand_dtype)
+                    operand_dtype
+                    if zero_dim_result is None
+                    else promote_types(zero_dim_result, operand_dtype)
                 )
         else:
             current = scalar_dtype(operand)
-            wrapped_result = current if wrapped_result is None else promote_types(wrapped_result, current)
+            wrapped_result = (
+                current if wrapped_result is None else promote_types(wrapped_result, current)
+            )
     result = _combine_categories(dim_result, _combine_categories(zero_dim_result, wrapped_result))
     if result is None:
         raise TypeError("result_type: expected at least one operand")

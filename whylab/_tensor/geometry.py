@@ -29,11 +29,11 @@ def contiguous_strides(sizes: tuple[int, ...]) -> tuple[int, ...]:
 
 def is_contiguous(sizes, strides) -> bool:
     """Row-major contiguity, ignoring size-1 dimensions (PyTorch's rule)."""
+    if 0 in sizes:
+        return True
     expected = 1
     for d in range(len(sizes) - 1, -1, -1):
         size = sizes[d]
-        if size == 0:
-            return True
         if size != 1:
             if strides[d] != expected:
                 return False
@@ -111,40 +111,44 @@ def broadcast_all(shapes, op: str = "") -> tuple[int, ...]:
 
 
 def expand_geometry(sizes, strides, target, op: str = "expand"):
-    """Sizes and strides of ``expand(target)``: new or stretched dimensions get stride 0."""
+    """Sizes and strides of ``expand(target)``: stretched dimensions get stride 0.
+
+    New leading dimensions behave like size-1 dimensions whose stride continues
+    the one after them (so a new dimension of size 1 keeps a nonzero stride,
+    as in PyTorch's ``inferExpandGeometry``).
+    """
     target = tuple(target)
-    if len(target) < len(sizes):
+    ndim, tensor_ndim = len(target), len(sizes)
+    if ndim < tensor_ndim:
         raise RuntimeError(
-            f"{op}: the number of sizes provided ({len(target)}) must be greater or equal to "
-            f"the number of dimensions in the tensor ({len(sizes)})"
+            f"{op}: the number of sizes provided ({ndim}) must be greater or equal to "
+            f"the number of dimensions in the tensor ({tensor_ndim})"
         )
-    lead = len(target) - len(sizes)
-    new_sizes, new_strides = [], []
-    for i, want in enumerate(target):
-        if i < lead:
-            if want < 0:
-                raise RuntimeError(
-                    f"{op}: The expanded size of the tensor ({want}) isn't allowed in a leading, "
-                    "non-existing dimension"
-                )
-            new_sizes.append(want)
-            new_strides.append(0)
-            continue
-        have, stride = sizes[i - lead], strides[i - lead]
-        if want == -1:
-            want = have
-        if have == want:
-            new_sizes.append(have)
-            new_strides.append(stride)
-        elif have == 1:
-            new_sizes.append(want)
-            new_strides.append(0)
+    new_sizes, new_strides = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tensor_ndim - ndim + i
+        if dim >= 0:
+            size, stride = sizes[dim], strides[dim]
         else:
-            raise RuntimeError(
-                f"{op}: The expanded size of the tensor ({want}) must match the existing size "
-                f"({have}) at non-singleton dimension {i}.  Target sizes: {format_shape(target)}."
-                f"  Tensor sizes: {format_shape(sizes)}"
-            )
+            size = 1
+            stride = new_sizes[i + 1] * new_strides[i + 1] if i + 1 < ndim else 1
+        want = target[i]
+        if want == -1:
+            if dim < 0:
+                raise RuntimeError(
+                    f"{op}: The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            want = size
+        if size != want:
+            if size != 1:
+                raise RuntimeError(
+                    f"{op}: The expanded size of the tensor ({want}) must match the existing size "
+                    f"({size}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{format_shape(target)}.  Tensor sizes: {format_shape(sizes)}"
+                )
+            size, stride = want, 0
+        new_sizes[i], new_strides[i] = size, stride
     return tuple(new_sizes), tuple(new_strides)
 
 
@@ -153,6 +157,8 @@ def expand_geometry(sizes, strides, target, op: str = "expand"):
 
 def infer_size(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     """Replace a single -1 in ``shape`` so that the element count is ``numel``."""
+    if -1 not in shape and prod(shape) == numel and (not shape or min(shape) >= 0):
+        return tuple(shape)
     shape = tuple(int(s) for s in shape)
     infer_at = None
     known = 1
@@ -173,7 +179,7 @@ def infer_size(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     raise RuntimeError(f"{op}: shape '{format_shape(shape)}' is invalid for input of size {numel}")
 
 
-def view_strides(old_sizes, old_strides, new_sizes):
+def view_strides(old_sizes: tuple, old_strides: tuple, new_sizes: tuple):
     """Strides that let ``new_sizes`` view memory laid out as (old_sizes, old_strides).
 
     Returns None when no such strides exist — then ``view`` fails and ``reshape``
@@ -183,6 +189,8 @@ def view_strides(old_sizes, old_strides, new_sizes):
     """
     if not old_sizes:
         return (1,) * len(new_sizes)
+    if old_strides == contiguous_strides(old_sizes):
+        return contiguous_strides(new_sizes)  # the walk below gives the same answer
     numel = prod(old_sizes)
     if numel == 0:
         if tuple(old_sizes) == tuple(new_sizes):

@@ -11,6 +11,8 @@ them defaults and never reads them.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from whylab._tensor import dtypes
@@ -19,23 +21,39 @@ from whylab._tensor.geometry import contiguous_strides, is_contiguous
 from whylab._tensor.storage import Storage
 
 
+class _CreationState(threading.local):
+    """Per-thread mask applied to the dispatch keys of every tensor made.
+
+    All bits by default. ``whylab.inference_mode`` clears the autograd keys here,
+    which is what makes the tensors created inside it *inference tensors*.
+    """
+
+    key_mask = -1
+
+
+creation_state = _CreationState()
+
+
 class VersionCounter:
     """Counts in-place writes; shared by a tensor and all its views.
 
     Autograd saves ``value`` when it saves a tensor for backward and compares on
     use, which is how PyTorch detects "modified by an inplace operation".
+    (``value`` starts as a class attribute so that creating a counter, which
+    happens for every new tensor, costs no ``__init__`` call.)
     """
 
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
+    value = 0
 
     def bump(self) -> None:
         self.value += 1
 
     def __repr__(self) -> str:
         return f"VersionCounter({self.value})"
+
+
+_new_object = object.__new__
+_ndarray = np.ndarray
 
 
 class Tensor:
@@ -69,19 +87,47 @@ class Tensor:
         "__weakref__",
     )
 
-    # Not a user-facing constructor: use whylab.tensor(...) / whylab.empty(...).
-    def __init__(self, *args, **kwargs):
+    def __new__(cls, *args, **kwargs):
+        """Not a user-facing constructor (deviation: ``torch.Tensor(2, 3)`` makes an
+        uninitialised tensor); use ``whylab.tensor(data)``, ``whylab.empty(*size)`` or
+        another factory. Subclasses build instances with :meth:`_make_subclass`."""
         raise TypeError(
             "whylab.Tensor cannot be constructed directly; use whylab.tensor(data), "
             "whylab.empty(*size) or another factory"
         )
 
+    @staticmethod
+    def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
+        """An instance of the subclass ``cls`` sharing ``data``'s storage and layout
+        (like ``torch.Tensor._make_subclass``; how ``nn.Parameter`` is built)."""
+        t = _new_object(cls)
+        t._storage = data._storage
+        t._sizes = data._sizes
+        t._strides = data._strides
+        t._offset = data._offset
+        t._array = data._array
+        t.dtype = data.dtype
+        t.device = data.device
+        t._version = data._version
+        t._base = None
+        t._keys = data._keys
+        t._requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._grad_accumulator = None
+        t._retains_grad = False
+        t._hooks = None
+        t._output_nr = 0
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
     # ----------------------------------------------------------- fast constructors
 
-    @classmethod
-    def _make(cls, storage, sizes, strides, offset, array, version=None):
+    @staticmethod
+    def _make(storage, sizes, strides, offset, array, version=None):
         """Build a tensor from its parts with direct slot writes (the hot path)."""
-        t = object.__new__(cls)
+        t = _new_object(Tensor)
         t._storage = storage
         t._sizes = sizes
         t._strides = strides
@@ -91,7 +137,7 @@ class Tensor:
         t.device = storage.device
         t._version = VersionCounter() if version is None else version
         t._base = None
-        t._keys = storage.device.key_bits
+        t._keys = storage.device.key_bits & creation_state.key_mask
         t._requires_grad = False
         t.grad = None
         t.grad_fn = None
@@ -101,8 +147,8 @@ class Tensor:
         t._output_nr = 0
         return t
 
-    @classmethod
-    def _from_numpy_result(cls, array, dtype=None):
+    @staticmethod
+    def _from_numpy_result(array, dtype=None):
         """Wrap a fresh NumPy result (owned by nobody else) as a new CPU tensor.
 
         Contiguous results are used as they are. Results laid out densely in
@@ -115,19 +161,18 @@ class Tensor:
             dtype = dtypes._BY_NUMPY[array.dtype]
         shape = array.shape
         if array.flags.c_contiguous:
-            return cls._make(
-                Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
-            )
+            storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+            return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
         itemsize = array.itemsize
         order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
         permuted = array.transpose(order)
         if permuted.flags.c_contiguous and min(array.strides, default=0) >= 0:
             strides = tuple(s // itemsize for s in array.strides)
-            return cls._make(Storage(permuted.reshape(-1), dtype, CPU), shape, strides, 0, array)
+            storage = Storage.of(permuted.reshape(-1), dtype, CPU, array.size)
+            return Tensor._make(storage, shape, strides, 0, array)
         array = np.asarray(array, order="C")
-        return cls._make(
-            Storage(array.reshape(-1), dtype, CPU), shape, contiguous_strides(shape), 0, array
-        )
+        storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+        return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
     _wrap = _from_numpy_result
 
@@ -135,19 +180,15 @@ class Tensor:
         """A tensor showing other elements of this tensor's storage (no base set)."""
         storage = self._storage
         data = storage.data
-        array = None
-        if data is not None:
-            itemsize = storage.dtype.itemsize
-            array = np.ndarray(
-                sizes,
-                storage.dtype.numpy,
-                data,
-                offset * itemsize,
-                tuple(s * itemsize for s in strides),
-            )
-        t = Tensor._make(storage, sizes, strides, offset, array, self._version)
-        t._keys = self._keys
-        return t
+        if data is None:
+            array = None
+        else:
+            itemsize = data.itemsize
+            byte_strides = tuple([s * itemsize for s in strides])
+            # An empty view may start at the very end of the buffer, which NumPy refuses.
+            byte_offset = offset * itemsize if 0 not in sizes else 0
+            array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
+        return Tensor._make(storage, sizes, strides, offset, array, self._version)
 
     # ------------------------------------------------------------------ layout
 

@@ -45,13 +45,3 @@ def source_element_index(source_geometry, view_geometry) -> np.ndarray:
     inverse = np.full(high - low + 1, -1, dtype=np.int64)
     inverse[source_positions - low] = np.arange(source_positions.size, dtype=np.int64)
     return inverse[view_positions - low]
-
-
-def contiguous_strides(sizes) -> tuple[int, ...]:
-    """Row-major strides for ``sizes`` (a size-0 dimension counts as 1)."""
-    strides = [0] * len(sizes)
-    step = 1
-    for dim in range(len(sizes) - 1, -1, -1):
-        strides[dim] = step
-        step *= max(sizes[dim], 1)
-    return tuple(strides)

@@ -19,7 +19,12 @@ import traceback
 
 import numpy as np
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+__all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
 
 
 class _AnomalyState(threading.local):
@@ -38,9 +43,6 @@ def is_anomaly_enabled() -> bool:
 def is_anomaly_check_nan_enabled() -> bool:
     """True when anomaly mode also checks every backward result for NaN."""
     return _state.check_nan
-
-
-anomaly_checks_nan = is_anomaly_check_nan_enabled
 
 
 class detect_anomaly:

@@ -123,7 +123,8 @@ def gather_backward_by_index(grad, self_shape, pick):
     the element numbers ``arange(numel).reshape(self_shape)`` it tells which
     source element each output element is; the gradient goes back there.
     """
-    numbers = whylab.from_numpy(np.arange(math.prod(self_shape), dtype=np.int64).reshape(self_shape))
+    numel = math.prod(self_shape)
+    numbers = whylab.from_numpy(np.arange(numel, dtype=np.int64).reshape(self_shape))
     index = pick(numbers)
     return scatter_to_source(grad, index.numpy(), self_shape, grad.dtype)
 
@@ -380,7 +381,9 @@ DERIVATIVES = [
         exponent=pow_backward_exponent,
     ),
     Derivative("pow.Scalar", "PowBackward2", exponent=pow_backward_exponent),
-    Derivative("reciprocal", "ReciprocalBackward0", self=lambda grad, result: -grad * (result * result)),
+    Derivative(
+        "reciprocal", "ReciprocalBackward0", self=lambda grad, result: -grad * (result * result)
+    ),
     Derivative(
         "maximum", "MaximumBackward0",
         self=lambda grad, self, other: maximum_backward(grad, self, other, larger=True),

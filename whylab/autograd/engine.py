@@ -34,6 +34,7 @@ import heapq
 import warnings
 from contextlib import contextmanager
 
+from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
 from whylab.autograd.graph import (
     AccumulateGrad,
@@ -139,8 +140,6 @@ def _size_repr(sizes) -> str:
 
 def _make_grads(outputs, grad_outputs, create_graph):
     """The initial gradients: given ones checked against their outputs, or implicit ones."""
-    import whylab
-
     grads = []
     for index, (output, given) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if given is None:
@@ -152,10 +151,10 @@ def _make_grads(outputs, grad_outputs, create_graph):
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{output.dtype}"
                     )
-                given = whylab.ones_like(output)
+                given = _ones_like(output)
             grads.append(given)
             continue
-        if not isinstance(given, whylab.Tensor):
+        if not isinstance(given, Tensor):
             raise TypeError(
                 f"gradients can be either Tensors or None, but got {type(given).__name__}"
             )
@@ -172,6 +171,12 @@ def _make_grads(outputs, grad_outputs, create_graph):
             )
         grads.append(given)
     return grads
+
+
+def _ones_like(tensor):
+    import whylab
+
+    return whylab.ones_like(tensor)
 
 
 def _root_edges(outputs):
@@ -203,9 +208,7 @@ def backward(
     outputs = _as_tuple(tensors)
     given = _as_tuple(grad_tensors) or (None,) * len(outputs)
     if len(given) != len(outputs):
-        raise RuntimeError(
-            f"grad_tensors has {len(given)} elements but tensors has {len(outputs)}"
-        )
+        raise RuntimeError(f"grad_tensors has {len(given)} elements but tensors has {len(outputs)}")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, given, create_graph)
@@ -251,7 +254,9 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True"
+        )
     for tensor in input_tensors:
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -375,12 +380,15 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
 
     previous_needed = _engine_state.needed
     previous_create_graph = _engine_state.create_graph
+    previous_grad_mode = grad_mode._state.enabled
     _engine_state.needed = receive
     _engine_state.create_graph = create_graph
+    # Formulas are recorded only under create_graph (grad mode is the switch).
+    grad_mode._state.enabled = create_graph
     try:
-        with grad_mode.set_grad_enabled(create_graph):
-            _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate)
+        _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate)
     finally:
+        grad_mode._state.enabled = previous_grad_mode
         _engine_state.needed = previous_needed
         _engine_state.create_graph = previous_create_graph
     return captured
@@ -400,7 +408,7 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
         if inputs is None:
             inputs = [None] * len(node.input_metadata)
         if node is not root:
-            if node._tensor_pre_hooks or node._retains_grad_hooks or type(node) is AccumulateGrad:
+            if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
                 inputs = _call_tensor_pre_hooks(node, inputs)
             if node in captures:
                 for input_nr, index, tensor in captures[node]:
@@ -440,7 +448,9 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             if remaining == 0:
                 heapq.heappush(ready, (-next_node.sequence_nr, pushes, next_node))
                 pushes += 1
-        del outputs
+        # Drop this frame's references to the gradients just routed, so that the
+        # input buffers own them alone (AccumulateGrad may then steal them).
+        output = outputs = None
 
 
 def _call_tensor_pre_hooks(node, inputs):
@@ -456,7 +466,7 @@ def _call_tensor_pre_hooks(node, inputs):
                         grad_value = result
                 inputs[0] = grad_value
         return inputs
-    tensor_hooks = node._tensor_pre_hooks
+    tensor_hooks = node._hooks.tensor_pre
     if tensor_hooks:
         for output_nr, fn in tuple(tensor_hooks.values()):
             if inputs[output_nr] is None:
@@ -464,7 +474,7 @@ def _call_tensor_pre_hooks(node, inputs):
             result = fn(inputs[output_nr])
             if result is not None:
                 inputs[output_nr] = result
-    retains = node._retains_grad_hooks
+    retains = node._hooks.retains_grad
     if retains:
         for output_nr, fn in tuple(retains.values()):
             if inputs[output_nr] is not None:
@@ -474,35 +484,41 @@ def _call_tensor_pre_hooks(node, inputs):
 
 def _call_function(node, inputs, is_root: bool):
     """Node pre hooks, the node itself, anomaly checks, node post hooks."""
-    if node._pre_hooks:
-        for fn in tuple(node._pre_hooks.values()):
+    hooks = node._hooks
+    if hooks is not None and hooks.pre:
+        for fn in tuple(hooks.pre.values()):
             result = fn(tuple(inputs))
             if result is not None:
                 inputs = list(result)
-    if not is_root:
-        for value in inputs:
-            if value is not None:
-                break
-        else:
-            # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
-            return [None] * len(node.next_functions)
+    if not is_root and not _any_gradient(inputs):
+        # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
+        return [None] * len(node.next_functions)
     if anomaly._state.enabled:
         outputs = _apply_with_anomaly_checks(node, inputs)
     else:
         outputs = node.apply(inputs)
-    if node._post_hooks:
-        for fn in tuple(node._post_hooks.values()):
+    if hooks is not None and hooks.post:
+        for fn in tuple(hooks.post.values()):
             result = fn(tuple(outputs), tuple(inputs))
             if result is not None:
                 outputs = list(result)
     return outputs
 
 
+def _any_gradient(inputs) -> bool:
+    # A helper (not an inline loop) so no loop variable keeps a gradient alive in
+    # the caller's frame; AccumulateGrad counts references to decide on stealing.
+    for value in inputs:
+        if value is not None:
+            return True
+    return False
+
+
 def _apply_with_anomaly_checks(node, inputs):
     try:
         outputs = node.apply(inputs)
     except Exception:
-        trace_text = node._anomaly_trace
+        trace_text = node.anomaly_trace
         if trace_text:
             warnings.warn(
                 f"Error detected in {node.name()}. Traceback of forward call that caused "
@@ -510,14 +526,14 @@ def _apply_with_anomaly_checks(node, inputs):
                 stacklevel=2,
             )
         raise
-    if anomaly.anomaly_checks_nan():
+    if anomaly.is_anomaly_check_nan_enabled():
         for index, output in enumerate(outputs):
             if output is not None and anomaly.has_nan(output):
                 message = f"Function '{node.name()}' returned nan values in its {index}th output."
-                if node._anomaly_trace:
+                if node.anomaly_trace:
                     message += (
                         "\nTraceback of the forward call that created this node:\n"
-                        + node._anomaly_trace
+                        + node.anomaly_trace
                     )
                 raise RuntimeError(message)
     return outputs
@@ -565,4 +581,3 @@ def _accumulate_into_non_leaf(tensor, gradient) -> None:
         tensor.grad = gradient if grad_mode.is_grad_enabled() else gradient.detach().clone()
     else:
         tensor.grad = tensor.grad + gradient
-

@@ -96,7 +96,8 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grad_outputs):
         if self._materialize_grads:
             grad_outputs = [
-                g if g is not None else _zeros(meta) for g, meta in zip(grad_outputs, self.input_metadata, strict=True)
+                g if g is not None else _zeros(meta)
+                for g, meta in zip(grad_outputs, self.input_metadata, strict=True)
             ]
         result = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
@@ -135,7 +136,9 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, namespace):
         super().__init__(name, bases, namespace)
         cls._backward_cls = type(
-            name + "Backward", (BackwardCFunction,), {"_forward_cls": cls, "__module__": cls.__module__}
+            name + "Backward",
+            (BackwardCFunction,),
+            {"_forward_cls": cls, "__module__": cls.__module__},
         )
 
 
@@ -144,7 +147,9 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -158,8 +163,12 @@ class Function(metaclass=_FunctionMeta):
         """Run ``forward`` and, when some tensor argument requires grad, record the node."""
         ctx = cls._backward_cls()
         tensor_positions = tuple(i for i, arg in enumerate(args) if isinstance(arg, Tensor))
-        record = grad_mode.is_grad_enabled() and any(args[i].requires_grad for i in tensor_positions)
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad and record for a in args)
+        record = grad_mode.is_grad_enabled() and any(
+            args[i].requires_grad for i in tensor_positions
+        )
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and a.requires_grad and record for a in args
+        )
         with grad_mode.no_grad():
             outputs = cls.forward(ctx, *args, **kwargs)
         if not record:

@@ -130,12 +130,26 @@ class enable_grad(_GradModeContext):
         return True
 
 
+class _FixedModeBlock(_GradModeContext):
+    """A plain block that sets grad mode to a fixed value (used by decorators)."""
+
+    def __init__(self, mode: bool):
+        self._mode = mode
+
+    def _new_mode(self) -> bool:
+        return self._mode
+
+    def _fresh_copy(self):
+        return _FixedModeBlock(self._mode)
+
+
 class set_grad_enabled(_GradModeContext):
     """Set grad mode to ``mode``.
 
     Like PyTorch, it takes effect at once when called, so it works both as a
     plain call ``set_grad_enabled(False)`` and as ``with set_grad_enabled(False):``
-    (leaving the block restores the mode that was on before the call).
+    (leaving the block restores the mode that was on before the call). Used as
+    a decorator it changes nothing at decoration time.
     """
 
     def __init__(self, mode: bool):
@@ -147,21 +161,18 @@ class set_grad_enabled(_GradModeContext):
         return self._mode
 
     def __enter__(self):
-        # The mode was already set by __init__; keep the mode from before that call.
+        # The mode was set by __init__; __exit__ restores the one from before it.
         return None
 
     def _fresh_copy(self):
-        copy = object.__new__(set_grad_enabled)
-        copy._mode = self._mode
-        return copy
+        return _FixedModeBlock(self._mode)
 
     def __call__(self, func):
-        # Used as a decorator, the call in __init__ must not leak into the caller.
-        _state.enabled = self._previous
+        _state.enabled = self._previous  # undo the effect of constructing the decorator
         return super().__call__(func)
 
-    def clone(self) -> set_grad_enabled:
-        """A copy holding the same mode (PyTorch API)."""
+    def clone(self) -> _GradModeContext:
+        """A block setting the same mode (PyTorch API)."""
         return self._fresh_copy()
 
 
@@ -185,7 +196,9 @@ class inference_mode(_GradModeContext):
         return _state.enabled if not self._mode else False
 
     def __enter__(self):
+        from whylab._tensor.tensor import creation_state
         from whylab.dispatch import DispatchKey, exclude_keys
+        from whylab.dispatch.keys import AUTOGRAD_KEYS_MASK
 
         self._previous = _state.enabled
         self._previous_inference = _state.inference
@@ -194,10 +207,15 @@ class inference_mode(_GradModeContext):
             _state.inference = True
             self._key_guard = exclude_keys(DispatchKey.Autograd, DispatchKey.ADInplaceOrView)
             self._key_guard.__enter__()
+            self._previous_mask = creation_state.key_mask
+            creation_state.key_mask = self._previous_mask & ~AUTOGRAD_KEYS_MASK
         return None
 
     def __exit__(self, *exc_info):
         if self._mode:
+            from whylab._tensor.tensor import creation_state
+
+            creation_state.key_mask = self._previous_mask
             self._key_guard.__exit__(*exc_info)
         _state.enabled = self._previous
         _state.inference = self._previous_inference

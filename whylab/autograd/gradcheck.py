@@ -63,7 +63,9 @@ def _numerical_jacobians(func, inputs, input_index, eps):
             ).requires_grad_(target.requires_grad)
             # Grad mode stays on: func may itself differentiate (gradgradcheck).
             outputs = _differentiable_outputs(func(*replaced))
-            values.append([o.detach().numpy().astype(np.float64).reshape(-1).copy() for o in outputs])
+            values.append(
+                [o.detach().numpy().astype(np.float64).reshape(-1).copy() for o in outputs]
+            )
         columns.append([(plus - minus) / (2 * eps) for plus, minus in zip(*values, strict=True)])
     if not columns:
         outputs = _differentiable_outputs(func(*inputs))

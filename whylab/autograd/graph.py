@@ -37,6 +37,8 @@ import sys
 import threading
 import weakref
 
+from whylab.dispatch.keys import DispatchKey
+
 __all__ = [
     "Node",
     "AccumulateGrad",
@@ -59,6 +61,8 @@ _TENSOR_TYPE_NAMES = {
     "int32": "IntTensor",
     "bool": "BoolTensor",
 }
+
+_AUTOGRAD_KEY_BIT = 1 << int(DispatchKey.Autograd)
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -134,29 +138,22 @@ class Node:
         "next_functions",
         "sequence_nr",
         "input_metadata",
-        "_pre_hooks",
-        "_post_hooks",
-        "_tensor_pre_hooks",
-        "_retains_grad_hooks",
+        "_hooks",
+        "_view_version",
         "_metadata",
         "_anomaly_trace",
-        "_view_version",
         "_multi_output_view",
         "__weakref__",
     )
 
+    # Only the first five slots are set for every node (this runs once per recorded
+    # op); the last three are rare and read with getattr(..., default).
     def __init__(self, next_functions=(), input_metadata=(), sequence_nr=None):
         self.next_functions = next_functions
         self.input_metadata = input_metadata
         self.sequence_nr = next(_sequence_counter) if sequence_nr is None else sequence_nr
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_pre_hooks = None
-        self._retains_grad_hooks = None
-        self._metadata = None
-        self._anomaly_trace = None
+        self._hooks = None  # a NodeHooks once any hook is registered
         self._view_version = None  # for a view op's node: the version when the view was made
-        self._multi_output_view = False
 
     # -- identity -----------------------------------------------------------------
     def name(self) -> str:
@@ -170,9 +167,19 @@ class Node:
     @property
     def metadata(self) -> dict:
         """A free-form dict users may attach information to (PyTorch API)."""
-        if self._metadata is None:
+        if getattr(self, "_metadata", None) is None:
             self._metadata = {}
         return self._metadata
+
+    @property
+    def anomaly_trace(self) -> str | None:
+        """The forward traceback recorded in anomaly mode, or None."""
+        return getattr(self, "_anomaly_trace", None)
+
+    @property
+    def is_multi_output_view(self) -> bool:
+        """True for the node of an op that returned several views of one input."""
+        return getattr(self, "_multi_output_view", False)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -207,6 +214,11 @@ class Node:
         return needed is None or next_node in needed
 
     # -- hooks ------------------------------------------------------------------
+    def _hook_lists(self) -> NodeHooks:
+        if self._hooks is None:
+            self._hooks = NodeHooks()
+        return self._hooks
+
     def register_hook(self, fn) -> RemovableHandle:
         """Post hook ``fn(grad_inputs, grad_outputs)`` run after the node computes.
 
@@ -214,24 +226,39 @@ class Node:
         produced (for the forward inputs) and ``grad_outputs`` the gradients it
         received. A non-None return value replaces ``grad_inputs``.
         """
-        if self._post_hooks is None:
-            self._post_hooks = _HookDict()
-        return _add_hook(self._post_hooks, fn)
+        return _add_hook(self._hook_lists().dict_for("post"), fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """Pre hook ``fn(grad_outputs)`` run before the node computes.
 
         A non-None return value replaces ``grad_outputs``.
         """
-        if self._pre_hooks is None:
-            self._pre_hooks = _HookDict()
-        return _add_hook(self._pre_hooks, fn)
+        return _add_hook(self._hook_lists().dict_for("pre"), fn)
 
     def _register_tensor_pre_hook(self, output_nr: int, fn) -> RemovableHandle:
         """A hook on the gradient of forward output ``output_nr`` (``Tensor.register_hook``)."""
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = _HookDict()
-        return _add_hook(self._tensor_pre_hooks, (output_nr, fn))
+        return _add_hook(self._hook_lists().dict_for("tensor_pre"), (output_nr, fn))
+
+
+class NodeHooks:
+    """The hooks of one node, by kind; each is None or an ordered dict of hooks.
+
+    ``tensor_pre`` and ``retains_grad`` hold ``(output_nr, fn)`` pairs: they act
+    on the gradient of one forward output (``Tensor.register_hook`` and
+    ``Tensor.retain_grad``); ``pre`` and ``post`` are the node's own hooks.
+    """
+
+    __slots__ = ("pre", "post", "tensor_pre", "retains_grad")
+
+    def __init__(self):
+        self.pre = self.post = self.tensor_pre = self.retains_grad = None
+
+    def dict_for(self, kind: str) -> _HookDict:
+        hooks = getattr(self, kind)
+        if hooks is None:
+            hooks = _HookDict()
+            setattr(self, kind, hooks)
+        return hooks
 
 
 def _unwrap_single(grads):
@@ -358,6 +385,14 @@ class saved_tensors_hooks:
         return False
 
 
+def _detached_alias(tensor):
+    """A tensor sharing ``tensor``'s storage and version counter, with no history.
+
+    What ``detach()`` returns, built directly (this runs for every saved output).
+    """
+    return tensor._view_of_parts(tensor._sizes, tensor._strides, tensor._offset)
+
+
 class SavedTensor:
     """A tensor kept for a backward formula, with the version it had when saved.
 
@@ -373,33 +408,34 @@ class SavedTensor:
         "_version_counter",
         "is_output",
         "output_nr",
-        "_was_leaf",
-        "_requires_grad",
-        "_grad_fn_name",
         "_unpack_hook",
         "_released",
         "_description",
     )
 
     def __init__(self, tensor, is_output: bool = False):
-        self._version_counter = tensor._version
-        self.saved_version = tensor._version.value
+        if not tensor._keys & _AUTOGRAD_KEY_BIT:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a "
+                "clone to get a normal tensor and use it in autograd."
+            )
+        counter = tensor._version
+        self._version_counter = counter
+        self.saved_version = counter.value
         self.is_output = is_output
         self.output_nr = tensor._output_nr
-        self._requires_grad = tensor.requires_grad
-        self._was_leaf = tensor.grad_fn is None
-        self._grad_fn_name = None if is_output or tensor.grad_fn is None else tensor.grad_fn.name()
         self._released = False
-        self._description = None
+        stored = _detached_alias(tensor) if is_output else tensor
         hooks = _saved_hooks_state.stack
         if hooks:
             pack_hook, unpack_hook = hooks[-1]
             self._unpack_hook = unpack_hook
             self._description = (_describe(tensor), tensor._sizes, tensor.dtype)
-            self.data = pack_hook(tensor.detach() if is_output else tensor)
+            self.data = pack_hook(stored)
         else:
             self._unpack_hook = None
-            self.data = tensor.detach() if is_output else tensor
+            self._description = None
+            self.data = stored
 
     def unpack(self, node=None):
         """The saved tensor, after checking it was not modified or freed since saving.
@@ -419,9 +455,9 @@ class SavedTensor:
             return data
         from whylab.autograd.grad_mode import is_grad_enabled
 
-        if node is None or not is_grad_enabled() or not self._requires_grad:
+        if node is None or not is_grad_enabled():
             return data
-        alias = data.detach()
+        alias = _detached_alias(data)
         alias.grad_fn = node
         alias._output_nr = self.output_nr
         alias._requires_grad = True
@@ -435,8 +471,6 @@ class SavedTensor:
             producer = f", which is output {self.output_nr} of {node.name()}"
         elif current is not None:
             producer = f", which is output {data._output_nr} of {current.name()}"
-        elif self._grad_fn_name is not None:
-            producer = f", which is output {self.output_nr} of {self._grad_fn_name}"
         else:
             producer = ""
         return (

@@ -72,14 +72,20 @@ def _saved_entries(node) -> list:
 
 
 def _hook_counts(node) -> dict:
-    def count(hooks):
-        return len(hooks) if hooks else 0
+    hooks = node._hooks
 
+    def count(kind):
+        found = getattr(hooks, kind) if hooks is not None else None
+        return len(found) if found else 0
+
+    tensor_hooks = count("tensor_pre")
+    if isinstance(node, AccumulateGrad) and node.variable._hooks:
+        tensor_hooks += len(node.variable._hooks)
     return {
-        "pre": count(node._pre_hooks),
-        "post": count(node._post_hooks),
-        "tensor": count(node._tensor_pre_hooks),
-        "retains_grad": count(node._retains_grad_hooks),
+        "pre": count("pre"),
+        "post": count("post"),
+        "tensor": tensor_hooks,
+        "retains_grad": count("retains_grad"),
     }
 
 
@@ -114,7 +120,12 @@ def to_json(tensors) -> dict:
         for index, (next_node, input_nr) in enumerate(node.next_functions):
             if next_node is not None:
                 edge_entries.append(
-                    {"source": ids[node], "target": ids[next_node], "input_nr": input_nr, "index": index}
+                    {
+                        "source": ids[node],
+                        "target": ids[next_node],
+                        "input_nr": input_nr,
+                        "index": index,
+                    }
                 )
     roots = [ids[t.grad_fn] for t in tensors if t.grad_fn is not None]
     return {"roots": roots, "nodes": node_entries, "edges": edge_entries}

@@ -34,14 +34,17 @@ def check_inplace(tensor) -> None:
     if not tensor._requires_grad:
         return
     if tensor.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = tensor._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:
             raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
             )
-        if tensor.grad_fn._multi_output_view:
+        if tensor.grad_fn.is_multi_output_view:
             name = tensor.grad_fn.name()
             raise RuntimeError(
                 f"Output {tensor._output_nr} of {name} is a view and is being modified inplace. "
@@ -73,14 +76,11 @@ def _move_retain_grad_hook(tensor, new_node) -> None:
     if not tensor._retains_grad:
         return
     old = tensor.grad_fn
-    if old is not None and old._retains_grad_hooks:
-        hook = old._retains_grad_hooks.pop(tensor._output_nr, None)
-        if hook is not None:
-            if new_node._retains_grad_hooks is None:
-                from whylab.autograd.graph import _HookDict
-
-                new_node._retains_grad_hooks = _HookDict()
-            new_node._retains_grad_hooks[0] = (0, hook[1])
+    if old is None or old._hooks is None or not old._hooks.retains_grad:
+        return
+    hook = old._hooks.retains_grad.pop(tensor._output_nr, None)
+    if hook is not None:
+        new_node._hook_lists().dict_for("retains_grad")[0] = (0, hook[1])
 
 
 def _geometry(tensor):

@@ -38,7 +38,7 @@ from whylab.autograd.graph import (
     gradient_edge,
 )
 
-__all__ = ["FormulaNode", "make_autograd_kernel", "make_node"]
+__all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]
 
 
 class _Released:
@@ -52,7 +52,7 @@ _RELEASED = _Released()
 
 
 class _SavedList(tuple):
-    """The saved tensors of a list argument (``cat``'s ``tensors``)."""
+    """The saved tensors of a list argument (``index``'s ``indices``; None stays None)."""
 
     __slots__ = ()
 
@@ -83,7 +83,8 @@ class FormulaNode(Node):
         for name, start, count, is_list in self._groups:
             if is_list:
                 wanted = [
-                    _is_wanted(next_functions[i][0], needed_nodes) for i in range(start, start + count)
+                    _is_wanted(next_functions[i][0], needed_nodes)
+                    for i in range(start, start + count)
                 ]
                 if not any(wanted):
                     continue
@@ -111,12 +112,13 @@ class FormulaNode(Node):
             return value.unpack(self)
         if name == "grads":
             return tuple(
-                g if g is not None else self._zeros_for_output(i) for i, g in enumerate(grad_outputs)
+                g if g is not None else self._zeros_for_output(i)
+                for i, g in enumerate(grad_outputs)
             )
         if value is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if type(value) is _SavedList:
-            return [item.unpack(self) for item in value]
+            return [item.unpack(self) if type(item) is SavedTensor else item for item in value]
         return value
 
     def _zeros_for_output(self, index):
@@ -135,7 +137,8 @@ class FormulaNode(Node):
                 value.release()
             elif type(value) is _SavedList:
                 for item in value:
-                    item.release()
+                    if type(item) is SavedTensor:
+                        item.release()
             saved[name] = _RELEASED
 
     def saved_tensor_items(self):
@@ -144,12 +147,12 @@ class FormulaNode(Node):
             if type(value) is SavedTensor:
                 items.append((name, value))
             elif type(value) is _SavedList:
-                items.extend((f"{name}[{i}]", item) for i, item in enumerate(value))
+                items.extend(
+                    (f"{name}[{i}]", item)
+                    for i, item in enumerate(value)
+                    if type(item) is SavedTensor
+                )
         return items
-
-    def saved_values(self) -> dict:
-        """Everything saved for backward: tensors (still packed) and plain arguments."""
-        return dict(self._saved)
 
 
 def _is_wanted(next_node, needed_nodes) -> bool:
@@ -192,14 +195,6 @@ def node_class(name: str, spec, variable_names, op_name: str):
     return cls
 
 
-def make_node(spec, name, next_functions, input_metadata, saved, groups, variable_names=()):
-    """Build a FormulaNode by hand (used for nodes made outside an op call, e.g. views)."""
-    node = node_class(name, spec, variable_names, spec.op)(next_functions, input_metadata)
-    node._saved = saved
-    node._groups = groups
-    return node
-
-
 def _parse_default(text):
     if text is None:
         return None
@@ -226,7 +221,8 @@ def _check_formula_names(op, spec) -> None:
                 continue
             if base not in argument_names:
                 raise ValueError(
-                    f"derivative of {op.name}, formula for {input_name!r}: unknown name {parameter!r}"
+                    f"derivative of {op.name}, formula for {input_name!r}: "
+                    f"unknown name {parameter!r}"
                 )
 
 
@@ -300,7 +296,7 @@ def make_autograd_kernel(op, spec):
         if not state.enabled or not any_input_requires_grad(args, kwargs):
             return redispatch(keyset, *args, **kwargs)
         values = dict(defaults)
-        values.update(zip(positional_names, args))
+        values.update(zip(positional_names, args, strict=False))
         if kwargs:
             values.update(kwargs)
         edges, groups, needed = _collect_edges(values, differentiable)
@@ -375,7 +371,14 @@ def _collect_edges(values, differentiable):
             if any(edge[0] is not None for edge in edges[start:]):
                 needed.append(name)
         else:
-            edge = gradient_edge(value) if isinstance(value, Tensor) else (None, 0)
+            if isinstance(value, Tensor):
+                grad_fn = value.grad_fn
+                if grad_fn is not None and value._base is None:
+                    edge = (grad_fn, value._output_nr)  # the common case, without a call
+                else:
+                    edge = gradient_edge(value)
+            else:
+                edge = (None, 0)
             edges.append(edge)
             groups.append((name, start, 1, False))
             if edge[0] is not None:
@@ -450,8 +453,10 @@ def _save_values(plan, values, outputs, saved) -> None:
             value = values[key]
             if isinstance(value, Tensor):
                 saved[name] = SavedTensor(value)
-            elif isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
-                saved[name] = _SavedList(SavedTensor(item) for item in value)
+            elif isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+                saved[name] = _SavedList(
+                    SavedTensor(item) if isinstance(item, Tensor) else item for item in value
+                )
             else:
                 saved[name] = value
         elif kind is _SAVE_RESULT:

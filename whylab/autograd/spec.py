@@ -48,11 +48,10 @@ class Derivative:
         self.name = name
         self.formulas = formulas
         self.parameters = {
-            input_name: tuple(inspect.signature(fn).parameters) for input_name, fn in formulas.items()
+            input_name: tuple(inspect.signature(fn).parameters)
+            for input_name, fn in formulas.items()
         }
-        self.name_parameters = (
-            tuple(inspect.signature(name).parameters) if callable(name) else ()
-        )
+        self.name_parameters = tuple(inspect.signature(name).parameters) if callable(name) else ()
         self._saved_cache = {}
 
     def node_name(self, values: dict) -> str:

@@ -61,10 +61,8 @@ def retain_grad(self) -> None:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self.grad_fn is None or self._retains_grad:
         return
-    node = self.grad_fn
-    if node._retains_grad_hooks is None:
-        node._retains_grad_hooks = _HookDict()
-    node._retains_grad_hooks[self._output_nr] = (self._output_nr, _make_retain_grad_hook(self))
+    hooks = self.grad_fn._hook_lists().dict_for("retains_grad")
+    hooks[self._output_nr] = (self._output_nr, _make_retain_grad_hook(self))
     self._retains_grad = True
 
 

@@ -71,14 +71,17 @@ class DispatchKeySet:
     __slots__ = ("bits",)
 
     def __init__(self, *keys: DispatchKey):
-        self.bits = mask_of(*keys)
+        object.__setattr__(self, "bits", mask_of(*keys))
 
     @classmethod
     def from_bits(cls, bits: int) -> DispatchKeySet:
         """Wrap a raw bitmask (as the dispatcher passes to wrapper kernels)."""
         keyset = cls.__new__(cls)
-        keyset.bits = int(bits) & ALL_KEYS_MASK
+        object.__setattr__(keyset, "bits", int(bits) & ALL_KEYS_MASK)
         return keyset
+
+    def __setattr__(self, name, value):
+        raise AttributeError("DispatchKeySet is immutable")
 
     def highest(self) -> DispatchKey | None:
         """The highest-priority key in the set, or None when it is empty."""

@@ -81,7 +81,9 @@ class Schema:
         return not self.is_inplace and "(a)" in self.returns
 
 
-_ARG_PATTERN = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[a-z]!?)\))?(?P<suffix>[\[\]?0-9]*)$")
+_ARG_PATTERN = re.compile(
+    r"^(?P<type>[A-Za-z]+)(?:\((?P<alias>[a-z]!?)\))?(?P<suffix>[\[\]?0-9]*)$"
+)
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -340,7 +342,9 @@ class Operator:
 
     def _argument_error(self, args) -> TypeError:
         got = ", ".join(type(a).__name__ for a in args)
-        return TypeError(f"{self.name}(): expected arguments matching {self.schema.text}, got ({got})")
+        return TypeError(
+            f"{self.name}(): expected arguments matching {self.schema.text}, got ({got})"
+        )
 
     def __repr__(self) -> str:
         return f"<Operator {self.schema.text}>"
@@ -385,9 +389,7 @@ def define(schema_text: str) -> Operator:
     existing = _OPERATORS.get(schema.name)
     if existing is not None:
         if existing.schema.text != schema.text:
-            raise ValueError(
-                f"operator {schema.name} already defined as {existing.schema.text!r}"
-            )
+            raise ValueError(f"operator {schema.name} already defined as {existing.schema.text!r}")
         return existing
     op = Operator(schema)
     _OPERATORS[schema.name] = op

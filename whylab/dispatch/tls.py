@@ -20,7 +20,6 @@ from whylab.dispatch.keys import ALL_KEYS_MASK, DispatchKey, DispatchKeySet, mas
 class _LocalKeys(threading.local):
     """Per-thread state. ``keep`` is ``~excluded`` precomputed for the hot path."""
 
-
     def __init__(self):
         self.included = 0
         self.keep = ALL_KEYS_MASK

@@ -62,9 +62,7 @@ class Trace:
 
     def format(self) -> str:
         """An indented, human-readable listing of the hops."""
-        return "\n".join(
-            f"{'  ' * e.depth}{e.op} @ {e.key}: {e.kernel}" for e in self.events
-        )
+        return "\n".join(f"{'  ' * e.depth}{e.op} @ {e.key}: {e.kernel}" for e in self.events)
 
 
 def tracer_fallback(op, keyset, *args, **kwargs):
@@ -72,8 +70,9 @@ def tracer_fallback(op, keyset, *args, **kwargs):
     recorder = local_keys.recorder
     if recorder is None:
         return op.redispatch(keyset, *args, **kwargs)
-    recorder.record(op, DispatchKey.Tracer, "whylab.dispatch.trace.tracer_fallback", args,
-                    recorder.depth)
+    recorder.record(
+        op, DispatchKey.Tracer, "whylab.dispatch.trace.tracer_fallback", args, recorder.depth
+    )
     recorder.depth += 1
     try:
         return op.redispatch(keyset, *args, **kwargs)

@@ -1,4 +1,6 @@
-"""Backends: plain functions that compute (cpu), only describe (meta), or run on a GPU (cuda).
+"""Backends: plain functions that compute (cpu) or only describe (meta) results.
+
+The CUDA dispatch key exists, but no CUDA kernels are registered yet.
 
 Kernels take and return whylab Tensors but know nothing of dispatch keys; the
 modules in ``whylab/dispatch/native`` register them with the dispatcher.

@@ -19,7 +19,9 @@ from whylab._tensor.geometry import (
 
 
 def _new_view(self, sizes, strides, offset=None):
-    return self._view_of_parts(tuple(sizes), tuple(strides), self._offset if offset is None else offset)
+    if offset is None:
+        offset = self._offset
+    return self._view_of_parts(tuple(sizes), tuple(strides), offset)
 
 
 def transpose(self, dim0, dim1):
@@ -39,7 +41,8 @@ def t(self):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
         return _new_view(self, self._sizes, self._strides)
-    return transpose(self, 0, 1)
+    sizes, strides = self._sizes, self._strides
+    return self._view_of_parts((sizes[1], sizes[0]), (strides[1], strides[0]), self._offset)
 
 
 def permute(self, dims):
@@ -60,9 +63,11 @@ def view(self, size):
     sizes = infer_size(size, self.numel(), "view")
     strides = view_strides(self._sizes, self._strides, sizes)
     if strides is None:
-        raise RuntimeError(f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
-                           f"{format_shape(self._strides)}, target {format_shape(sizes)})")
-    return _new_view(self, sizes, strides)
+        raise RuntimeError(
+            f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
+            f"{format_shape(self._strides)}, target {format_shape(sizes)})"
+        )
+    return self._view_of_parts(sizes, strides, self._offset)
 
 
 def expand(self, size):
@@ -91,11 +96,12 @@ def squeeze(self, dim=None):
 
 
 def select(self, dim, index):
-    ndim = len(self._sizes)
+    sizes = self._sizes
+    ndim = len(sizes)
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, ndim, "select")
-    size = self._sizes[d]
+    d = dim if 0 <= dim < ndim else wrap_dim(dim, ndim, "select")
+    size = sizes[d]
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size "
@@ -103,10 +109,9 @@ def select(self, dim, index):
         )
     if index < 0:
         index += size
-    offset = self._offset + index * self._strides[d]
-    return _new_view(
-        self, self._sizes[:d] + self._sizes[d + 1 :], self._strides[:d] + self._strides[d + 1 :], offset
-    )
+    strides = self._strides
+    offset = self._offset + index * strides[d]
+    return self._view_of_parts(sizes[:d] + sizes[d + 1 :], strides[:d] + strides[d + 1 :], offset)
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
@@ -182,7 +187,9 @@ def as_strided(self, size, stride, storage_offset=None):
     offset = self._offset if storage_offset is None else storage_offset
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment")
-    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    needed = (
+        0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    )
     if needed > self._storage.size:
         raise RuntimeError(
             f"as_strided: sizes {format_shape(size)}, strides {format_shape(stride)}, storage "

@@ -118,7 +118,9 @@ class _Frame:
             self.recomputed[index] = tensor
 
 
-def checkpoint(function, *args, use_reentrant: bool = False, preserve_rng_state: bool = True, **kwargs):
+def checkpoint(
+    function, *args, use_reentrant: bool = False, preserve_rng_state: bool = True, **kwargs
+):
     """Run ``function(*args, **kwargs)``, saving only its inputs for backward.
 
     The result and the gradients are the same as without checkpointing; the

@@ -15,18 +15,29 @@ from whylab.kernels.meta import elementwise as meta
 
 # ----------------------------------------------------------------- binary arithmetic
 
-_add = native("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", cpu.add, meta.binary("add"))
-_sub = native("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", cpu.sub, meta.binary("sub"))
+_add = native(
+    "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", cpu.add, meta.binary("add")
+)
+_sub = native(
+    "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", cpu.sub, meta.binary("sub")
+)
 _rsub = native("rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", cpu.rsub, meta.rsub)
 _mul = native("mul(Tensor self, Tensor other) -> Tensor", cpu.mul, meta.binary("mul"))
-_div = native("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", cpu.div, meta.div)
-_remainder = native("remainder(Tensor self, Tensor other) -> Tensor", cpu.remainder,
-                    meta.binary("remainder"))
+_div = native(
+    "div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", cpu.div, meta.div
+)
+_remainder = native(
+    "remainder(Tensor self, Tensor other) -> Tensor", cpu.remainder, meta.binary("remainder")
+)
 _pow = native("pow(Tensor self, Tensor exponent) -> Tensor", cpu.pow, meta.pow)
 # PyTorch's overload pow.Scalar: a Python number raised to a tensor (``2 ** t``).
 _pow_scalar = native("pow.Scalar(Scalar self, Tensor exponent) -> Tensor", cpu.pow, meta.pow)
-_maximum = native("maximum(Tensor self, Tensor other) -> Tensor", cpu.maximum, meta.binary("maximum"))
-_minimum = native("minimum(Tensor self, Tensor other) -> Tensor", cpu.minimum, meta.binary("minimum"))
+_maximum = native(
+    "maximum(Tensor self, Tensor other) -> Tensor", cpu.maximum, meta.binary("maximum")
+)
+_minimum = native(
+    "minimum(Tensor self, Tensor other) -> Tensor", cpu.minimum, meta.binary("minimum")
+)
 
 _eq = native("eq(Tensor self, Tensor other) -> Tensor", cpu.eq, meta.comparison("eq"))
 _ne = native("ne(Tensor self, Tensor other) -> Tensor", cpu.ne, meta.comparison("ne"))
@@ -34,18 +45,28 @@ _lt = native("lt(Tensor self, Tensor other) -> Tensor", cpu.lt, meta.comparison(
 _le = native("le(Tensor self, Tensor other) -> Tensor", cpu.le, meta.comparison("le"))
 _gt = native("gt(Tensor self, Tensor other) -> Tensor", cpu.gt, meta.comparison("gt"))
 _ge = native("ge(Tensor self, Tensor other) -> Tensor", cpu.ge, meta.comparison("ge"))
-_logical_and = native("logical_and(Tensor self, Tensor other) -> Tensor", cpu.logical_and,
-                      meta.comparison("logical_and"))
-_logical_or = native("logical_or(Tensor self, Tensor other) -> Tensor", cpu.logical_or,
-                     meta.comparison("logical_or"))
-_logical_xor = native("logical_xor(Tensor self, Tensor other) -> Tensor", cpu.logical_xor,
-                      meta.comparison("logical_xor"))
-_bitwise_and = native("bitwise_and(Tensor self, Tensor other) -> Tensor", cpu.bitwise_and,
-                      meta.binary("bitwise_and"))
-_bitwise_or = native("bitwise_or(Tensor self, Tensor other) -> Tensor", cpu.bitwise_or,
-                     meta.binary("bitwise_or"))
-_bitwise_xor = native("bitwise_xor(Tensor self, Tensor other) -> Tensor", cpu.bitwise_xor,
-                      meta.binary("bitwise_xor"))
+_logical_and = native(
+    "logical_and(Tensor self, Tensor other) -> Tensor",
+    cpu.logical_and,
+    meta.comparison("logical_and"),
+)
+_logical_or = native(
+    "logical_or(Tensor self, Tensor other) -> Tensor", cpu.logical_or, meta.comparison("logical_or")
+)
+_logical_xor = native(
+    "logical_xor(Tensor self, Tensor other) -> Tensor",
+    cpu.logical_xor,
+    meta.comparison("logical_xor"),
+)
+_bitwise_and = native(
+    "bitwise_and(Tensor self, Tensor other) -> Tensor", cpu.bitwise_and, meta.binary("bitwise_and")
+)
+_bitwise_or = native(
+    "bitwise_or(Tensor self, Tensor other) -> Tensor", cpu.bitwise_or, meta.binary("bitwise_or")
+)
+_bitwise_xor = native(
+    "bitwise_xor(Tensor self, Tensor other) -> Tensor", cpu.bitwise_xor, meta.binary("bitwise_xor")
+)
 
 # ----------------------------------------------------------------------------- unary
 
@@ -76,29 +97,50 @@ _abs = _unary_same("abs")
 _sign = _unary_same("sign")
 _relu = _unary_same("relu")
 _bitwise_not = _unary_same("bitwise_not")
-_logical_not = native("logical_not(Tensor self) -> Tensor", cpu.logical_not,
-                      meta.unary_bool("logical_not"))
+_logical_not = native(
+    "logical_not(Tensor self) -> Tensor", cpu.logical_not, meta.unary_bool("logical_not")
+)
 
-_clamp = native("clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", cpu.clamp,
-                meta.clamp)
-_where = native("where(Tensor condition, Tensor self, Tensor other) -> Tensor", cpu.where, meta.where)
+_clamp = native(
+    "clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", cpu.clamp, meta.clamp
+)
+_where = native(
+    "where(Tensor condition, Tensor self, Tensor other) -> Tensor", cpu.where, meta.where
+)
 
 # -------------------------------------------------------------------------- in-place
 
-_add_ = native("add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-               cpu_inplace.add_, meta.inplace("add_"))
-_sub_ = native("sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-               cpu_inplace.sub_, meta.inplace("sub_"))
-_mul_ = native("mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)", cpu_inplace.mul_,
-               meta.inplace("mul_"))
-_div_ = native("div_(Tensor(a!) self, Tensor other, *, str? rounding_mode=None) -> Tensor(a!)",
-               cpu_inplace.div_, meta.inplace("div_", rules.true_divide_dtype))
-_pow_ = native("pow_(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", cpu_inplace.pow_,
-               meta.inplace("pow_"))
-_clamp_ = native("clamp_(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)",
-                 cpu_inplace.clamp_, meta.clamp_)
-_copy_ = native("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
-                cpu_inplace.copy_, meta.copy_)
+_add_ = native(
+    "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+    cpu_inplace.add_,
+    meta.inplace("add_"),
+)
+_sub_ = native(
+    "sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+    cpu_inplace.sub_,
+    meta.inplace("sub_"),
+)
+_mul_ = native(
+    "mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)", cpu_inplace.mul_, meta.inplace("mul_")
+)
+_div_ = native(
+    "div_(Tensor(a!) self, Tensor other, *, str? rounding_mode=None) -> Tensor(a!)",
+    cpu_inplace.div_,
+    meta.inplace("div_", rules.true_divide_dtype),
+)
+_pow_ = native(
+    "pow_(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", cpu_inplace.pow_, meta.inplace("pow_")
+)
+_clamp_ = native(
+    "clamp_(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)",
+    cpu_inplace.clamp_,
+    meta.clamp_,
+)
+_copy_ = native(
+    "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+    cpu_inplace.copy_,
+    meta.copy_,
+)
 _fill_ = native("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", cpu_inplace.fill_, meta.fill_)
 _zero_ = native("zero_(Tensor(a!) self) -> Tensor(a!)", cpu_inplace.zero_, meta.zero_)
 _masked_fill_ = native(
@@ -109,12 +151,14 @@ _masked_fill_ = native(
 
 
 def _masked_fill_composite(self, mask, value):
-    out = self.clone()
+    out = self.clone(memory_format="contiguous_format")  # PyTorch's result is row-major
     return _masked_fill_(out, mask, value)
 
 
-_masked_fill = native("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
-                      composite=_masked_fill_composite)
+_masked_fill = native(
+    "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
+    composite=_masked_fill_composite,
+)
 
 
 # ------------------------------------------------------------------ public functions
@@ -122,8 +166,9 @@ _masked_fill = native("masked_fill(Tensor self, Tensor mask, Scalar value) -> Te
 
 def _check_tensor(op: str, value) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(value).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"
+        )
 
 
 def add(input, other, *, alpha=1):
@@ -393,20 +438,6 @@ def _method_pow(self, exponent):
 @tensor_method("__rpow__")
 def _method_rpow(self, other):
     return _pow_scalar_base(other, self)
-
-
-@tensor_method("__matmul__")
-def _method_matmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(self, other)
-
-
-@tensor_method("__rmatmul__")
-def _method_rmatmul(self, other):
-    from whylab.dispatch.native.linalg import _matmul
-
-    return _matmul(other, self)
 
 
 @tensor_method("maximum")

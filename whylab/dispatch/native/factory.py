@@ -20,26 +20,51 @@ from whylab.kernels.meta import factory as meta
 _OPTIONS = "*, ScalarType? dtype=None, Device? device=None"
 
 _empty = native(f"empty(int[] size, {_OPTIONS}) -> Tensor", cpu.empty, meta.empty)
-_empty_strided = native(f"empty_strided(int[] size, int[] stride, {_OPTIONS}) -> Tensor",
-                        cpu.empty_strided, meta.empty_strided)
+_empty_strided = native(
+    f"empty_strided(int[] size, int[] stride, {_OPTIONS}) -> Tensor",
+    cpu.empty_strided,
+    meta.empty_strided,
+)
 _zeros = native(f"zeros(int[] size, {_OPTIONS}) -> Tensor", cpu.zeros, meta.zeros)
 _ones = native(f"ones(int[] size, {_OPTIONS}) -> Tensor", cpu.ones, meta.ones)
 _full = native(f"full(int[] size, Scalar fill_value, {_OPTIONS}) -> Tensor", cpu.full, meta.full)
-_arange = native(f"arange(Scalar start, Scalar end, Scalar step=1, {_OPTIONS}) -> Tensor",
-                 cpu.arange, meta.arange)
-_linspace = native(f"linspace(Scalar start, Scalar end, int steps, {_OPTIONS}) -> Tensor",
-                   cpu.linspace, meta.linspace)
+_arange = native(
+    f"arange(Scalar start, Scalar end, Scalar step=1, {_OPTIONS}) -> Tensor",
+    cpu.arange,
+    meta.arange,
+)
+_linspace = native(
+    f"linspace(Scalar start, Scalar end, int steps, {_OPTIONS}) -> Tensor",
+    cpu.linspace,
+    meta.linspace,
+)
 _eye = native(f"eye(int n, int? m=None, {_OPTIONS}) -> Tensor", cpu.eye, meta.eye)
-_rand = native(f"rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
-               f"Device? device=None) -> Tensor", cpu.rand, meta.rand)
-_randn = native(f"randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
-                f"Device? device=None) -> Tensor", cpu.randn, meta.randn)
-_randint = native("randint(int low, int high, int[] size, *, Generator? generator=None, "
-                  "ScalarType? dtype=None, Device? device=None) -> Tensor", cpu.randint, meta.randint)
-_clone = native("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cpu.clone,
-                meta.clone)
-_to_copy_op = native("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
-                     cpu._to_copy, meta._to_copy)
+_rand = native(
+    "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
+    "Device? device=None) -> Tensor",
+    cpu.rand,
+    meta.rand,
+)
+_randn = native(
+    "randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
+    "Device? device=None) -> Tensor",
+    cpu.randn,
+    meta.randn,
+)
+_randint = native(
+    "randint(int low, int high, int[] size, *, Generator? generator=None, "
+    "ScalarType? dtype=None, Device? device=None) -> Tensor",
+    cpu.randint,
+    meta.randint,
+)
+_clone = native(
+    "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cpu.clone, meta.clone
+)
+_to_copy_op = native(
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+    cpu._to_copy,
+    meta._to_copy,
+)
 
 
 def _contiguous_composite(self):
@@ -131,8 +156,9 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(t, requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+def randint(
+    low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+):
     """Integers in [low, high); ``randint(high, size)`` starts at 0."""
     if size is None:
         low, high, size = 0, low, high
@@ -143,8 +169,9 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 def _like(factory, input, *args, dtype=None, device=None, requires_grad=False, **kwargs):
     dtype = input.dtype if dtype is None else dtype
     device = input.device if device is None else device
-    return factory(input._sizes, *args, dtype=dtype, device=device, requires_grad=requires_grad,
-                   **kwargs)
+    return factory(
+        input._sizes, *args, dtype=dtype, device=device, requires_grad=requires_grad, **kwargs
+    )
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
@@ -176,8 +203,7 @@ def randint_like(input, low, high=None, *, dtype=None, device=None, requires_gra
         low, high = 0, low
     dtype = input.dtype if dtype is None else dtype
     device = input.device if device is None else device
-    return randint(low, high, input._sizes, dtype=dtype, device=device,
-                   requires_grad=requires_grad)
+    return randint(low, high, input._sizes, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
@@ -221,14 +247,19 @@ def from_numpy(array: np.ndarray) -> Tensor:
         )
     itemsize = array.itemsize
     if any(s % itemsize for s in array.strides):
-        raise ValueError("from_numpy: given numpy array strides not a multiple of the element "
-                         "byte size. Copy the numpy array to reallocate the memory.")
+        raise ValueError(
+            "from_numpy: given numpy array strides not a multiple of the element "
+            "byte size. Copy the numpy array to reallocate the memory."
+        )
     from whylab._tensor.device import CPU
     from whylab._tensor.storage import Storage
 
     strides = tuple(s // itemsize for s in array.strides)
-    extent = 0 if array.size == 0 else 1 + sum(
-        (n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+    extent = (
+        0
+        if array.size == 0
+        else 1 + sum((n - 1) * s for n, s in zip(array.shape, strides, strict=True))
+    )
     flat = np.lib.stride_tricks.as_strided(array, shape=(extent,), strides=(itemsize,))
     storage = Storage(flat, dtype, CPU)
     return Tensor._make(storage, array.shape, strides, 0, array)
@@ -310,26 +341,34 @@ def _method_type_as(self, other):
 
 @tensor_method("new_zeros")
 def _method_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
-                 requires_grad=requires_grad)
+    return zeros(
+        *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 @tensor_method("new_ones")
 def _method_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
-                requires_grad=requires_grad)
+    return ones(
+        *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 @tensor_method("new_empty")
 def _method_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
-                 requires_grad=requires_grad)
+    return empty(
+        *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 @tensor_method("new_full")
 def _method_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                requires_grad=requires_grad)
+    return full(
+        size,
+        fill_value,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
 
 
 @tensor_method("new_tensor")

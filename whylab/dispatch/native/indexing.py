@@ -23,30 +23,47 @@ from whylab.kernels.meta import indexing as meta
 _alias = view_kernel("alias(Tensor(a) self) -> Tensor(a)", views.alias)
 _index = native("index(Tensor self, Tensor?[] indices) -> Tensor", cpu.index, meta.index)
 _index_put_ = native(
-    "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
-    cpu.index_put_, meta.index_put_,
+    "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False)"
+    " -> Tensor(a!)",
+    cpu.index_put_,
+    meta.index_put_,
 )
 _cat = native("cat(Tensor[] tensors, int dim=0) -> Tensor", cpu.cat, meta.cat)
-_gather = native("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
-                 cpu.gather, meta.gather)
-_scatter_add = native("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-                      cpu.scatter_add, meta.scatter_add)
+_gather = native(
+    "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+    cpu.gather,
+    meta.gather,
+)
+_scatter_add = native(
+    "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+    cpu.scatter_add,
+    meta.scatter_add,
+)
 _scatter_add_ = native(
     "scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
-    cpu.scatter_add_, meta.scatter_add_,
+    cpu.scatter_add_,
+    meta.scatter_add_,
 )
-_scatter = native("scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
-                  cpu.scatter, meta.scatter)
-_scatter_ = native("scatter_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
-                   cpu.scatter_, meta.scatter_)
-_index_select = native("index_select(Tensor self, int dim, Tensor index) -> Tensor",
-                       cpu.index_select, meta.index_select)
+_scatter = native(
+    "scatter(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", cpu.scatter, meta.scatter
+)
+_scatter_ = native(
+    "scatter_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+    cpu.scatter_,
+    meta.scatter_,
+)
+_index_select = native(
+    "index_select(Tensor self, int dim, Tensor index) -> Tensor",
+    cpu.index_select,
+    meta.index_select,
+)
 _one_hot = native("one_hot(Tensor self, int num_classes=-1) -> Tensor", cpu.one_hot, meta.one_hot)
 _tril = native("tril(Tensor self, int diagonal=0) -> Tensor", cpu.tril, meta.tril)
 _triu = native("triu(Tensor self, int diagonal=0) -> Tensor", cpu.triu, meta.triu)
 _nonzero = native("nonzero(Tensor self) -> Tensor", cpu.nonzero, meta.nonzero)
-_masked_select = native("masked_select(Tensor self, Tensor mask) -> Tensor", cpu.masked_select,
-                        meta.masked_select)
+_masked_select = native(
+    "masked_select(Tensor self, Tensor mask) -> Tensor", cpu.masked_select, meta.masked_select
+)
 
 
 def _stack_composite(tensors, dim=0):
@@ -112,9 +129,7 @@ def _apply_basic(self: Tensor, index):
     items = _normalize_items(index)
     specified = sum(_index_span(item) for item in items)
     if specified > self.ndim:
-        raise IndexError(
-            f"too many indices for tensor of dimension {self.ndim} (got {specified})"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {specified})")
     if sum(1 for item in items if item is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     result = self
@@ -144,7 +159,11 @@ def _apply_basic(self: Tensor, index):
             tensor_indices.append(None)
             dim += 1
         elif isinstance(item, Tensor):
-            if item.dtype is not dtypes.bool_ and item.ndim == 0 and not item.dtype.is_floating_point:
+            if (
+                item.dtype is not dtypes.bool_
+                and item.ndim == 0
+                and not item.dtype.is_floating_point
+            ):
                 # A 0-dim integer tensor indexes like an int, but PyTorch copies: keep it advanced.
                 tensor_indices.append(item)
                 dim += 1

@@ -14,7 +14,14 @@ from whylab._tensor.geometry import broadcast_shapes
 from whylab._tensor.tensor import tensor_method
 from whylab.dispatch.native._registry import native
 from whylab.dispatch.native.factory import _contiguous
-from whylab.dispatch.native.shape import _expand, _reshape, _squeeze, _transpose, _unsafe_view, _unsqueeze
+from whylab.dispatch.native.shape import (
+    _expand,
+    _reshape,
+    _squeeze,
+    _transpose,
+    _unsafe_view,
+    _unsqueeze,
+)
 from whylab.kernels.cpu import linalg as cpu
 from whylab.kernels.meta import linalg as meta
 
@@ -95,7 +102,9 @@ def _matmul_composite(tensor1, tensor2):
     tensor1_expanded = _reshape(_expand(tensor1, batch + (n, m1)), (batch_count, n, m1))
     vector_rhs = dim2 == 1
     if vector_rhs:
-        tensor2_expanded = _unsqueeze(_reshape(_expand(tensor2, batch + (m2,)), (batch_count, m2)), 2)
+        tensor2_expanded = _unsqueeze(
+            _reshape(_expand(tensor2, batch + (m2,)), (batch_count, m2)), 2
+        )
     else:
         tensor2_expanded = _reshape(_expand(tensor2, batch + (m2, p)), (batch_count, m2, p))
     output_shape = list(batch)
@@ -148,3 +157,13 @@ tensor_method("mv")(mv)
 tensor_method("dot")(dot)
 tensor_method("outer", "ger")(outer)
 tensor_method("matmul")(matmul)
+
+
+@tensor_method("__matmul__")
+def _method_matmul(self, other):
+    return _matmul(self, other)
+
+
+@tensor_method("__rmatmul__")
+def _method_rmatmul(self, other):
+    return _matmul(other, self)

@@ -14,34 +14,58 @@ from whylab.kernels.meta import reduction as meta
 _DIMS = "int[]? dim=None, bool keepdim=False"
 
 _sum = native(f"sum(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.sum, meta.sum)
-_prod = native(f"prod(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.prod,
-               meta.prod)
-_mean = native(f"mean(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.mean,
-               meta.mean)
+_prod = native(
+    "prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    cpu.prod,
+    meta.prod,
+)
+_mean = native(
+    f"mean(Tensor self, {_DIMS}, *, ScalarType? dtype=None) -> Tensor", cpu.mean, meta.mean
+)
 _amax = native("amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor", cpu.amax, meta.amax)
 _amin = native("amin(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor", cpu.amin, meta.amin)
 _max = native("max(Tensor self) -> Tensor", cpu.max, meta.max)
 _min = native("min(Tensor self) -> Tensor", cpu.min, meta.min)
-_max_dim = native("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-                  cpu.max_dim, meta.max_dim)
-_min_dim = native("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-                  cpu.min_dim, meta.min_dim)
-_argmax = native("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", cpu.argmax,
-                 meta.argmax)
-_argmin = native("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", cpu.argmin,
-                 meta.argmin)
-_var = native(f"var(Tensor self, int[]? dim=None, *, Scalar? correction=1, bool keepdim=False) -> Tensor",
-              cpu.var, meta.var)
-_std = native(f"std(Tensor self, int[]? dim=None, *, Scalar? correction=1, bool keepdim=False) -> Tensor",
-              cpu.std, meta.std)
-_logsumexp = native("logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor", cpu.logsumexp,
-                    meta.logsumexp)
-_softmax = native("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", cpu.softmax,
-                  meta.softmax)
-_log_softmax = native("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
-                      cpu.log_softmax, meta.log_softmax)
+_max_dim = native(
+    "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    cpu.max_dim,
+    meta.max_dim,
+)
+_min_dim = native(
+    "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    cpu.min_dim,
+    meta.min_dim,
+)
+_argmax = native(
+    "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", cpu.argmax, meta.argmax
+)
+_argmin = native(
+    "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", cpu.argmin, meta.argmin
+)
+_var = native(
+    "var(Tensor self, int[]? dim=None, *, Scalar? correction=1, bool keepdim=False) -> Tensor",
+    cpu.var,
+    meta.var,
+)
+_std = native(
+    "std(Tensor self, int[]? dim=None, *, Scalar? correction=1, bool keepdim=False) -> Tensor",
+    cpu.std,
+    meta.std,
+)
+_logsumexp = native(
+    "logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor", cpu.logsumexp, meta.logsumexp
+)
+_softmax = native(
+    "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", cpu.softmax, meta.softmax
+)
+_log_softmax = native(
+    "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    cpu.log_softmax,
+    meta.log_softmax,
+)
 
-#: ``max(dim)`` and ``min(dim)`` return this named tuple, like ``torch.return_types.max``.
+#: ``max(dim)`` and ``min(dim)`` return this named tuple. Deviation: PyTorch returns
+#: ``torch.return_types.max``; the fields (``values``, ``indices``) are the same.
 MaxMin = namedtuple("MaxMin", ["values", "indices"])
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 from math import prod
 
 from whylab._tensor.geometry import infer_size, view_strides, wrap_dim
-from whylab._tensor.tensor import Tensor, tensor_method, tensor_property
+from whylab._tensor.tensor import tensor_method, tensor_property
 from whylab.dispatch.native._registry import native, view_kernel
 from whylab.dispatch.native.factory import _clone
 from whylab.kernels import views
 
-_transpose = view_kernel("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", views.transpose)
+_transpose = view_kernel(
+    "transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", views.transpose
+)
 _t = view_kernel("t(Tensor(a) self) -> Tensor(a)", views.t)
 _permute = view_kernel("permute(Tensor(a) self, int[] dims) -> Tensor(a)", views.permute)
 _view = view_kernel("view(Tensor(a) self, int[] size) -> Tensor(a)", views.view)
@@ -33,8 +35,9 @@ _slice = view_kernel(
 _diagonal = view_kernel(
     "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", views.diagonal
 )
-_unfold = view_kernel("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
-                      views.unfold)
+_unfold = view_kernel(
+    "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", views.unfold
+)
 _as_strided = view_kernel(
     "as_strided(Tensor(a) self, int[] size, int[] stride, int? storage_offset=None) -> Tensor(a)",
     views.as_strided,
@@ -48,8 +51,9 @@ def _unsafe_view_kernel(self, size):
 
 
 # A view whose result does not record a base: used on fresh copies (reshape's copy path).
-_unsafe_view = native("_unsafe_view(Tensor self, int[] size) -> Tensor", _unsafe_view_kernel,
-                      _unsafe_view_kernel)
+_unsafe_view = native(
+    "_unsafe_view(Tensor self, int[] size) -> Tensor", _unsafe_view_kernel, _unsafe_view_kernel
+)
 
 
 def _reshape_composite(self, shape):
@@ -78,8 +82,10 @@ def _narrow_composite(self, dim, start, length):
     return _slice(self, d, start, start + length, 1)
 
 
-_narrow = native("narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
-                 composite=_narrow_composite)
+_narrow = native(
+    "narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
+    composite=_narrow_composite,
+)
 
 
 def _split_composite(self, split_size, dim=0):
@@ -87,8 +93,10 @@ def _split_composite(self, split_size, dim=0):
     size = self._sizes[d]
     if isinstance(split_size, int):
         if split_size < 0 or (split_size == 0 and size != 0):
-            raise RuntimeError(f"split: split_size can only be 0 if dimension size is 0, "
-                               f"but got dimension size of {size}")
+            raise RuntimeError(
+                f"split: split_size can only be 0 if dimension size is 0, "
+                f"but got dimension size of {size}"
+            )
         step = max(split_size, 1)
         starts = range(0, max(size, 1), step) if size else [0]
         return tuple(_narrow(self, d, s, min(step, size - s)) for s in starts)
@@ -105,8 +113,9 @@ def _split_composite(self, split_size, dim=0):
     return tuple(pieces)
 
 
-_split = native("split(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]",
-                composite=_split_composite)
+_split = native(
+    "split(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]", composite=_split_composite
+)
 
 
 def _chunk_composite(self, chunks, dim=0):
@@ -120,8 +129,9 @@ def _chunk_composite(self, chunks, dim=0):
     return _split(self, split_size, d)
 
 
-_chunk = native("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]",
-                composite=_chunk_composite)
+_chunk = native(
+    "chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", composite=_chunk_composite
+)
 
 
 def _unbind_composite(self, dim=0):
@@ -145,8 +155,10 @@ def _flatten_composite(self, start_dim=0, end_dim=-1):
     return _reshape(self, sizes)
 
 
-_flatten = native("flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
-                  composite=_flatten_composite)
+_flatten = native(
+    "flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+    composite=_flatten_composite,
+)
 
 
 def _unflatten_composite(self, dim, sizes):
@@ -155,16 +167,21 @@ def _unflatten_composite(self, dim, sizes):
     return _view(self, self._sizes[:d] + tuple(sizes) + self._sizes[d + 1 :])
 
 
-_unflatten = native("unflatten(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)",
-                    composite=_unflatten_composite)
+_unflatten = native(
+    "unflatten(Tensor(a) self, int dim, int[] sizes) -> Tensor(a)", composite=_unflatten_composite
+)
 
 
 def _movedim_composite(self, source, destination):
     ndim = self.ndim
-    sources = [wrap_dim(d, ndim, "movedim") for d in (source if isinstance(source, (list, tuple))
-                                                       else [source])]
-    targets = [wrap_dim(d, ndim, "movedim") for d in (destination if isinstance(destination, (list, tuple))
-                                                       else [destination])]
+    sources = [
+        wrap_dim(d, ndim, "movedim")
+        for d in (source if isinstance(source, (list, tuple)) else [source])
+    ]
+    targets = [
+        wrap_dim(d, ndim, "movedim")
+        for d in (destination if isinstance(destination, (list, tuple)) else [destination])
+    ]
     if len(sources) != len(targets):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({sources} dims) should "
@@ -178,14 +195,18 @@ def _movedim_composite(self, source, destination):
     return _permute(self, order)
 
 
-_movedim = native("movedim(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
-                  composite=_movedim_composite)
+_movedim = native(
+    "movedim(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+    composite=_movedim_composite,
+)
 
 
 def _mT_composite(self):
     if self.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                           f"Got {self.ndim}-D tensor.")
+        raise RuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. "
+            f"Got {self.ndim}-D tensor."
+        )
     return _transpose(self, -2, -1)
 
 
@@ -300,9 +321,11 @@ def _method_permute(self, *dims):
 
 @tensor_method("view")
 def _method_view(self, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        raise NotImplementedError("view(dtype) is not supported; use .to(dtype) (a copy)")
-    return _view(self, _sizes_arg(shape))
+    if len(shape) == 1 and type(shape[0]) is not int:
+        if not isinstance(shape[0], (tuple, list)):
+            raise NotImplementedError("view(dtype) is not supported; use .to(dtype) (a copy)")
+        shape = tuple(shape[0])
+    return _view(self, shape)
 
 
 @tensor_method("view_as")

@@ -13,6 +13,11 @@ from whylab._tensor.tensor import Tensor
 wrap = Tensor._from_numpy_result
 
 
+def wrap_contiguous(array: np.ndarray, dtype=None) -> Tensor:
+    """Wrap a result as a row-major tensor (what PyTorch gives for reductions, gathers ...)."""
+    return wrap(np.asarray(array, order="C"), dtype)
+
+
 def empty_strided(sizes, strides, dtype) -> Tensor:
     """A fresh CPU tensor with the given sizes and strides."""
     sizes, strides = tuple(sizes), tuple(strides)

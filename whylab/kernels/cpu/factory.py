@@ -21,8 +21,9 @@ def check_size(op: str, size) -> tuple[int, ...]:
     size = tuple(int(s) for s in size)
     for s in size:
         if s < 0:
-            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise RuntimeError(
+                f"{op}: Trying to create tensor with negative dimension {s}: {list(size)}"
+            )
     return size
 
 
@@ -90,12 +91,18 @@ def linspace(start, end, steps, dtype=None, device=None):
     dtype = _float(dtype)
     if steps == 1:
         return wrap(np.asarray([start], dtype=np.float64).astype(dtype.numpy))
+    # Like PyTorch, the step is rounded to the result dtype (double for integers); the
+    # first half is filled from the start and the second from the end so both ends are
+    # exact; each multiply-add is rounded once, as the fused operation PyTorch uses does.
+    compute = dtype.numpy if dtype.is_floating_point else np.dtype(np.float64)
+    step = float((compute.type(end) - compute.type(start)) / compute.type(steps - 1))
     index = np.arange(steps, dtype=np.float64)
-    step = (end - start) / max(steps - 1, 1)
     halfway = steps // 2
-    # PyTorch fills the first half from the start and the second from the end,
-    # so both end points are exact.
-    values = np.where(index < halfway, start + step * index, end - step * (steps - index - 1))
+    values = np.where(
+        index < halfway,
+        float(compute.type(start)) + step * index,
+        float(compute.type(end)) - step * (steps - 1 - index),
+    )
     return wrap(values.astype(dtype.numpy))
 
 
@@ -119,8 +126,9 @@ def randn(size, generator=None, dtype=None, device=None):
 
 def randint(low, high, size, generator=None, dtype=None, device=None):
     if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
-                           f"to={high}")
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
     dtype = dtype if dtype is not None else dtypes.int64
     values = numpy_generator(generator).integers(low, high, check_size("randint", size))
     return wrap(values.astype(dtype.numpy))
@@ -149,9 +157,9 @@ def _to_copy(self, dtype=None, device=None):
 
         return meta_empty_strided(self._sizes, preserved_strides(self), dtype)
     if target.type != "cpu":
-        from whylab.kernels.cuda import copy_from_cpu
-
-        return copy_from_cpu(self, dtype, target)
+        raise RuntimeError(
+            f"_to_copy: whylab has no {target.type} backend yet (only cpu and meta tensors exist)"
+        )
     result = allocate_strided(self._sizes, preserved_strides(self), dtype)
     np.copyto(result._array, self._array, casting="unsafe")
     return result

@@ -6,9 +6,16 @@ from __future__ import annotations
 import numpy as np
 
 from whylab._tensor import dtypes
-from whylab._tensor.geometry import format_shape, wrap_dim
+from whylab._tensor.geometry import (
+    broadcast_all,
+    contiguous_strides,
+    elementwise_strides,
+    format_shape,
+    wrap_dim,
+)
 from whylab._tensor.tensor import Tensor
-from whylab.kernels.cpu.common import wrap
+from whylab.kernels.cpu.common import empty_strided
+from whylab.kernels.cpu.common import wrap_contiguous as wrap
 from whylab.kernels.cpu.inplace import check_no_internal_overlap
 
 
@@ -40,9 +47,7 @@ def numpy_index(self: Tensor, indices) -> tuple:
                 )
         position += span
     if position > self.ndim:
-        raise IndexError(
-            f"too many indices for tensor of dimension {self.ndim} (got {position})"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got {position})")
     return tuple(slice(None) if index is None else index._array for index in indices)
 
 
@@ -51,13 +56,69 @@ def _translate_index_error(error: Exception, self: Tensor):
     return IndexError(f"index: {message} (indexed tensor shape {format_shape(self._sizes)})")
 
 
+def index_strides(self, indices, result_shape, mask_counts=()):
+    """Strides PyTorch gives an advanced-indexing result (shared with the meta kernel).
+
+    PyTorch computes ``index`` with a TensorIterator over the source "restrided"
+    so that the indexed dimensions have stride 0, plus the index tensors; the
+    output therefore keeps the source's memory order in the other dimensions.
+    A boolean mask of k dimensions counts as k index tensors of its nonzero count.
+    """
+    entries = []
+    counts = iter(mask_counts)
+    for index in indices:
+        if index is None:
+            entries.append(None)
+        elif index.dtype is dtypes.bool_:
+            count = next(counts)
+            entries.extend([((count,), (1,))] * index.ndim)
+        else:
+            entries.append((index._sizes, index._strides))
+    entries += [None] * (self.ndim - len(entries))
+    positions = [d for d, entry in enumerate(entries) if entry is not None]
+    index_shape = broadcast_all([entries[d][0] for d in positions], "index")
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    if adjacent:
+        kept_before = [d for d in range(positions[0])]
+        kept_after = [d for d in range(positions[-1] + 1, self.ndim)]
+    else:
+        kept_before = []
+        kept_after = [d for d in range(self.ndim) if d not in positions]
+    source_strides = (
+        [self._strides[d] for d in kept_before]
+        + [0] * len(index_shape)
+        + [self._strides[d] for d in kept_after]
+    )
+    operands = [(tuple(result_shape), tuple(source_strides))]
+    for d in positions:
+        sizes, strides = entries[d]
+        pad = len(index_shape) - len(sizes)
+        operands.append(
+            (
+                (1,) * (len(kept_before) + pad) + tuple(sizes) + (1,) * len(kept_after),
+                (0,) * (len(kept_before) + pad) + tuple(strides) + (0,) * len(kept_after),
+            )
+        )
+    return elementwise_strides(tuple(result_shape), operands)
+
+
 def index(self, indices):
     key = numpy_index(self, indices)
     try:
         out = self._array[key]
     except IndexError as error:
         raise _translate_index_error(error, self) from None
-    return wrap(np.array(out, copy=True), self.dtype)
+    mask_counts = [
+        int(np.count_nonzero(i._array))
+        for i in indices
+        if i is not None and i.dtype is dtypes.bool_
+    ]
+    strides = index_strides(self, indices, out.shape, mask_counts)
+    if strides == contiguous_strides(out.shape):
+        return wrap(np.array(out, copy=True), self.dtype)
+    result = empty_strided(out.shape, strides, self.dtype)
+    np.copyto(result._array, out)
+    return result
 
 
 def index_put_(self, indices, values, accumulate=False):
@@ -147,11 +208,16 @@ def _check_range(op: str, index: np.ndarray, size: int) -> None:
 def gather(self, dim, index, sparse_grad=False):
     d = check_gather("gather", self, dim, index)
     if self.ndim == 0:
-        return wrap(self._array.reshape(()).copy() if index.ndim == 0 else
-                    np.broadcast_to(self._array, index._sizes).copy(), self.dtype)
+        return wrap(
+            self._array.reshape(()).copy()
+            if index.ndim == 0
+            else np.broadcast_to(self._array, index._sizes).copy(),
+            self.dtype,
+        )
     _check_range("gather", index._array, self._sizes[d])
-    region = tuple(slice(None) if axis == d else slice(0, index._sizes[axis])
-                   for axis in range(self.ndim))
+    region = tuple(
+        slice(None) if axis == d else slice(0, index._sizes[axis]) for axis in range(self.ndim)
+    )
     return wrap(np.take_along_axis(self._array[region], index._array, axis=d), self.dtype)
 
 

@@ -46,8 +46,13 @@ def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
     rules.check_inplace_cast(op, result_dtype, self.dtype)
     check_no_internal_overlap(op, self)
     try:
-        ufunc(self._array, _operand(other), out=self._array, dtype=result_dtype.numpy,
-              casting="unsafe")
+        ufunc(
+            self._array,
+            _operand(other),
+            out=self._array,
+            dtype=result_dtype.numpy,
+            casting="unsafe",
+        )
     except ValueError:
         check_output_shape(op, self, other)
         raise
@@ -56,15 +61,21 @@ def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
 
 def add_(self, other, alpha=1):
     if alpha != 1:
-        other = other * alpha if not isinstance(other, Tensor) else Tensor._from_numpy_result(
-            other._array * alpha, other.dtype)
+        other = (
+            other * alpha
+            if not isinstance(other, Tensor)
+            else Tensor._from_numpy_result(other._array * alpha, other.dtype)
+        )
     return _apply(np.add, "add_", self, other, rules.binary_dtype(self, other))
 
 
 def sub_(self, other, alpha=1):
     if alpha != 1:
-        other = other * alpha if not isinstance(other, Tensor) else Tensor._from_numpy_result(
-            other._array * alpha, other.dtype)
+        other = (
+            other * alpha
+            if not isinstance(other, Tensor)
+            else Tensor._from_numpy_result(other._array * alpha, other.dtype)
+        )
     return _apply(np.subtract, "sub_", self, other, rules.binary_dtype(self, other))
 
 

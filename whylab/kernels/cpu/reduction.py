@@ -10,8 +10,9 @@ import numpy as np
 
 from whylab._tensor import dtypes
 from whylab._tensor.geometry import wrap_dim, wrap_dims
+from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
-from whylab.kernels.cpu.common import wrap, wrap_elementwise
+from whylab.kernels.cpu.common import wrap_contiguous as wrap
 
 
 def normalize_dims(op: str, dim, ndim: int):
@@ -33,20 +34,28 @@ def _axis(dims, ndim):
 
 
 def _finish(out, dtype):
-    return wrap(np.asarray(out, dtype=dtype.numpy), dtype)
+    # Reductions give row-major results; NumPy may return a scalar for full reductions.
+    return Tensor._from_numpy_result(np.asarray(out, dtype=dtype.numpy, order="C"), dtype)
 
 
 def sum(self, dim=None, keepdim=False, dtype=None):
-    dims = normalize_dims("sum", dim, self.ndim)
+    ndim = len(self._sizes)
+    dims = None if dim is None else normalize_dims("sum", dim, ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.sum(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy)
+    out = np.add.reduce(
+        self._array, axis=_axis(dims, ndim), dtype=out_dtype.numpy, keepdims=keepdim
+    )
     return _finish(out, out_dtype)
 
 
 def prod(self, dim=None, keepdim=False, dtype=None):
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     dims = normalize_dims("prod", dim, self.ndim)
     out_dtype = dtype if dtype is not None else rules.reduction_sum_dtype(self.dtype)
-    out = np.prod(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy)
+    out = np.multiply.reduce(
+        self._array, axis=_axis(dims, self.ndim), dtype=out_dtype.numpy, keepdims=keepdim
+    )
     return _finish(out, out_dtype)
 
 
@@ -55,8 +64,9 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     rules.check_floating("mean", out_dtype)
     dims = normalize_dims("mean", dim, self.ndim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.mean(self._array, axis=_axis(dims, self.ndim), keepdims=keepdim,
-                      dtype=out_dtype.numpy)
+        out = np.mean(
+            self._array, axis=_axis(dims, self.ndim), keepdims=keepdim, dtype=out_dtype.numpy
+        )
     return _finish(out, out_dtype)
 
 
@@ -183,7 +193,7 @@ def softmax(self, dim, dtype=None):
         return wrap(np.ones((), dtype=out_dtype.numpy), out_dtype)
     shifted = array - np.max(array, axis=d, keepdims=True)
     exps = np.exp(shifted)
-    return wrap_elementwise(exps / np.sum(exps, axis=d, keepdims=True), out_dtype, (self,))
+    return wrap(exps / np.sum(exps, axis=d, keepdims=True), out_dtype)
 
 
 def log_softmax(self, dim, dtype=None):
@@ -195,4 +205,4 @@ def log_softmax(self, dim, dtype=None):
         return wrap(np.zeros((), dtype=out_dtype.numpy), out_dtype)
     shifted = array - np.max(array, axis=d, keepdims=True)
     out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-    return wrap_elementwise(out, out_dtype, (self,))
+    return wrap(out, out_dtype)

@@ -1,4 +1,9 @@
-"""Meta kernels of the elementwise ops: shape by broadcasting, dtype by the shared rules."""
+"""Meta kernels of the elementwise ops: shape by broadcasting, dtype by the shared rules.
+
+Deviation: for ``div(..., rounding_mode="floor")`` on inputs with different
+layouts, PyTorch's meta kernel picks a different output layout than its CPU
+kernel; ours follows the CPU kernel (the same layout rule as every other op).
+"""
 
 from __future__ import annotations
 

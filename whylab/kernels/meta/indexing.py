@@ -6,12 +6,13 @@ from __future__ import annotations
 from whylab._tensor import dtypes
 from whylab._tensor.geometry import broadcast_all
 from whylab.kernels.cpu import indexing as cpu
-from whylab.kernels.meta.common import meta_empty
+from whylab.kernels.meta.common import meta_empty, meta_empty_strided
 
 
 def _data_dependent(op: str):
-    raise NotImplementedError(f"{op}: the result shape depends on the data, which meta tensors "
-                              "do not have")
+    raise NotImplementedError(
+        f"{op}: the result shape depends on the data, which meta tensors do not have"
+    )
 
 
 def index(self, indices):
@@ -28,7 +29,7 @@ def index(self, indices):
         shape = tuple(rest_before) + broadcast + tuple(rest_after)
     else:
         shape = broadcast + tuple(rest_before + between + rest_after)
-    return meta_empty(shape, self.dtype)
+    return meta_empty_strided(shape, cpu.index_strides(self, indices, shape), self.dtype)
 
 
 def index_put_(self, indices, values, accumulate=False):

@@ -6,7 +6,7 @@ from whylab._tensor import dtypes
 from whylab._tensor.geometry import wrap_dim
 from whylab.kernels import rules
 from whylab.kernels.cpu.reduction import normalize_dims
-from whylab.kernels.meta.common import meta_elementwise, meta_empty
+from whylab.kernels.meta.common import meta_empty
 
 
 def reduced_shape(sizes, dims, keepdim):
@@ -27,6 +27,8 @@ def sum(self, dim=None, keepdim=False, dtype=None):
 
 
 def prod(self, dim=None, keepdim=False, dtype=None):
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     return _reduce("prod", self, dim, keepdim, dtype or rules.reduction_sum_dtype(self.dtype))
 
 
@@ -94,11 +96,11 @@ def softmax(self, dim, dtype=None):
     out_dtype = dtype or self.dtype
     rules.check_floating("softmax", out_dtype)
     wrap_dim(dim, self.ndim, "softmax")
-    return meta_elementwise("softmax", out_dtype, self)
+    return meta_empty(self._sizes, out_dtype)
 
 
 def log_softmax(self, dim, dtype=None):
     out_dtype = dtype or self.dtype
     rules.check_floating("log_softmax", out_dtype)
     wrap_dim(dim, self.ndim, "log_softmax")
-    return meta_elementwise("log_softmax", out_dtype, self)
+    return meta_empty(self._sizes, out_dtype)

@@ -1,0 +1,183 @@
+"""Per-op overhead and large-tensor throughput: whylab vs raw NumPy vs PyTorch eager.
+
+Run from the repository root:  PYTHONPATH=. python benchmarks/bench_ops.py [--rounds N]
+
+Method (see DESIGN.md, "Benchmark hygiene"): every case is warmed up first;
+the three frameworks are timed in interleaved rounds (the order rotates each
+round) with a short pause between framework switches so OpenBLAS worker threads
+stop spinning; each round's time per call is the best of a few repeats. The
+table shows median time per call and the median [first quartile, third
+quartile] over rounds of the ratios whylab/numpy and whylab/torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import timeit
+
+import numpy as np
+import torch
+
+import whylab
+
+PAUSE_S = 0.15
+
+
+def small_cases():
+    rng = np.random.default_rng(0)
+    a_np = rng.standard_normal((4, 4)).astype(np.float32)
+    b_np = rng.standard_normal((4, 4)).astype(np.float32)
+    a_w, b_w = whylab.from_numpy(a_np.copy()), whylab.from_numpy(b_np.copy())
+    a_t, b_t = torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())
+
+    def chain_w():
+        x = a_w + b_w
+        x = x * b_w
+        x = x.relu()
+        x = x - 0.5
+        x = x.tanh()
+        x = x @ b_w
+        x = x / 3.0
+        x = x.t()
+        x = x.sigmoid()
+        return x.sum(1)
+
+    def chain_t():
+        x = a_t + b_t
+        x = x * b_t
+        x = x.relu()
+        x = x - 0.5
+        x = x.tanh()
+        x = x @ b_t
+        x = x / 3.0
+        x = x.t()
+        x = x.sigmoid()
+        return x.sum(1)
+
+    def chain_np():
+        x = a_np + b_np
+        x = x * b_np
+        x = np.maximum(x, 0)
+        x = x - np.float32(0.5)
+        x = np.tanh(x)
+        x = x @ b_np
+        x = x / np.float32(3.0)
+        x = x.T
+        x = 1 / (1 + np.exp(-x))
+        return x.sum(1)
+
+    return {
+        "add 4x4": (lambda: a_w + b_w, lambda: a_np + b_np, lambda: a_t + b_t),
+        "mul 4x4": (lambda: a_w * b_w, lambda: a_np * b_np, lambda: a_t * b_t),
+        "matmul 4x4": (lambda: a_w @ b_w, lambda: a_np @ b_np, lambda: a_t @ b_t),
+        "sum 4x4": (lambda: a_w.sum(), lambda: a_np.sum(), lambda: a_t.sum()),
+        "relu 4x4": (lambda: a_w.relu(), lambda: np.maximum(a_np, 0), lambda: a_t.relu()),
+        "10-op chain 4x4": (chain_w, chain_np, chain_t),
+        "transpose 4x4": (lambda: a_w.t(), lambda: a_np.T, lambda: a_t.t()),
+        "view 4x4": (lambda: a_w.view(16), lambda: a_np.reshape(16), lambda: a_t.view(16)),
+        "getitem [1] 4x4": (lambda: a_w[1], lambda: a_np[1], lambda: a_t[1]),
+        "getitem [:, 1:3] 4x4": (lambda: a_w[:, 1:3], lambda: a_np[:, 1:3], lambda: a_t[:, 1:3]),
+    }
+
+
+def large_cases():
+    rng = np.random.default_rng(1)
+    m_np = rng.standard_normal((1024, 1024)).astype(np.float32)
+    n_np = rng.standard_normal((1024, 1024)).astype(np.float32)
+    big_np = rng.standard_normal((2048, 2048)).astype(np.float32)  # 4M elements
+    big2_np = rng.standard_normal((2048, 2048)).astype(np.float32)
+    m_w, n_w = whylab.from_numpy(m_np), whylab.from_numpy(n_np)
+    m_t, n_t = torch.from_numpy(m_np), torch.from_numpy(n_np)
+    big_w, big2_w = whylab.from_numpy(big_np), whylab.from_numpy(big2_np)
+    big_t, big2_t = torch.from_numpy(big_np), torch.from_numpy(big2_np)
+    return {
+        "matmul 1024x1024 f32": (lambda: m_w @ n_w, lambda: m_np @ n_np, lambda: m_t @ n_t),
+        "add 4M f32": (lambda: big_w + big2_w, lambda: big_np + big2_np, lambda: big_t + big2_t),
+        "mul 4M f32": (lambda: big_w * big2_w, lambda: big_np * big2_np, lambda: big_t * big2_t),
+        "sum 4M f32": (lambda: big_w.sum(), lambda: big_np.sum(), lambda: big_t.sum()),
+    }
+
+
+def time_per_call(fn, number: int, repeats: int = 3) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeats)) / number
+
+
+def calibrate(fn, target_s: float) -> int:
+    """Loop count that makes one timing last about ``target_s``."""
+    for _ in range(3):
+        fn()  # warm-up: allocator, caches, lazy imports
+    number = 1
+    while True:
+        elapsed = timeit.timeit(fn, number=number)
+        if elapsed >= target_s / 4 or number >= 1_000_000:
+            return max(1, int(number * target_s / max(elapsed, 1e-9)))
+        number *= 4
+
+
+def quartiles(values):
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return median, q1, q3
+
+
+def run_case(name, fns, rounds: int, target_s: float):
+    labels = ("whylab", "numpy", "torch")
+    numbers = [calibrate(fn, target_s) for fn in fns]
+    times = {label: [] for label in labels}
+    for round_index in range(rounds):
+        order = [(round_index + k) % 3 for k in range(3)]
+        for k in order:
+            time.sleep(PAUSE_S)
+            times[labels[k]].append(time_per_call(fns[k], numbers[k]))
+    vs_numpy = [w / n for w, n in zip(times["whylab"], times["numpy"], strict=True)]
+    vs_torch = [w / t for w, t in zip(times["whylab"], times["torch"], strict=True)]
+    return {
+        "name": name,
+        "medians": {label: statistics.median(times[label]) for label in labels},
+        "vs_numpy": quartiles(vs_numpy),
+        "vs_torch": quartiles(vs_torch),
+    }
+
+
+def format_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.2f} us"
+    return f"{seconds * 1e3:8.2f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", choices=["small", "large"], default=None)
+    args = parser.parse_args()
+    print(
+        f"numpy {np.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"{args.rounds} interleaved rounds"
+    )
+    header = (
+        f"{'case':24} {'whylab':>11} {'numpy':>11} {'torch':>11}   "
+        f"{'whylab/numpy [q1, q3]':>24}   {'whylab/torch [q1, q3]':>24}"
+    )
+    print(header)
+    print("-" * len(header))
+    groups = []
+    if args.only in (None, "small"):
+        groups.append((small_cases(), 0.02))
+    if args.only in (None, "large"):
+        groups.append((large_cases(), 0.2))
+    for cases, target_s in groups:
+        for name, fns in cases.items():
+            result = run_case(name, fns, args.rounds, target_s)
+            medians = result["medians"]
+            ratio_n = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_numpy"])
+            ratio_t = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_torch"])
+            print(
+                f"{name:24} {format_time(medians['whylab'])} {format_time(medians['numpy'])} "
+                f"{format_time(medians['torch'])}   {ratio_n:>24}   {ratio_t:>24}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,320 @@
+"""Elementwise ops against PyTorch (float64): broadcasting, non-contiguous inputs, dtypes,
+output layout, scalars, in-place forms and error messages."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from engine_testing import DTYPE_PAIRS, assert_same, layouts, pair, random_array
+
+import whylab
+
+SHAPE_PAIRS = [
+    ((3, 4), (3, 4)),
+    ((3, 4), (4,)),
+    ((2, 1, 4), (3, 1)),
+    ((5,), ()),
+    ((), ()),
+    ((4, 3), (1, 3)),
+]
+
+BINARY = {
+    "add": (whylab.add, torch.add),
+    "sub": (whylab.sub, torch.sub),
+    "mul": (whylab.mul, torch.mul),
+    "div": (whylab.div, torch.div),
+    "maximum": (whylab.maximum, torch.maximum),
+    "minimum": (whylab.minimum, torch.minimum),
+    "remainder": (whylab.remainder, torch.remainder),
+    "eq": (whylab.eq, torch.eq),
+    "ne": (whylab.ne, torch.ne),
+    "lt": (whylab.lt, torch.lt),
+    "le": (whylab.le, torch.le),
+    "gt": (whylab.gt, torch.gt),
+    "ge": (whylab.ge, torch.ge),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize(("shape_a", "shape_b"), SHAPE_PAIRS)
+def test_binary_ops_match_torch_in_all_layouts(name, shape_a, shape_b):
+    w_op, t_op = BINARY[name]
+    for (_, wa, ta), (_, wb, tb) in itertools.product(
+        layouts(shape_a, seed=1, low=0.5, high=3), layouts(shape_b, seed=2, low=0.5, high=3)
+    ):
+        w, t = w_op(wa, wb), t_op(ta, tb)
+        assert_same(w, t)
+        assert w.stride() == t.stride(), (name, wa.stride(), wb.stride())
+
+
+def test_pow_matches_torch():
+    for (_, wa, ta), (_, wb, tb) in itertools.product(
+        layouts((3, 4), seed=1, low=0.5), layouts((4,), seed=2)
+    ):
+        assert_same(wa**wb, ta**tb)
+    wa, ta = pair(random_array((3,), low=0.5))
+    assert_same(2**wa, 2**ta)
+    assert_same(wa**2, ta**2)
+    assert_same(whylab.pow(wa, 0.5), torch.pow(ta, 0.5))
+    wi, ti = pair(np.array([1, 2, 3]))
+    assert_same(wi**2, ti**2)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+        wi**-1
+
+
+UNARY = {
+    "exp": (whylab.exp, torch.exp, (-3, 3)),
+    "log": (whylab.log, torch.log, (0.1, 4)),
+    "log1p": (whylab.log1p, torch.log1p, (0.1, 4)),
+    "expm1": (whylab.expm1, torch.expm1, (-2, 2)),
+    "sqrt": (whylab.sqrt, torch.sqrt, (0.1, 4)),
+    "rsqrt": (whylab.rsqrt, torch.rsqrt, (0.1, 4)),
+    "reciprocal": (whylab.reciprocal, torch.reciprocal, (0.5, 4)),
+    "tanh": (whylab.tanh, torch.tanh, (-3, 3)),
+    "sigmoid": (whylab.sigmoid, torch.sigmoid, (-30, 30)),
+    "relu": (whylab.relu, torch.relu, (-3, 3)),
+    "neg": (whylab.neg, torch.neg, (-3, 3)),
+    "abs": (whylab.abs, torch.abs, (-3, 3)),
+    "sign": (whylab.sign, torch.sign, (-3, 3)),
+    "sin": (whylab.sin, torch.sin, (-3, 3)),
+    "cos": (whylab.cos, torch.cos, (-3, 3)),
+    "erf": (whylab.erf, torch.erf, (-3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), ()])
+def test_unary_ops_match_torch(name, shape):
+    w_op, t_op, (low, high) = UNARY[name]
+    for _, w, t in layouts(shape, seed=3, low=low, high=high):
+        result = w_op(w)
+        assert_same(result, t_op(t))
+        assert result.stride() == t_op(t).stride()
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sigmoid", "abs", "neg", "relu"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_unary_ops_on_integers_follow_torch_dtype(name, dtype):
+    w_op, t_op, _ = UNARY[name]
+    w, t = pair(random_array((5,), dtype, seed=4, low=1, high=5))
+    assert_same(w_op(w), t_op(t), rtol=1e-6)
+
+
+def test_add_sub_alpha_and_reflected_scalars():
+    for (_, wa, ta), (_, wb, tb) in itertools.product(
+        layouts((3, 4), seed=1), layouts((3, 4), seed=2)
+    ):
+        assert_same(whylab.add(wa, wb, alpha=2.5), torch.add(ta, tb, alpha=2.5))
+        assert_same(whylab.sub(wa, wb, alpha=-3), torch.sub(ta, tb, alpha=-3))
+    wa, ta = pair(random_array((3,), seed=5, low=0.5))
+    for w, t in [
+        (2 + wa, 2 + ta),
+        (2 - wa, 2 - ta),
+        (2 * wa, 2 * ta),
+        (2 / wa, 2 / ta),
+        (wa - 1.5, ta - 1.5),
+        (-wa, -ta),
+        (+wa, +ta),
+        (wa / 4, ta / 4),
+        (wa // 0.7, ta // 0.7),
+        (wa % 0.7, ta % 0.7),
+        (abs(wa), abs(ta)),
+    ]:
+        assert_same(w, t)
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        whylab.add(whylab.tensor([1, 2]), whylab.tensor([1, 2]), alpha=0.5)
+
+
+@pytest.mark.parametrize("mode", [None, "trunc", "floor"])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_div_rounding_modes(mode, dtype):
+    a = np.array([7, -7, 7, -7, 5, 0, -1], dtype=dtype)
+    b = np.array([2, 2, -2, -2, 5, 3, 4], dtype=dtype)
+    wa, ta = pair(a)
+    wb, tb = pair(b)
+    assert_same(whylab.div(wa, wb, rounding_mode=mode), torch.div(ta, tb, rounding_mode=mode))
+    assert_same(whylab.div(wa, 3, rounding_mode=mode), torch.div(ta, 3, rounding_mode=mode))
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        whylab.div(wa, wb, rounding_mode="round")
+
+
+def test_clamp_and_where():
+    for _, w, t in layouts((3, 4), seed=6):
+        assert_same(w.clamp(-1, 1), t.clamp(-1, 1))
+        assert_same(w.clamp(min=0.5), t.clamp(min=0.5))
+        assert_same(w.clamp(max=0.5), t.clamp(max=0.5))
+        wl, tl = pair(random_array((4,), seed=7, low=-2, high=0))
+        assert_same(whylab.clamp(w, wl, None), torch.clamp(t, tl, None))
+        cond_w, cond_t = w > 0, t > 0
+        assert_same(whylab.where(cond_w, w, 0.0), torch.where(cond_t, t, 0.0))
+        assert_same(whylab.where(cond_w, 1.0, w), torch.where(cond_t, 1.0, t))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        whylab.clamp(whylab.ones(2))
+    with pytest.raises(RuntimeError, match="condition to be a boolean"):
+        whylab.where(whylab.ones(2), whylab.ones(2), whylab.ones(2))
+
+
+def test_logical_and_bitwise_ops():
+    wa, ta = pair(np.array([True, False, True, False]))
+    wb, tb = pair(np.array([True, True, False, False]))
+    for w, t in [
+        (wa & wb, ta & tb),
+        (wa | wb, ta | tb),
+        (wa ^ wb, ta ^ tb),
+        (~wa, ~ta),
+        (whylab.logical_xor(wa, wb), torch.logical_xor(ta, tb)),
+        (whylab.logical_not(wa), torch.logical_not(ta)),
+    ]:
+        assert_same(w, t)
+    wi, ti = pair(np.array([5, 3, -2]))
+    assert_same(wi & 6, ti & 6)
+    assert_same(~wi, ~ti)
+
+
+DTYPES = [whylab.bool, whylab.int32, whylab.int64, whylab.float32, whylab.float64]
+
+
+@pytest.mark.parametrize(("first", "second"), list(itertools.product(DTYPES, DTYPES)))
+def test_promotion_matches_torch_for_tensor_pairs(first, second):
+    t_first, t_second = DTYPE_PAIRS[first], DTYPE_PAIRS[second]
+    dim = (whylab.ones(2, dtype=first), whylab.ones(2, dtype=second))
+    torch_dim = (torch.ones(2, dtype=t_first), torch.ones(2, dtype=t_second))
+    assert DTYPE_PAIRS[(dim[0] * dim[1]).dtype] == (torch_dim[0] * torch_dim[1]).dtype
+    zero_dim = whylab.ones((), dtype=second)
+    torch_zero_dim = torch.ones((), dtype=t_second)
+    assert DTYPE_PAIRS[(dim[0] * zero_dim).dtype] == (torch_dim[0] * torch_zero_dim).dtype
+    assert DTYPE_PAIRS[whylab.result_type(dim[0], zero_dim)] == torch.result_type(
+        torch_dim[0], torch_zero_dim
+    )
+    assert DTYPE_PAIRS[whylab.promote_types(first, second)] == torch.promote_types(
+        t_first, t_second
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("scalar", [True, 3, 2.5])
+def test_promotion_with_python_scalars_is_weak(dtype, scalar):
+    w = whylab.ones(2, dtype=dtype)
+    t = torch.ones(2, dtype=DTYPE_PAIRS[dtype])
+    assert DTYPE_PAIRS[(w * scalar).dtype] == (t * scalar).dtype
+    assert DTYPE_PAIRS[(w + scalar).dtype] == (t + scalar).dtype
+    assert DTYPE_PAIRS[(w / scalar).dtype] == (t / scalar).dtype
+    assert DTYPE_PAIRS[(w > scalar).dtype] == (t > scalar).dtype
+
+
+def test_promotion_respects_default_dtype():
+    whylab.set_default_dtype(whylab.float64)
+    try:
+        assert (whylab.tensor([1, 2]) * 2.5).dtype is whylab.float64
+        assert whylab.tensor([1.0]).dtype is whylab.float64
+    finally:
+        whylab.set_default_dtype(whylab.float32)
+    assert (whylab.tensor([1, 2]) * 2.5).dtype is whylab.float32
+    assert (whylab.tensor([1, 2]) / whylab.tensor([2, 2])).dtype is whylab.float32
+
+
+def test_broadcast_error_names_op_and_shapes():
+    with pytest.raises(
+        RuntimeError,
+        match=r"add: The size of tensor a \(3\) must match the size "
+        r"of tensor b \(4\) at non-singleton dimension 1 "
+        r"\(shapes \[2, 3\] and \[4\]\)",
+    ):
+        whylab.ones(2, 3) + whylab.ones(4)
+    with pytest.raises(RuntimeError, match="mul: The size of tensor a"):
+        whylab.ones(2, 3) * whylab.ones(2)
+
+
+def test_bool_errors_match_torch():
+    b = whylab.tensor([True, False])
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool"):
+        whylab.sub(b, b)
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
+        b.__neg__()
+
+
+# ------------------------------------------------------------------------------ in-place
+
+
+INPLACE = [
+    ("add_", lambda x, y: x.add_(y), lambda x, y: x.add_(y)),
+    ("sub_", lambda x, y: x.sub_(y, alpha=2), lambda x, y: x.sub_(y, alpha=2)),
+    ("mul_", lambda x, y: x.mul_(y), lambda x, y: x.mul_(y)),
+    ("div_", lambda x, y: x.div_(y), lambda x, y: x.div_(y)),
+    ("iadd", lambda x, y: x.__iadd__(y), lambda x, y: x.__iadd__(y)),
+    ("imul", lambda x, y: x.__imul__(y), lambda x, y: x.__imul__(y)),
+    ("itruediv", lambda x, y: x.__itruediv__(y), lambda x, y: x.__itruediv__(y)),
+    ("isub", lambda x, y: x.__isub__(y), lambda x, y: x.__isub__(y)),
+    ("copy_", lambda x, y: x.copy_(y), lambda x, y: x.copy_(y)),
+    ("clamp_", lambda x, y: x.clamp_(-0.5, 0.5), lambda x, y: x.clamp_(-0.5, 0.5)),
+    ("fill_", lambda x, y: x.fill_(2.5), lambda x, y: x.fill_(2.5)),
+    ("zero_", lambda x, y: x.zero_(), lambda x, y: x.zero_()),
+    (
+        "masked_fill_",
+        lambda x, y: x.masked_fill_(y > 0, -1.0),
+        lambda x, y: x.masked_fill_(y > 0, -1.0),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "w_op", "t_op"), INPLACE)
+def test_inplace_ops_write_through_views_and_bump_version(name, w_op, t_op):
+    base_values = random_array((4, 6), seed=8, low=0.5)
+    w_base, t_base = pair(base_values)
+    w_view, t_view = w_base.t()[1:5:2], t_base.t()[1:5:2]
+    w_other, t_other = pair(random_array((4,), seed=9, low=0.5))
+    before = w_base._version.value
+    returned = w_op(w_view, w_other)
+    t_op(t_view, t_other)
+    assert returned is w_view
+    assert w_base._version.value == before + 1
+    assert_same(w_base, t_base)
+
+
+def test_inplace_dtype_and_shape_errors():
+    ints = whylab.tensor([1, 2, 3])
+    with pytest.raises(
+        RuntimeError, match="result type float32 can't be cast to the desired output type int64"
+    ):
+        ints.add_(1.5)
+    with pytest.raises(
+        RuntimeError,
+        match=r"output with shape \[3\] doesn't match the broadcast "
+        r"shape \[2, 3\]",
+    ):
+        whylab.ones(3).add_(whylab.ones(2, 3))
+    with pytest.raises(RuntimeError, match="single memory location"):
+        whylab.ones(1).expand(3).add_(1)
+    floats = whylab.zeros(3, dtype=whylab.float32)
+    floats.add_(whylab.ones(3, dtype=whylab.float64))
+    assert floats.dtype is whylab.float32 and floats.tolist() == [1.0, 1.0, 1.0]
+    ints.mul_(2)
+    assert ints.tolist() == [2, 4, 6]
+
+
+def test_python_operators_on_comparisons_return_bool_tensors():
+    w, t = pair(np.array([1.0, 2.0, 3.0]))
+    for w_result, t_result in [
+        (w == 2, t == 2),
+        (w != 2, t != 2),
+        (w < 2, t < 2),
+        (w <= 2, t <= 2),
+        (w > 2, t > 2),
+        (w >= 2, t >= 2),
+    ]:
+        assert_same(w_result, t_result)
+    assert hash(w) != hash(whylab.ones(3))
+
+
+def test_special_values_match_torch_without_numpy_warnings():
+    import warnings
+
+    values = np.array([0.0, 1.0, -1.0, 1000.0])
+    w, t = pair(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for w_result, t_result in [(whylab.log(w), torch.log(t)), (whylab.exp(w), torch.exp(t)),
+                                   (w / 0, t / 0), (whylab.sqrt(w), torch.sqrt(t)),
+                                   (w ** -1, t ** -1), (whylab.rsqrt(w), torch.rsqrt(t))]:
+            np.testing.assert_array_equal(w_result.numpy(), t_result.numpy())
