@@ -18,7 +18,9 @@ Peak memory per step is the peak that ``tracemalloc`` sees during one step, whic
 NumPy's array allocations (and therefore whylab's); torch's allocator is invisible to it.
 
 Run from the repository root:  ``PYTHONPATH=. python benchmarks/bench_mlp.py [--quick]``
-Add ``--profile BATCH`` to print a cProfile of whylab steps at that batch size.
+Add ``--profile BATCH`` to print a cProfile of whylab steps at that batch size, and
+``--threads N`` to limit both BLAS libraries to N threads (useful on a busy machine, where
+two-thread BLAS calls wait on each other).
 """
 
 from __future__ import annotations
@@ -26,18 +28,35 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import os
 import pstats
 import statistics
 import sys
 import time
 import tracemalloc
 
-import numpy as np
-import torch
 
-import whylab
-import whylab.nn
-import whylab.optim
+def _threads_from_argv(argv: list[str]) -> int | None:
+    """Read ``--threads N`` before NumPy loads: OpenBLAS reads its thread count at import."""
+    for index, arg in enumerate(argv):
+        if arg == "--threads" and index + 1 < len(argv):
+            return int(argv[index + 1])
+        if arg.startswith("--threads="):
+            return int(arg.split("=", 1)[1])
+    return None
+
+
+_THREADS = _threads_from_argv(sys.argv)
+if _THREADS is not None:
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = str(_THREADS)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import whylab  # noqa: E402
+import whylab.nn  # noqa: E402
+import whylab.optim  # noqa: E402
 
 IN_FEATURES, HIDDEN, CLASSES = 784, 256, 10
 LEARNING_RATE = 0.01
@@ -261,7 +280,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--profile", type=int, metavar="BATCH", default=None)
+    parser.add_argument("--threads", type=int, default=None, help="BLAS threads (default: all)")
     args = parser.parse_args(argv)
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
 
     if args.profile is not None:
         for name in args.dtypes:

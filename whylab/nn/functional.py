@@ -2,18 +2,19 @@
 
 Most functions here are short compositions of whylab's differentiable tensor ops, so their
 gradients - and gradients of gradients - come from the engine's one table of derivative
-formulas. Two are single autograd nodes of their own, for the same reasons PyTorch makes
-them native ops:
+formulas (``log_softmax`` and ``softmax`` are the engine's own ops). Two are graph nodes of
+their own, for the reasons PyTorch makes them native ops:
 
-* :func:`log_softmax` computes ``x - max - log(sum(exp(x - max)))`` in one NumPy pass
-  (stable for large logits) and saves only its output; its backward,
-  ``g - exp(out) * sum(g)``, is written with whylab ops so it can itself be differentiated;
-* :func:`nll_loss` picks ``-log_probs[i, target[i]]`` (times the class weight) and reduces;
-  its backward spreads the upstream gradient back into those positions - again as whylab
-  ops on a constant coefficient tensor.
+* :func:`linear` is one node (torch records one ``AddmmBackward``) instead of three
+  (transpose, matmul, broadcast add). Its backward computes the weight's gradient as
+  ``grad.T @ input``, which lands in the weight's own row-major layout, and skips the
+  input's gradient when the input (typically the data batch) does not require grad;
+* the class-index losses (:func:`nll_loss`, :func:`cross_entropy`) are one node that forms
+  ``-sum(coefficients * log_probs)`` with a constant coefficient array holding the class
+  weights at the target positions (and the label-smoothing mass).
 
-:func:`cross_entropy` is ``nll_loss(log_softmax(x))`` (plus the label-smoothing term), the
-same fusion torch uses: two graph nodes instead of the dozen a naive composition records.
+Both backwards are written with whylab ops, so they can themselves be differentiated.
+:func:`cross_entropy` is ``log_softmax`` followed by that loss node: two nodes, as in torch.
 """
 
 from __future__ import annotations
@@ -33,17 +34,12 @@ def _check_reduction(op: str, reduction: str) -> None:
 
 
 def _numpy(tensor) -> np.ndarray:
-    return tensor.detach().numpy()
+    """The tensor's values as a NumPy array (a view, not a copy), for reading only.
 
-
-def _wrap_dim(op: str, dim: int, ndim: int) -> int:
-    rank = max(ndim, 1)
-    if not -rank <= dim < rank:
-        raise IndexError(
-            f"{op}: dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
-            f"but got {dim})"
-        )
-    return dim % rank
+    ``.data`` is an alias outside autograd built without a dispatcher call; ``detach()``
+    would give the same array but costs an operator call, and these run every step.
+    """
+    return tensor.data.numpy()
 
 
 # --------------------------------------------------------------------------- activations
@@ -53,52 +49,74 @@ def relu(input, inplace: bool = False):
     return input.clamp_(min=0) if inplace else input.relu()
 
 
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias`` for ``weight`` of shape (out_features, in_features)."""
-    if input.shape[-1:] != weight.shape[-1:]:
-        raise RuntimeError(
-            f"linear: input of shape {tuple(input.shape)} does not fit weight of shape "
-            f"{tuple(weight.shape)} (last dimensions {input.shape[-1:]} vs {weight.shape[-1:]})"
-        )
-    output = input.matmul(weight.t())
-    if bias is not None:
-        output = output + bias
-    return output
-
-
-def softmax(input, dim: int):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (computed as ``exp(log_softmax(x))``)."""
-    return log_softmax(input, dim).exp()
-
-
-class _LogSoftmax(Function):
-    """log_softmax as one graph node; its backward is made of differentiable ops."""
+class _Linear(Function):
+    """``input @ weight.T + bias`` as one graph node (any number of leading dimensions)."""
 
     @staticmethod
-    def forward(ctx, input, dim):
-        values = _numpy(input)
-        shifted = values - values.max(axis=dim, keepdims=True)
-        shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-        output = whylab.from_numpy(shifted)
-        ctx.dim = dim
-        ctx.save_for_backward(output)
-        return output
+    def forward(ctx, input, weight, bias):
+        rows = _numpy(input).reshape(-1, weight.shape[1])
+        output = rows @ _numpy(weight).T
+        if bias is not None:
+            output += _numpy(bias)
+        ctx.save_for_backward(input, weight)
+        ctx.has_bias = bias is not None
+        return whylab.from_numpy(output.reshape(*input.shape[:-1], weight.shape[0]))
 
     @staticmethod
     def backward(ctx, grad_output):
-        (output,) = ctx.saved_tensors
-        # d/dx_j of (x_i - logsumexp x) is delta_ij - softmax_j, hence:
-        return grad_output - output.exp() * grad_output.sum(ctx.dim, keepdim=True), None
+        input, weight = ctx.saved_tensors
+        # Work on (rows, features) matrices; only inputs with other than 2 dims need reshaping.
+        out_features, in_features = weight.shape
+        grad_rows = grad_output
+        input_rows = input
+        if input.dim() != 2:
+            grad_rows = grad_output.reshape(-1, out_features)
+            input_rows = input.reshape(-1, in_features)
+        grad_input = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad_rows.mm(weight)
+            if input.dim() != 2:
+                grad_input = grad_input.reshape(input.shape)
+        if ctx.needs_input_grad[1]:
+            grad_weight = grad_rows.t().mm(input_rows)
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            grad_bias = grad_rows.sum(0)
+        return grad_input, grad_weight, grad_bias
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` for ``weight`` of shape (out_features, in_features).
+
+    ``input`` has shape (*, in_features); the result has shape (*, out_features).
+    """
+    if weight.dim() != 2 or input.dim() == 0 or input.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"linear: input of shape {tuple(input.shape)} does not fit weight of shape "
+            f"{tuple(weight.shape)} (need input (*, in_features) and weight "
+            "(out_features, in_features))"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(
+            f"linear: bias of shape {tuple(bias.shape)} does not fit weight of shape "
+            f"{tuple(weight.shape)} (need ({weight.shape[0]},))"
+        )
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tensor.dtype != input.dtype:
+            raise RuntimeError(
+                f"linear: input and {name} must have the same dtype, but got {input.dtype} "
+                f"and {tensor.dtype}"
+            )
+    return _Linear.apply(input, weight, bias)
+
+
+def softmax(input, dim: int):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (the engine's softmax op)."""
+    return whylab.softmax(input, dim)
 
 
 def log_softmax(input, dim: int):
-    """``x - log(sum(exp(x)))`` along ``dim``, computed stably (the max is subtracted first)."""
-    if not input.is_floating_point():
-        raise TypeError(f"log_softmax: expected a floating-point tensor, got {input.dtype}")
-    dim = _wrap_dim("log_softmax", dim, input.dim())
-    if input.dim() == 0:
-        return _LogSoftmax.apply(input.reshape(1), 0).reshape(())
-    return _LogSoftmax.apply(input, dim)
+    """``x - log(sum(exp(x)))`` along ``dim``, computed stably (the engine's op)."""
+    return whylab.log_softmax(input, dim)
 
 
 # --------------------------------------------------------------------------- losses
