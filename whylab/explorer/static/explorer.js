@@ -69,7 +69,26 @@
     const status = form.querySelector("[data-status]");
     let inFlight = null;
 
+    // A value the browser already knows is out of range (min/max/step/required) is not
+    // sent: the field is marked and the browser's own message, naming the bound, shown.
+    function firstInvalidField() {
+      form.querySelectorAll("[aria-invalid]").forEach(function (field) {
+        field.removeAttribute("aria-invalid");
+      });
+      const field = form.querySelector("input:invalid, select:invalid");
+      if (!field) {
+        return false;
+      }
+      field.setAttribute("aria-invalid", "true");
+      const label = form.querySelector('label[for="' + field.id + '"]');
+      status.textContent = (label ? label.textContent.trim() + ": " : "") + field.validationMessage;
+      return true;
+    }
+
     async function rerun() {
+      if (firstInvalidField()) {
+        return;
+      }
       const values = experimentParams(form);
       const query = new URLSearchParams(Array.from(values.entries()));
       if (inFlight) {
