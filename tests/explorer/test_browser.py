@@ -122,6 +122,7 @@ def test_live_search_in_english_and_chinese_and_the_empty_state(page, base_url):
     page.wait_for_url(re.compile(r"q=interference"))
     page.wait_for_function("() => document.querySelectorAll('.card').length === 1")
     assert page.locator(".card").get_attribute("data-slug") == WAVE
+    assert page.locator("[data-cards-status]").inner_text() == "Topics matching “interference”"
     box.fill("蝶形")
     page.wait_for_function(FIRST_CARD_IS, arg="fft")
     box.fill("zebrafish")
@@ -179,6 +180,8 @@ def test_changing_a_parameter_reruns_updates_chart_and_url_and_reload_restores(p
     )
     after = chart_path(page)
     assert after != before
+    status = page.locator("#experiment-superposition [data-status]").inner_text()
+    assert re.fullmatch(r"Updated: (\d+) of \1 checks passed\.", status), status
     assert "superposition.seed=" in page.url  # the permalink state includes the seed
     switch = page.locator("[data-lang-switch]")
     assert "superposition.phase=3.14" in switch.get_attribute("href")
