@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from whylab.explorer import search
 from whylab.explorer.search import MAX_QUERY_CHARS, SearchDoc, SearchIndex, tokenize
 
 TOPICS_DIR = Path(__file__).resolve().parents[2] / "whylab" / "topics"
@@ -76,6 +77,7 @@ def test_tokenize_words_plurals_and_cjk_pairs():
     assert tokenize("C++ and C#") == ["c++", "c#"]
     assert tokenize("torch.matmul") == ["torch", "matmul"]
     assert tokenize("ＦＦＴ Fréchet") == ["fft", "frechet"]  # full-width and accents fold
+    assert tokenize("한국") == ["한", "국", "한국"]  # Hangul stays whole syllables
     assert tokenize("😀 \x00 \u200b <>\"'") == []
 
 
@@ -254,6 +256,25 @@ def test_fuzz_arbitrary_documents(text, query):
     # Every token of the document is findable by itself.
     for token in sorted(set(tokenize(text)))[:5]:
         assert slugs(index.search(token)) == ["a"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(max_size=300))
+def test_fast_folding_equals_folding_each_character(text):
+    folded, source = search._fold(text)
+    slow = [search._fold_char(c) for c in text]
+    assert folded == "".join(slow)
+    assert source == [i for i, piece in enumerate(slow) for _ in piece]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算的.ÉéΣς")), max_size=120),
+       query=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算")), max_size=12))
+def test_snippet_matches_equal_the_tokenizer_matches(text, query):
+    terms = search._query_terms(query)
+    expected = sorted((start, end, token) for token, start, end, _ in
+                      search._tokens_with_spans(text) if token in terms)
+    assert search._term_spans(text, terms) == expected
 
 
 # ---------------------------------------------------------------- real topics

@@ -41,6 +41,7 @@ language's text has no match. LaTeX commands in them are made readable
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -89,6 +90,8 @@ _CJK_RANGES = (
 _TOKEN_RE = re.compile(
     rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)"
 )
+_WORD_RE = re.compile(rf"[^\W_{_CJK_RANGES}]+(?:\+\+|#)?")
+_CJK_RE = re.compile(rf"[{_CJK_RANGES}]+")
 
 
 @dataclass(frozen=True)
@@ -121,10 +124,20 @@ class Hit:
 # ---------------------------------------------------------------- tokens
 
 
+@functools.lru_cache(maxsize=4096)
 def _fold_char(char: str) -> str:
     """Case-fold one character and drop its accents (full-width forms become ASCII)."""
     decomposed = unicodedata.normalize("NFKD", char)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    unaccented = "".join(c for c in decomposed if not unicodedata.combining(c))
+    # NFC puts back together what NFKD split apart for other reasons (Hangul syllables).
+    return unicodedata.normalize("NFC", unaccented).casefold()
+
+
+# Characters that fold one-to-one with str.lower(): ASCII, basic Greek, CJK punctuation and
+# ideographs. Runs of them are folded in one C call; anything else goes character by character.
+_SIMPLE_RUN = re.compile(
+    r"[\x00-\x7f\u0391-\u03a9\u03b1-\u03c9\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff]+"
+)
 
 
 def _fold(text: str) -> tuple[str, list[int]]:
@@ -133,13 +146,24 @@ def _fold(text: str) -> tuple[str, list[int]]:
         return text.lower(), list(range(len(text)))
     folded: list[str] = []
     source: list[int] = []
-    for index, char in enumerate(text):
-        piece = _fold_char(char)
-        folded.append(piece)
-        source.extend([index] * len(piece))
+    done = 0
+
+    def fold_slowly(stop: int) -> None:
+        for index in range(done, stop):  # usually empty or one full-width punctuation mark
+            piece = _fold_char(text[index])
+            folded.append(piece)
+            source.extend([index] * len(piece))
+
+    for run in _SIMPLE_RUN.finditer(text):
+        fold_slowly(run.start())
+        folded.append(run.group().lower())
+        source.extend(range(run.start(), run.end()))
+        done = run.end()
+    fold_slowly(len(text))
     return "".join(folded), source
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """Strip a simple English plural or possessive: gradients -> gradient, ffts -> fft."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
@@ -341,23 +365,49 @@ class SearchIndex:
 
     def _snippet(self, doc: SearchDoc, terms: dict[str, float]) -> str:
         """A window of ``doc.text`` around the densest cluster of matched terms."""
-        matches = [
-            (start, end, token)
-            for token, start, end, _ in _tokens_with_spans(doc.text)
-            if token in terms
-        ]
+        matches = _term_spans(doc.text, terms)
         if not matches:
             fallback = doc.summary or doc.text
             return _clean_snippet(_shorten(fallback, 0, len(fallback)))
 
         best_start, best_end, best_value = 0, 0, -1.0
-        for index, (start, _, _) in enumerate(matches):
+        for index, (start, end, _) in enumerate(matches):
             window_end = start + SNIPPET_WIDTH // 2  # characters: a CJK-safe underestimate
-            distinct = {token for s, _, token in matches[index:] if s < window_end}
+            distinct = set()
+            for later_start, _, token in matches[index:]:
+                if later_start >= window_end:
+                    break
+                distinct.add(token)
             value = sum(self._idf[token] * terms[token] for token in distinct)
             if value > best_value:
-                best_start, best_end, best_value = start, matches[index][1], value
+                best_start, best_end, best_value = start, end, value
         return _clean_snippet(_shorten(doc.text, best_start, best_end))
+
+
+def _term_spans(text: str, terms: dict[str, float]) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every occurrence of a query term in ``text``, in text order.
+
+    Gives the same matches as tokenizing the whole text, but CJK terms are found
+    by substring search, which is much faster than making every character pair.
+    """
+    folded, source = _fold(text)
+    spans = []
+    for match in _WORD_RE.finditer(folded):
+        word = match.group()
+        if word in STOPWORDS:
+            continue
+        token = _stem(word)
+        if token in terms:
+            spans.append((source[match.start()], source[match.end() - 1] + 1, token))
+    for term in terms:
+        if not _CJK_RE.fullmatch(term):
+            continue
+        position = folded.find(term)
+        while position != -1:
+            spans.append((source[position], source[position + len(term) - 1] + 1, term))
+            position = folded.find(term, position + 1)
+    spans.sort()
+    return spans
 
 
 def _width(char: str) -> int:
