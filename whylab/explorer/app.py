@@ -81,7 +81,7 @@ class ExplorerConfig:
 
 
 class GuardMiddleware:
-    """Reject oversized URLs before routing, and add security headers to every response."""
+    """Reject oversized URLs before routing, answer HEAD as GET, add security headers."""
 
     def __init__(self, app, max_query_bytes: int, max_path_bytes: int = 512):
         self.app = app
@@ -109,9 +109,15 @@ class GuardMiddleware:
             await send({"type": "http.response.body", "body": body})
             return
 
+        head = scope["method"] == "HEAD"
+        if head:  # answer HEAD like GET, without the body (link checkers, curl -I)
+            scope = {**scope, "method": "GET"}
+
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -178,7 +184,6 @@ def create_app(
     app.state.registry = registry
     app.state.service = service
     app.state.pool = pool
-    app.state.config = config
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
