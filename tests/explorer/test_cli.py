@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import whylab
-from whylab.cli import main, parse_param_args
+from whylab.cli import LazyProgress, main, parse_param_args
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 TOPICS = ["--topics-dir", str(FIXTURE_TOPICS)]
@@ -108,3 +108,16 @@ def test_module_entry_point_and_usage_errors(capsys):
     with pytest.raises(SystemExit) as usage:
         main(["topics", "--bogus"])
     assert usage.value.code == 2
+
+
+def test_progress_bar_appears_only_when_an_experiment_reports_progress():
+    bar = LazyProgress("tiny-demo/mean")
+    assert bar.progress is None
+    bar(0.25)
+    bar(0.75)
+    task = bar.progress.tasks[0]
+    assert task.description == "tiny-demo/mean" and task.completed == 0.75 and task.total == 1.0
+    bar.close()
+    silent = LazyProgress("quiet")
+    silent.close()  # never started, nothing to stop
+    assert silent.progress is None

@@ -207,3 +207,12 @@ def test_not_found_pages(client):
     assert missing.status_code == 404 and "这个页面不存在" in missing.text
     assert client.get("/en/topics/tiny-demo/experiments/nope/result").status_code == 404
     assert client.get("/en", follow_redirects=False).headers["location"] == "/en/"
+
+
+def test_head_requests_are_answered_like_get_without_a_body(client):
+    head = client.head("/zh/")
+    get = client.get("/zh/")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == get.headers["content-length"]
+    assert client.head("/en/topics/tiny-demo").status_code == 200
+    assert client.head("/en/topics/nope").status_code == 404

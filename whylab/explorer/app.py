@@ -81,7 +81,7 @@ class ExplorerConfig:
 
 
 class GuardMiddleware:
-    """Reject oversized URLs before routing, and add security headers to every response."""
+    """Reject oversized URLs before routing, answer HEAD as GET, add security headers."""
 
     def __init__(self, app, max_query_bytes: int, max_path_bytes: int = 512):
         self.app = app
@@ -109,9 +109,15 @@ class GuardMiddleware:
             await send({"type": "http.response.body", "body": body})
             return
 
+        head = scope["method"] == "HEAD"
+        if head:  # answer HEAD like GET, without the body (link checkers, curl -I)
+            scope = {**scope, "method": "GET"}
+
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -178,7 +184,6 @@ def create_app(
     app.state.registry = registry
     app.state.service = service
     app.state.pool = pool
-    app.state.config = config
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -198,6 +203,9 @@ def create_app(
             "alternates": {code: links.home(code) for code in LANGS},
         }
         return html("error.html", context, status, headers)
+
+    def not_found(lang: str) -> HTMLResponse:
+        return error_page(lang, 404, translate("not_found", lang))
 
     def rate_limited(request: Request) -> float:
         return limiter.take(_client(request)) if limiter else 0.0
@@ -228,7 +236,7 @@ def create_app(
         return 200
 
     def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
-        values = {**experiment.defaults(), **{k: v for k, v in raw.items()}}
+        values = {**experiment.defaults(), **raw}
         return ExperimentView(experiment, kind, values)
 
     # ------------------------------------------------------------ JSON API
@@ -321,7 +329,7 @@ def create_app(
             507: {"description": "the experiment ran past its memory limit"},
         },
     )
-    async def api_experiment(request: Request, slug: str, name: str) -> JSONResponse:
+    async def api_experiment(request: Request, slug: str, name: str) -> Response:
         """Every query parameter is an experiment parameter, e.g. ``?phase=0.5&seed=3``.
 
         The answer holds the parameters used (defaults filled in), the engine
@@ -346,6 +354,9 @@ def create_app(
             params = experiment.parse_params(dict(request.query_params))
         except ParamError as error:
             return JSONResponse({"detail": str(error), "param": error.param}, 422)
+        cached = service.cached_json(topic, experiment, params)
+        if cached is not None:
+            return Response(cached, media_type="application/json")
         try:
             record = await service.run(topic, experiment, params)
         except Overloaded as failure:
@@ -368,7 +379,7 @@ def create_app(
     @app.get("/{lang}", include_in_schema=False)
     async def lang_root(lang: str) -> Response:
         if lang not in LANGS:
-            return error_page("en", 404, translate("not_found", "en"))
+            return not_found("en")
         return RedirectResponse(f"/{lang}/", status_code=308)
 
     def cards_context(lang: str, q: str, tag: str) -> dict[str, Any]:
@@ -379,24 +390,22 @@ def create_app(
     @app.get("/{lang}/", include_in_schema=False)
     async def home(lang: str, q: str = "", tag: str = "") -> Response:
         if lang not in LANGS:
-            return error_page("en", 404, translate("not_found", "en"))
+            return not_found("en")
         return html("home.html", cards_context(lang, q, tag))
 
     @app.get("/{lang}/cards", include_in_schema=False)
     async def cards(lang: str, q: str = "", tag: str = "") -> Response:
         if lang not in LANGS:
-            return error_page("en", 404, translate("not_found", "en"))
+            return not_found("en")
         return html("_cards.html", cards_context(lang, q, tag))
 
     @app.get("/{lang}/topics/{slug}", include_in_schema=False)
     async def topic_page(request: Request, lang: str, slug: str) -> Response:
         topic = registry.get(slug)
-        if lang not in LANGS or topic is None:
-            return error_page(
-                lang if lang in LANGS else "en",
-                404,
-                translate("not_found", "en" if lang not in LANGS else lang),
-            )
+        if lang not in LANGS:
+            return not_found("en")
+        if topic is None:
+            return not_found(lang)
         if too_many(request):
             return error_page(lang, 422, f"too many parameters (at most {config.max_query_params})")
         wait = rate_limited(request)

@@ -54,6 +54,9 @@ UI: dict[str, Text] = {
     "run": T("Run", "运行"),
     "range": T("from {min} to {max}", "范围 {min} 至 {max}"),
     "running": T("Running…", "运行中…"),
+    "run_done": T(
+        "Updated: {passed} of {total} checks passed.", "已更新：{total} 项验证中 {passed} 项通过。"
+    ),
     "checks": T("Checks", "验证"),
     "passed": T("passed", "通过"),
     "failed": T("failed", "未通过"),

@@ -24,7 +24,7 @@ from whylab.explorer.i18n import LANG_NAMES, other_lang, translate
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
-from whylab.explorer.svg import format_number, render_graph, render_line_chart
+from whylab.explorer.svg import render_graph, render_line_chart
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -146,26 +146,25 @@ def format_value(value: Any) -> str:
 
 
 def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]], int]:
-    """The chart's data as (header, rows, total rows): one x column when the series share x."""
+    """The chart's data as (header, first rows, total rows); one x column when series share x.
+
+    Only the rows shown are formatted: a long series costs nothing beyond them.
+    """
     first_x = list(chart.series[0].x) if chart.series else []
-    shared = all(list(s.x) == first_x for s in chart.series)
-    if shared:
+    if all(list(s.x) == first_x for s in chart.series):
         header = [chart.x_label.get(lang), *(s.name.get(lang) for s in chart.series)]
         rows = [
-            [
-                format_number(float(x)) if math.isfinite(float(x)) else format_value(float(x)),
-                *(format_value(float(s.y[i])) for s in chart.series),
-            ]
-            for i, x in enumerate(first_x)
+            [format_value(float(first_x[i])), *(format_value(float(s.y[i])) for s in chart.series)]
+            for i in range(min(len(first_x), MAX_TABLE_ROWS))
         ]
-    else:
-        header = [translate("series", lang), chart.x_label.get(lang), chart.y_label.get(lang)]
-        rows = [
-            [s.name.get(lang), format_value(float(x)), format_value(float(y))]
-            for s in chart.series
-            for x, y in zip(s.x, s.y, strict=True)
-        ]
-    return header, rows[:MAX_TABLE_ROWS], len(rows)
+        return header, rows, len(first_x)
+    header = [translate("series", lang), chart.x_label.get(lang), chart.y_label.get(lang)]
+    points = [(s.name.get(lang), x, y) for s in chart.series for x, y in zip(s.x, s.y, strict=True)]
+    rows = [
+        [name, format_value(float(x)), format_value(float(y))]
+        for name, x, y in points[:MAX_TABLE_ROWS]
+    ]
+    return header, rows, len(points)
 
 
 def edge_rows(diagram: GraphDiagram) -> list[tuple[str, str, str]]:

@@ -92,9 +92,28 @@ class ExperimentService:
         self.stats = ServiceStats()
         self._in_flight: dict[str, asyncio.Task[RunRecord]] = {}
 
+    @staticmethod
+    def _key(topic: Topic, experiment: Experiment, params: dict[str, Any]) -> str:
+        return cache_key(topic.slug, topic.source_hash, experiment.name, whylab.__version__, params)
+
+    def cached_json(
+        self, topic: Topic, experiment: Experiment, params: dict[str, Any]
+    ) -> str | None:
+        """A cached run as JSON text, without rebuilding it into objects (the API's fast path).
+
+        Stored records leave out ``cached``; it is written here as the first key.
+        """
+        if experiment.timing or self.cache is None:
+            return None
+        stored = self.cache.get(self._key(topic, experiment, params))
+        if stored is None:
+            return None
+        self.stats.cache_hits += 1
+        return '{"cached":true,' + stored[1:]
+
     async def run(self, topic: Topic, experiment: Experiment, params: dict[str, Any]) -> RunRecord:
         """The result of ``experiment`` at already-parsed ``params`` (raises RunFailure)."""
-        key = cache_key(topic.slug, topic.source_hash, experiment.name, whylab.__version__, params)
+        key = self._key(topic, experiment, params)
         if not experiment.timing and self.cache is not None:
             stored = self.cache.get(key)
             if stored is not None:
@@ -128,7 +147,9 @@ class ExperimentService:
                 elapsed_s=elapsed,
             )
             if not experiment.timing and self.cache is not None:
-                self.cache.put(key, topic.slug, experiment.name, dumps(record.to_json()))
+                stored = record.to_json()
+                del stored["cached"]  # a property of each answer, not of the result
+                self.cache.put(key, topic.slug, experiment.name, dumps(stored))
             return record
         finally:
             self._in_flight.pop(key, None)

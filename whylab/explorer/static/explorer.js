@@ -69,7 +69,26 @@
     const status = form.querySelector("[data-status]");
     let inFlight = null;
 
+    // A value the browser already knows is out of range (min/max/step/required) is not
+    // sent: the field is marked and the browser's own message, naming the bound, shown.
+    function firstInvalidField() {
+      form.querySelectorAll("[aria-invalid]").forEach(function (field) {
+        field.removeAttribute("aria-invalid");
+      });
+      const field = form.querySelector("input:invalid, select:invalid");
+      if (!field) {
+        return false;
+      }
+      field.setAttribute("aria-invalid", "true");
+      const label = form.querySelector('label[for="' + field.id + '"]');
+      status.textContent = (label ? label.textContent.trim() + ": " : "") + field.validationMessage;
+      return true;
+    }
+
     async function rerun() {
+      if (firstInvalidField()) {
+        return;
+      }
       const values = experimentParams(form);
       const query = new URLSearchParams(Array.from(values.entries()));
       if (inFlight) {
@@ -87,7 +106,11 @@
         // Errors (422 bad parameter, 429, 503, 504) come back as rendered fragments too.
         result.innerHTML = await response.text();
         updatePageUrl(form, values);
-        status.textContent = "";
+        const total = result.querySelectorAll(".check").length;
+        const passed = result.querySelectorAll(".check.pass").length;
+        status.textContent = response.ok
+          ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
+          : "";
       } catch (error) {
         if (error.name !== "AbortError") {
           status.textContent = String(error.message || error);
@@ -139,6 +162,12 @@
           signal: controller.signal,
         });
         cards.innerHTML = await response.text();
+        // Announce the outcome (the heading: "Topics matching ..." or the empty state),
+        // not the whole list of cards.
+        const announce = document.querySelector("[data-cards-status]");
+        const empty = cards.querySelector(".empty-title");
+        const heading = cards.querySelector("h2");
+        announce.textContent = (empty || heading).textContent.trim();
         const url = new URL(location.href);
         url.search = query.toString();
         history.replaceState(null, "", url);
