@@ -27,6 +27,12 @@ from whylab.topics.autograd.expressions import (
     make_case,
     mlp_backward,
 )
+from whylab.topics.autograd.numerical_experiments import (
+    SMOOTH_EXPRESSIONS,
+    fitted_slope,
+    slope_check,
+)
+from whylab.topics.autograd.training_experiment import hand_backward_error
 
 FOLDER = Path(topic.__file__).parent
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
@@ -107,7 +113,7 @@ def test_graph_shows_what_matmul_saved():
     assert matmul.detail == "saved: self [3, 4]"  # x is data: only dW = xᵀ dY is needed
 
 
-@pytest.mark.parametrize("expression", topic.SMOOTH_EXPRESSIONS)
+@pytest.mark.parametrize("expression", SMOOTH_EXPRESSIONS)
 @pytest.mark.parametrize("log10_h", [-6.0, -4.5])
 def test_finite_differences_for_every_choice(expression, log10_h):
     result = run("finite-differences", expression=expression, log10_h=log10_h, seed=3)
@@ -216,8 +222,8 @@ def test_a_wrong_gradient_rule_fails_the_agreement_check():
     engine = {"x": leaves["x"].grad.numpy()}
     right = comparisons.gradients_error(engine, case.gradient(case.leaves))
     forgot_a_use = comparisons.gradients_error(engine, {"x": case.leaves["x"] + 1.0})
-    assert comparisons.agreement_check(NAME, right, topic.EXACT_TOLERANCE).passed
-    assert not comparisons.agreement_check(NAME, forgot_a_use, topic.EXACT_TOLERANCE).passed
+    assert comparisons.agreement_check(NAME, right, comparisons.EXACT_TOLERANCE).passed
+    assert not comparisons.agreement_check(NAME, forgot_a_use, comparisons.EXACT_TOLERANCE).passed
 
 
 def test_mlp_reference_backward_matches_torch():
@@ -278,9 +284,9 @@ def test_slope_check_tells_h_squared_from_h():
     exponents = [-3.0, -2.5, -2.0, -1.5, -1.0]
     quadratic = [10.0 ** (2 * k) for k in exponents]
     linear = [10.0 ** k for k in exponents]
-    assert topic.fitted_slope(exponents, quadratic) == pytest.approx(2.0)
-    assert topic.slope_check(NAME, topic.fitted_slope(exponents, quadratic), 2.0).passed
-    assert not topic.slope_check(NAME, topic.fitted_slope(exponents, linear), 2.0).passed
+    assert fitted_slope(exponents, quadratic) == pytest.approx(2.0)
+    assert slope_check(NAME, fitted_slope(exponents, quadratic), 2.0).passed
+    assert not slope_check(NAME, fitted_slope(exponents, linear), 2.0).passed
 
 
 def test_reference_losses_are_exact_where_float64_is_not_enough():
@@ -316,9 +322,9 @@ def test_hand_backward_error_notices_a_wrong_gradient():
     loss = whylab.nn.functional.cross_entropy(model(whylab.from_numpy(points)),
                                               whylab.from_numpy(labels))
     loss.backward()
-    assert topic.hand_backward_error(first, second, points, labels) < 1e-13
+    assert hand_backward_error(first, second, points, labels) < 1e-13
     first.bias.grad = first.bias.grad * 2.0
-    assert topic.hand_backward_error(first, second, points, labels) > 1e-3
+    assert hand_backward_error(first, second, points, labels) > 1e-3
 
 
 def test_datasets_are_seeded_and_balanced():

@@ -15,6 +15,10 @@ from whylab.explorer.experiment import Check, Text
 
 Arrays = Mapping[str, np.ndarray]
 
+EXACT_TOLERANCE = 1e-12  # engine vs a formula in float64: only rounding differs
+FD_STEP = 1e-6  # central differences in float64: error near 1e-10, far below FD_TOLERANCE
+FD_TOLERANCE = 1e-7
+
 
 def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
     """max |values - reference| / max |reference| (absolute when the reference is all zeros).

@@ -22,7 +22,7 @@ import numpy as np
 
 import whylab
 import whylab.nn.functional as F
-from whylab.explorer.experiment import T, Text
+from whylab.explorer.experiment import Param, T, Text
 
 Arrays = dict[str, np.ndarray]
 Tensors = dict[str, whylab.Tensor]
@@ -185,9 +185,26 @@ EXPRESSIONS: dict[str, Expression] = {
 }
 
 
+SEED = Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+             seed=True)
+
+
+def expression_param(keys: tuple[str, ...], default: str) -> Param:
+    """The reader's choice among the expressions ``keys``."""
+    return Param("expression", "choice", default, T("expression", "表达式"), choices=keys,
+                 choice_labels=tuple(EXPRESSIONS[k].label for k in keys))
+
+
 def make_case(key: str, seed: int) -> Case:
     """The expression ``key`` with leaves drawn from ``seed``."""
     return EXPRESSIONS[key].make(np.random.default_rng(seed))
+
+
+def unit_vector(size: int, index: int) -> whylab.Tensor:
+    """The float64 basis vector e_index of length ``size``."""
+    vector = np.zeros(size)
+    vector[index] = 1.0
+    return constant(vector)
 
 
 def leaf_tensors(values: Arrays) -> Tensors:
