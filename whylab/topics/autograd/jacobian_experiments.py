@@ -13,7 +13,6 @@ import numpy as np
 
 import whylab
 import whylab.nn.functional as F
-import whylab.optim
 from whylab.autograd.graph_export import to_json
 from whylab.explorer.experiment import (
     Check,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 import whylab
-import whylab.optim
 from whylab.explorer.experiment import (
     Check,
     LineChart,

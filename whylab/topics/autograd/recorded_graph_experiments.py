@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 import whylab
-import whylab.optim
 from whylab.explorer.experiment import (
     Check,
     Param,
