@@ -165,3 +165,29 @@ def test_saved_tensors_bytes_counts_each_storage_once():
     assert saved_tensors_bytes(z, include_parameters=False) == 128
     z.sum().backward()
     assert saved_tensors_bytes(z) == 0
+
+
+def test_saved_value_accessors_like_torch():
+    import torch
+
+    data = np.array([[0.5, -1.0], [2.0, 0.25]])
+    results = {}
+    for module in (whylab, torch):
+        x = module.tensor(data, requires_grad=True)
+        y = module.tensor(data * 3, requires_grad=True)
+        product = x * y
+        exp = x.exp()
+        summed = x.sum(1)
+        results[module.__name__] = (
+            product.grad_fn._saved_other.detach().numpy(),
+            product.grad_fn._saved_self.detach().numpy(),
+            exp.grad_fn._saved_result.detach().numpy(),
+            tuple(summed.grad_fn._saved_self_sym_sizes if module is torch else
+                  summed.grad_fn._saved_self_shape),
+        )
+    for w, t in zip(results["whylab"], results["torch"], strict=True):
+        np.testing.assert_allclose(np.asarray(w), np.asarray(t))
+    node = (whylab.ones(2, requires_grad=True) * 2).grad_fn
+    assert node._saved_other == 2
+    with pytest.raises(AttributeError):
+        _ = node._saved_nothing

@@ -314,7 +314,58 @@ def test_special_values_match_torch_without_numpy_warnings():
     w, t = pair(values)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for w_result, t_result in [(whylab.log(w), torch.log(t)), (whylab.exp(w), torch.exp(t)),
-                                   (w / 0, t / 0), (whylab.sqrt(w), torch.sqrt(t)),
-                                   (w ** -1, t ** -1), (whylab.rsqrt(w), torch.rsqrt(t))]:
+        for w_result, t_result in [
+            (whylab.log(w), torch.log(t)),
+            (whylab.exp(w), torch.exp(t)),
+            (w / 0, t / 0),
+            (whylab.sqrt(w), torch.sqrt(t)),
+            (w**-1, t**-1),
+            (whylab.rsqrt(w), torch.rsqrt(t)),
+        ]:
             np.testing.assert_array_equal(w_result.numpy(), t_result.numpy())
+
+
+def _operand(draw, shape, seed):
+    """A whylab/torch pair with ``shape`` in a random memory layout: a permuted,
+    possibly step-sliced view of a contiguous tensor."""
+    from hypothesis import strategies as st
+
+    order = draw(st.permutations(range(len(shape)))) if shape else []
+    steps = [draw(st.integers(1, 2)) for _ in shape]
+    stored_shape = [shape[d] * steps[d] for d in order]
+    w, t = pair(random_array(tuple(stored_shape), seed=seed))
+    inverse = [order.index(d) for d in range(len(shape))]
+    if shape:
+        w, t = w.permute(*inverse), t.permute(*inverse)
+    index = tuple(slice(None, None, s) for s in steps)
+    return w[index], t[index]
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), max_size=4).map(tuple))
+def test_random_layouts_and_broadcasts_match_torch_values_and_strides(data, shape):
+    other = tuple(s if data.draw(st.booleans()) else 1 for s in shape)
+    other = other[data.draw(st.integers(0, len(other))) :]
+    wa, ta = _operand(data.draw, shape, 1)
+    wb, tb = _operand(data.draw, other, 2)
+    if data.draw(st.booleans()):
+        wa, ta, wb, tb = wb, tb, wa, ta
+    for w_result, t_result in [
+        (wa + wb, ta + tb),
+        (whylab.maximum(wa, wb), torch.maximum(ta, tb)),
+        (wa.exp(), ta.exp()),
+        (wa > wb, ta > tb),
+    ]:
+        assert_same(w_result, t_result)
+        assert w_result.stride() == t_result.stride()
+
+    # Meta must predict what the CPU kernel produces. (PyTorch's own meta kernels
+    # sometimes disagree with its CPU kernels on size-1 dimensions; we follow CPU.)
+    def as_meta(x):
+        return whylab.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta")
+
+    meta = as_meta(wa) * as_meta(wb)
+    assert meta.stride() == (ta * tb).stride() and meta.shape == (ta * tb).shape

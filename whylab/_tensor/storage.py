@@ -11,8 +11,6 @@ Meta storages have a size but no data.
 
 from __future__ import annotations
 
-import numpy as np
-
 _new_object = object.__new__
 
 
@@ -52,10 +50,3 @@ class Storage:
 
     def __repr__(self) -> str:
         return f"Storage(size={self.size}, dtype={self.dtype}, device={self.device})"
-
-
-def new_storage(numel: int, dtype, device) -> Storage:
-    """An uninitialised storage of ``numel`` elements (no data on meta)."""
-    if device.type == "meta":
-        return Storage(None, dtype, device, numel)
-    return Storage(np.empty(numel, dtype=dtype.numpy), dtype, device)

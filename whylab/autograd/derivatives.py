@@ -29,7 +29,8 @@ Deviations from PyTorch (documented here and in the formulas):
 * composite operators (``matmul``, ``reshape``, ``narrow``, ``split``,
   ``stack``...) have no entry: the operators they call record themselves.
   So ``split`` gives one ``SliceBackward0`` per piece where PyTorch has one
-  ``SplitBackward0``.
+  ``SplitBackward0``, and ``stack`` gives ``CatBackward0`` (PyTorch:
+  ``StackBackward0``).
 * views that pick scattered elements (``diagonal``, ``unfold``, ``as_strided``,
   strided slices, indexing) share one backward: move each gradient element to
   the source element it came from, found by applying the same op to the

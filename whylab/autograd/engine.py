@@ -22,7 +22,9 @@ through the same steps as PyTorch's ``Engine::execute``:
 
 Hooks run around each node in PyTorch's order: tensor hooks
 (``Tensor.register_hook``), then ``retain_grad`` hooks, then node pre hooks,
-then the node, then node post hooks.
+then the node, then node post hooks. (A gradient captured for ``grad(...,
+inputs)`` is taken after the tensor hooks of its node have run; PyTorch skips
+them for captures of nodes it also executes.)
 
 :func:`engine_trace` records what the engine does (dependency counts, the
 order nodes ran, input-buffer sums, AccumulateGrad writes) for teaching.

@@ -11,7 +11,10 @@ thread-local flag, separate from the dispatch keys, exactly as in PyTorch:
 :class:`inference_mode` goes further: it removes the autograd dispatch keys
 (Autograd and ADInplaceOrView) from every call, so neither recording nor
 version counting costs anything, and tensors made inside are *inference
-tensors* that can never take part in autograd later.
+tensors* that can never take part in autograd later (saving one for backward
+raises PyTorch's error). Deviation: PyTorch also rejects ``requires_grad_()``
+on an inference tensor and in-place writes to one outside inference mode;
+whylab does not check those two.
 
 All four work as context managers and as function decorators.
 """

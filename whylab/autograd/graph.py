@@ -28,6 +28,10 @@ PyTorch's "backward through the graph a second time" error.
 A forward *output* saved for its own backward (``exp`` saves ``result``) is
 kept as a detached alias of its data, not as the output tensor itself, so the
 output tensor → node → saved tensor → output tensor cycle never forms.
+
+Deviation from PyTorch 2.13: the in-place error names the producer by its node
+name ("which is output 0 of ReluBackward0"), where PyTorch 2.13 prints the op
+name without the suffix ("of Relu").
 """
 
 from __future__ import annotations

@@ -16,7 +16,19 @@ way the next time they are used (see ``graph.gradient_edge``).
 
 Errors follow PyTorch: a leaf that requires grad, or a view of one, cannot be
 written in place while grad mode is on; neither can one output of an op that
-returns several views (``split``, ``unbind``, ``chunk``).
+returns several views.
+
+Deviations from PyTorch:
+
+* ``split``, ``chunk`` and ``unbind`` are composites here (one ``narrow`` or
+  ``select`` per piece), so their outputs are ordinary views and writing one in
+  place works instead of raising PyTorch's multiple-views error.
+* A view made under ``no_grad`` of a tensor that requires grad, then written
+  in place with grad mode on, raises in PyTorch; here the write is recorded
+  like any other write through a view (gradients flow to the base).
+* A view's stale ``grad_fn`` is replaced when the view is next *used* by a
+  recorded op (see ``graph.gradient_edge``); reading ``view.grad_fn`` in
+  between shows the old node, where PyTorch regenerates it on access.
 """
 
 from __future__ import annotations

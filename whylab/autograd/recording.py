@@ -37,6 +37,8 @@ from whylab.autograd.graph import (
     _engine_state,
     gradient_edge,
 )
+from whylab.dispatch.keys import DispatchKey
+from whylab.dispatch.tls import local_keys
 
 __all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]
 
@@ -56,6 +58,8 @@ class _SavedList(tuple):
 
     __slots__ = ()
 
+
+_WITHOUT_AUTOGRAD = ~(1 << int(DispatchKey.Autograd))
 
 _RESULT_NAME = re.compile(r"^result(\d*)$")
 
@@ -91,7 +95,18 @@ class FormulaNode(Node):
             elif not _is_wanted(next_functions[start][0], needed_nodes):
                 continue
             arguments = [self._argument(p, grad_outputs) for p in spec.parameters[name]]
-            gradient = spec.formulas[name](*arguments)
+            if grad_mode._state.enabled:  # create_graph: the formula itself is recorded
+                gradient = spec.formulas[name](*arguments)
+            else:
+                # Nothing can be recorded, so skip the Autograd key for the formula's
+                # ops: same result, one kernel call less per op. (Arguments were
+                # unpacked above, outside this block: unpacking may run user code.)
+                keep = local_keys.keep
+                local_keys.keep = keep & _WITHOUT_AUTOGRAD
+                try:
+                    gradient = spec.formulas[name](*arguments)
+                finally:
+                    local_keys.keep = keep
             if is_list:
                 if gradient is None:
                     continue
@@ -120,6 +135,20 @@ class FormulaNode(Node):
         if type(value) is _SavedList:
             return [item.unpack(self) if type(item) is SavedTensor else item for item in value]
         return value
+
+    def __getattr__(self, name):
+        # PyTorch's accessors for saved values: grad_fn._saved_other (unpacked,
+        # version-checked) and grad_fn._raw_saved_other (the SavedTensor itself).
+        # Only reached for names that are not regular attributes.
+        for prefix, unpack in (("_raw_saved_", False), ("_saved_", True)):
+            if name.startswith(prefix):
+                key = name[len(prefix) :]
+                saved = object.__getattribute__(self, "_saved")
+                if key in saved:
+                    if not unpack:
+                        return saved[key]
+                    return self._argument(key, ())
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _zeros_for_output(self, index):
         import whylab
@@ -426,7 +455,8 @@ def _save_inputs_before_write(plan, values, target, saved) -> None:
     """For an in-place op, save the inputs the formulas need as they were before the write.
 
     The written tensor's old value (``self`` in a formula) is saved as a copy,
-    as PyTorch does with ``original_self``.
+    as PyTorch does with ``original_self``. Deviation: the copy is made without
+    recording, so a second derivative does not flow through that old value.
     """
     from whylab.autograd.grad_mode import no_grad
 

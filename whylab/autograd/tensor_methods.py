@@ -2,6 +2,9 @@
 
 They are attached to :class:`whylab.Tensor` when ``whylab.autograd`` is
 imported; each is a thin front for the engine and graph modules.
+
+Deviation from PyTorch: reading ``.grad`` of a non-leaf that does not retain
+its grad returns None silently (PyTorch also warns).
 """
 
 from __future__ import annotations

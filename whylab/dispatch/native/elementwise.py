@@ -164,13 +164,6 @@ _masked_fill = native(
 # ------------------------------------------------------------------ public functions
 
 
-def _check_tensor(op: str, value) -> None:
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}"
-        )
-
-
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with broadcasting and type promotion."""
     return _add(input, other, alpha)

@@ -152,10 +152,7 @@ def _apply_basic(self: Tensor, index):
         elif isinstance(item, int):
             result = _select(result, dim, item)
         elif isinstance(item, slice):
-            step = 1 if item.step is None else int(item.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            result = _slice(result, dim, item.start, item.stop, step)
+            result = _apply_slice(result, dim, item)
             tensor_indices.append(None)
             dim += 1
         elif isinstance(item, Tensor):
@@ -179,10 +176,42 @@ def _apply_basic(self: Tensor, index):
     return result, (tensor_indices if has_tensor else None)
 
 
+def _apply_slice(tensor: Tensor, dim: int, item: slice) -> Tensor:
+    """``tensor[..., item]`` at ``dim``; a full ``:`` needs no operator (as in PyTorch)."""
+    if item.start is None and item.stop is None and item.step is None:
+        return tensor
+    step = 1 if item.step is None else int(item.step)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    return _slice(tensor, dim, item.start, item.stop, step)
+
+
+def _only_ints_and_slices(index: tuple) -> bool:
+    for item in index:
+        kind = type(item)
+        if kind is not int and kind is not slice:
+            return False
+    return True
+
+
 @tensor_method("__getitem__")
 def _method_getitem(self, index):
-    if isinstance(index, int) and not isinstance(index, bool):
+    kind = type(index)
+    if kind is int:
         return _select(self, 0, index)
+    if kind is tuple and len(index) <= len(self._sizes) and _only_ints_and_slices(index):
+        # The common case, without the general machinery below.
+        result, dim = self, 0
+        for item in index:
+            if type(item) is int:
+                result = _select(result, dim, item)
+            else:
+                result = _apply_slice(result, dim, item)
+                dim += 1
+        return _alias(self) if result is self else result
+    if kind is slice:
+        result = _apply_slice(self, 0, index)
+        return _alias(self) if result is self else result
     result, tensor_indices = _apply_basic(self, index)
     if tensor_indices is None:
         return _alias(self) if result is self else result

@@ -36,15 +36,18 @@ def empty_strided(sizes, strides, dtype) -> Tensor:
 def wrap_elementwise(out: np.ndarray, dtype, tensors) -> Tensor:
     """Wrap an elementwise result so that its layout is the one PyTorch would give.
 
-    NumPy already keeps the memory order of its inputs; we only check it against
-    PyTorch's rule when some input is not contiguous, and relayout on mismatch.
+    When every input has exactly row-major strides, PyTorch's rule always gives
+    a row-major result (the fast path). Otherwise we compute PyTorch's layout and
+    relayout NumPy's result if it differs (NumPy also keeps the inputs' memory
+    order, so it rarely does).
     """
-    if out.flags.c_contiguous:
-        for t in tensors:
-            if not t._array.flags.c_contiguous:
-                break
-        else:
+    for t in tensors:
+        if t._strides != contiguous_strides(t._sizes):
+            break
+    else:
+        if out.flags.c_contiguous:
             return wrap(out, dtype)
+        return wrap(np.asarray(out, order="C"), dtype)
     strides = elementwise_strides(out.shape, [(t._sizes, t._strides) for t in tensors])
     if strides == contiguous_strides(out.shape):
         return wrap(np.asarray(out, order="C"), dtype)
@@ -54,18 +57,6 @@ def wrap_elementwise(out: np.ndarray, dtype, tensors) -> Tensor:
     result = empty_strided(out.shape, strides, dtype)
     np.copyto(result._array, out)
     return result
-
-
-def scalar_for(value, dtype):
-    """A Python number as a NumPy scalar of the computation dtype."""
-    return dtype.numpy.type(value)
-
-
-def to_numpy_dtype(array: np.ndarray, dtype) -> np.ndarray:
-    """``array`` converted to ``dtype`` if it is not already of it."""
-    if array.dtype != dtype.numpy:
-        return array.astype(dtype.numpy)
-    return array
 
 
 def from_python(data, dtype=None) -> Tensor:
