@@ -217,10 +217,12 @@ def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> di
     ratio_numpy = [w / n for w, n in zip(per_step["whylab"], per_step["numpy"], strict=True)]
     ratio_torch = [w / t for w, t in zip(per_step["whylab"], per_step["torch"], strict=True)]
     memory = {name: peak_memory_per_step(steps[name]) for name in ("numpy", "whylab")}
+    best = {name: min(t) for name, t in per_step.items()}
     return {
         "batch": batch,
         "dtype": np.dtype(dtype).name,
         "median_us": {name: statistics.median(t) * 1e6 for name, t in per_step.items()},
+        "best_ratios": (best["whylab"] / best["numpy"], best["whylab"] / best["torch"]),
         "vs_numpy": quartiles(ratio_numpy),
         "vs_torch": quartiles(ratio_torch),
         "memory": memory,
@@ -229,10 +231,12 @@ def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> di
 
 
 def print_table(results: list[dict]) -> None:
+    """One row per (dtype, batch). The "best" columns divide the fastest block of each
+    implementation: on a machine shared with other work they are steadier than medians."""
     header = (
         f"{'dtype':8} {'batch':>5} | {'numpy us':>9} {'whylab us':>10} {'torch us':>9} | "
         f"{'whylab/numpy  q1 [med] q3':>27} | {'whylab/torch  q1 [med] q3':>27} | "
-        f"{'peak MiB np':>11} {'wl':>7} {'wl/np':>6}"
+        f"{'peak MiB np':>11} {'wl':>7} {'wl/np':>6} | {'best w/n':>8} {'w/t':>5}"
     )
     print(header)
     print("-" * len(header))
@@ -244,7 +248,8 @@ def print_table(results: list[dict]) -> None:
             f"{r['dtype']:8} {r['batch']:>5} | {med['numpy']:>9.1f} {med['whylab']:>10.1f} "
             f"{med['torch']:>9.1f} | {vn[0]:>8.2f} [{vn[1]:>5.2f}] {vn[2]:>6.2f}    | "
             f"{vt[0]:>8.2f} [{vt[1]:>5.2f}] {vt[2]:>6.2f}    | "
-            f"{mem_np / 2**20:>11.2f} {mem_wl / 2**20:>7.2f} {mem_wl / mem_np:>6.2f}"
+            f"{mem_np / 2**20:>11.2f} {mem_wl / 2**20:>7.2f} {mem_wl / mem_np:>6.2f} | "
+            f"{r['best_ratios'][0]:>8.2f} {r['best_ratios'][1]:>5.2f}"
         )
 
 

@@ -414,3 +414,5 @@ __all__ += [
 
 # Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
 from whylab.serialization import load, save  # noqa: E402
+
+__all__ += ["load", "save"]

@@ -28,12 +28,8 @@ class Parameter(whylab.Tensor):
             raise TypeError(
                 f"Parameter expects a whylab Tensor as data, got {type(data).__name__}"
             )
-        # detach() gives a new leaf tensor viewing the same storage; we then re-label its
-        # class. Parameter adds no slots, so the object's layout is exactly a Tensor's.
-        param = data.detach()
-        param.__class__ = cls
-        param.requires_grad_(requires_grad)
-        return param
+        # A new tensor object of class Parameter over the same storage (as torch does).
+        return whylab.Tensor._make_subclass(cls, data.detach(), requires_grad)
 
     def __init__(self, data=None, requires_grad: bool = True) -> None:
         # Everything happened in __new__; Tensor.__init__ refuses direct construction.

@@ -208,3 +208,15 @@ def test_sequential_indexing():
         model[3]
     named = wnn.Sequential(OrderedDict(first=wnn.ReLU(), second=wnn.Tanh()))
     assert [n for n, _ in named.named_children()] == ["first", "second"]
+
+
+def test_deepcopy_gives_independent_parameters():
+    import copy
+
+    model = wnn.Sequential(wnn.Linear(2, 3), wnn.LayerNorm(3))
+    clone = copy.deepcopy(model)
+    assert clone[0].weight is not model[0].weight
+    assert isinstance(clone[0].weight, wnn.Parameter) and clone[0].weight.requires_grad
+    with whylab.no_grad():
+        clone[0].weight.add_(1)
+    assert not np.array_equal(clone[0].weight.detach().numpy(), model[0].weight.detach().numpy())

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from nn_testing import assert_close, pair
 
 import whylab
 import whylab.nn.functional as F
-
-from .helpers import assert_close, pair
 
 
 def first_and_second_order(w_fn, t_fn, w_inputs, t_inputs, seed=0):
@@ -219,3 +218,26 @@ def test_linear_and_layer_norm_functional():
 def test_relu_functional_double_backward():
     w_x, t_x = pair(np.random.default_rng(6).standard_normal((4, 4)))
     first_and_second_order(lambda x: F.relu(x) ** 2, lambda x: TF.relu(x) ** 2, [w_x], [t_x])
+
+
+def test_linear_and_cross_entropy_accept_non_contiguous_inputs():
+    """Transposed views go through the same code as contiguous tensors."""
+    rng = np.random.default_rng(8)
+    w_x, t_x = pair(rng.standard_normal((4, 6)))  # used as x.t(): shape (6, 4), strided
+    w_w, t_w = pair(rng.standard_normal((4, 3))[:, ::-1].copy())
+    w_b, t_b = pair(rng.standard_normal(3))
+    target = rng.integers(0, 3, 6)
+    first_and_second_order(
+        lambda x, w, b: F.cross_entropy(F.linear(x.t(), w.t(), b), whylab.tensor(target)),
+        lambda x, w, b: TF.cross_entropy(TF.linear(x.t(), w.t(), b), torch.tensor(target)),
+        [w_x, w_w, w_b], [t_x, t_w, t_b],
+    )
+
+
+def test_linear_errors_name_the_shapes_and_dtypes():
+    with pytest.raises(RuntimeError, match=r"linear: input of shape \(2, 5\).*\(3, 4\)"):
+        F.linear(whylab.zeros(2, 5), whylab.zeros(3, 4))
+    with pytest.raises(RuntimeError, match=r"bias of shape \(4,\)"):
+        F.linear(whylab.zeros(2, 4), whylab.zeros(3, 4), whylab.zeros(4))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.linear(whylab.zeros(2, 4, dtype=whylab.float64), whylab.zeros(3, 4))

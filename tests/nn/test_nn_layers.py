@@ -7,11 +7,10 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nn_testing import assert_close, compare_module, copy_weights, pair
 
 import whylab
 import whylab.nn as wnn
-
-from .helpers import assert_close, compare_module, copy_weights, pair
 
 SETTINGS = settings(max_examples=25, deadline=None)
 sizes = st.integers(1, 6)
