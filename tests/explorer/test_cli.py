@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 import whylab
@@ -121,3 +125,44 @@ def test_progress_bar_appears_only_when_an_experiment_reports_progress():
     silent = LazyProgress("quiet")
     silent.close()  # never started, nothing to stop
     assert silent.progress is None
+
+
+def test_serve_starts_the_explorer_and_stops_cleanly_on_ctrl_c(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(__file__).resolve().parents[2]
+    command = [
+        sys.executable,
+        "-m",
+        "whylab.cli",
+        "serve",
+        "--port",
+        str(port),
+        *TOPICS,
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--workers",
+        "1",
+        "--log-level",
+        "warning",
+    ]
+    server = subprocess.Popen(
+        command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", follow_redirects=True, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline and server.poll() is None, "serve did not start"
+                time.sleep(0.2)
+        assert page.status_code == 200 and "Begin with a question." in page.text
+        assert str(page.url).endswith("/en/")
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=30)
+    assert server.returncode == 0
+    assert f"http://127.0.0.1:{port}/" in out

@@ -68,7 +68,7 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
     pixels = [axis.to_pixel(v) for v, _ in axis.ticks]
     gaps = {round(b - a, 6) for a, b in zip(pixels, pixels[1:], strict=False)}
     assert len(gaps) == 1
-    assert axis.ticks[0][1] == "1e-3"
+    assert axis.ticks[0][1] == "1e\u22123"
     short = log_axis([3, 70], 0.0, 1.0)
     assert [label for _, label in short.ticks] == ["1", "2", "5", "10", "20", "50", "100"]
 
@@ -80,7 +80,8 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
         (0.5, 0.5, "0.5"),
         (20.0, 20.0, "20"),
         (1.5e6, None, "1.5e6"),
-        (2e-5, None, "2e-5"),
+        (2e-5, None, "2e\u22125"),
+        (-0.5, 0.5, "\u22120.5"),
         (0.25, 0.05, "0.25"),
     ],
 )

@@ -19,7 +19,15 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from markupsafe import Markup
 
 import whylab
-from whylab.explorer.experiment import LANGS, Experiment, GraphDiagram, Lang, LineChart, Text
+from whylab.explorer.experiment import (
+    LANGS,
+    Experiment,
+    GraphDiagram,
+    Lang,
+    LineChart,
+    Param,
+    Text,
+)
 from whylab.explorer.i18n import LANG_NAMES, other_lang, translate
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
@@ -118,6 +126,11 @@ class ExperimentView:
 def input_value(value: Any) -> str:
     """What a form field shows: a parsed value formatted, or the raw text of a rejected one."""
     return value if isinstance(value, str) else format_param(value)
+
+
+def bound(param: Param, value: float) -> str:
+    """A bound as readers see it: whole numbers for int parameters, short floats otherwise."""
+    return str(int(value)) if param.kind == "int" else f"{value:g}"
 
 
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
@@ -219,6 +232,7 @@ def make_environment() -> Environment:
         other_lang=other_lang,
         version=whylab.__version__,
         input_value=input_value,
+        bound=bound,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,

@@ -42,16 +42,18 @@ def _attr(value: str) -> str:
 
 
 def format_number(value: float, step: float | None = None) -> str:
-    """Short label for a tick or a value, with as many decimals as the tick step needs."""
+    """Short tick label, with as many decimals as the tick step needs and a real minus sign."""
     if value == 0:
         return "0"
     magnitude = abs(value)
     if magnitude >= 1e5 or magnitude < 1e-3:
-        return f"{value:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
-    if step is not None and step > 0:
+        text = f"{value:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+    elif step is not None and step > 0:
         decimals = max(0, -math.floor(math.log10(step) + 1e-9))
-        return f"{value:.{decimals}f}"
-    return f"{value:.4g}"
+        text = f"{value:.{decimals}f}"
+    else:
+        text = f"{value:.4g}"
+    return text.replace("-", "\u2212")
 
 
 # ---------------------------------------------------------------- scales
@@ -106,7 +108,7 @@ def linear_axis(
 def _decade_label(exponent: int) -> str:
     if -2 <= exponent <= 3:
         return format_number(10.0**exponent)
-    return f"1e{exponent}"
+    return f"1e{exponent}".replace("-", "\u2212")
 
 
 def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Axis:
