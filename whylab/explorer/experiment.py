@@ -13,7 +13,9 @@ Every user-facing string is a :class:`Text`, a pair of English and Chinese.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -97,7 +99,9 @@ class Param:
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():
                     raise ValueError
-                value: float = int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+                value: float = (
+                    int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+                )
             else:
                 value = float(raw)
         except (TypeError, ValueError):
@@ -207,10 +211,11 @@ class Experiment:
         for name in raw:
             if name not in known:
                 raise ParamError(str(name)[:40], "unknown parameter")
-        return {p.name: p.parse(raw[p.name]) if p.name in raw else p.default for p in self.params}
+        return {p.name: p.parse(raw[p.name] if p.name in raw else p.default) for p in self.params}
 
     def defaults(self) -> dict[str, Any]:
-        return {p.name: p.default for p in self.params}
+        """The default parameters, parsed (so an ``int`` default of a float param is a float)."""
+        return {p.name: p.parse(p.default) for p in self.params}
 
 
 def experiment(
@@ -228,3 +233,32 @@ def experiment(
         return Experiment(name, title, description, tuple(params), fn, timing, time_limit_s)
 
     return wrap
+
+
+# ---------------------------------------------------------------- progress
+
+ProgressHook = Callable[[float], None]
+
+_progress_hook: ContextVar[ProgressHook | None] = ContextVar("whylab_progress_hook", default=None)
+
+
+def report_progress(fraction: float) -> None:
+    """Tell whoever runs this experiment how far along it is (0.0 to 1.0).
+
+    Long experiments call this from their loop; the CLI shows it as a progress
+    bar. When nobody listens (the web workers, tests) it does nothing, so topic
+    code can call it unconditionally.
+    """
+    hook = _progress_hook.get()
+    if hook is not None:
+        hook(min(1.0, max(0.0, float(fraction))))
+
+
+@contextmanager
+def progress_hook(hook: ProgressHook) -> Iterator[None]:
+    """Route :func:`report_progress` calls made inside the ``with`` block to ``hook``."""
+    token = _progress_hook.set(hook)
+    try:
+        yield
+    finally:
+        _progress_hook.reset(token)

@@ -1,0 +1,43 @@
+"""Locust user for benchmarks/load_explorer.py: cached experiment runs and search.
+
+Every experiment URL here is one that load_explorer.py computed before the
+run, so these requests measure the serving path (cache lookup, JSON or HTML
+rendering), not the experiments themselves. Request names group URLs by kind so
+the statistics come out per endpoint.
+"""
+
+from __future__ import annotations
+
+import random
+
+from explorer_load_plan import PHASES, QUERIES, TOPIC
+from locust import FastHttpUser, between, task
+
+
+class Reader(FastHttpUser):
+    wait_time = between(0.0, 0.01)
+
+    @task(4)
+    def experiment_json(self) -> None:
+        phase = random.choice(PHASES)
+        self.client.get(
+            f"/api/topics/{TOPIC}/experiments/superposition?phase={phase}",
+            name="experiment JSON (cached)",
+        )
+
+    @task(3)
+    def experiment_fragment(self) -> None:
+        phase = random.choice(PHASES)
+        self.client.get(
+            f"/en/topics/{TOPIC}/experiments/superposition/result?phase={phase}",
+            name="experiment HTML fragment (cached)",
+        )
+
+    @task(4)
+    def search(self) -> None:
+        query, lang = random.choice(QUERIES)
+        self.client.get("/api/search", params={"q": query, "lang": lang}, name="search API")
+
+    @task(1)
+    def topic_page(self) -> None:
+        self.client.get(f"/zh/topics/{TOPIC}", name="topic page (3 cached runs)")

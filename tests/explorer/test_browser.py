@@ -1,0 +1,247 @@
+"""The explorer in a real browser (headless Debian chromium through Playwright).
+
+The app runs under uvicorn on a free loopback port with whylab's own topics.
+One browser serves the whole session; every page records console errors and
+uncaught exceptions, and a test fails if any appear.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from whylab.explorer.app import ExplorerConfig, create_app
+from whylab.explorer.topics import load_registry
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+WAVE = "wave-superposition"
+# Predicates are functions, not expressions: evaluating a string would need eval,
+# which the explorer's Content-Security-Policy forbids.
+FIRST_CARD_IS = "(slug) => document.querySelector('.card')?.dataset.slug === slug"
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return load_registry()
+
+
+@pytest.fixture(scope="session")
+def base_url(registry, tmp_path_factory) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = ExplorerConfig(cache_dir=tmp_path_factory.mktemp("browser-cache"), workers=2)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config, registry), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the explorer did not start under uvicorn")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium); "
+            "the browser tests do not download browsers"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, **context_options):
+    context = browser.new_context(locale="en-US", **context_options)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(f"console: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    return context, page, problems
+
+
+@pytest.fixture
+def page(browser) -> Iterator:
+    context, page, problems = open_page(browser)
+    yield page
+    context.close()
+    assert problems == [], problems
+
+
+def test_home_renders_every_card_in_both_languages(page, base_url, registry):
+    for lang in ("en", "zh"):
+        page.goto(f"{base_url}/{lang}/")
+        cards = page.locator(".card")
+        assert cards.count() == len(registry)
+        titles = page.locator(".card-title").all_inner_texts()
+        assert titles == [t.meta[lang].title for t in registry]
+        assert page.locator("html").get_attribute("lang").startswith(lang)
+        other = "zh" if lang == "en" else "en"
+        first = next(iter(registry))
+        assert page.locator(f'.card-other a[href="/{other}/topics/{first.slug}"]').count() == 1
+
+
+def test_live_search_in_english_and_chinese_and_the_empty_state(page, base_url):
+    page.goto(f"{base_url}/en/")
+    box = page.get_by_label("Search topics")
+    box.fill("interference")
+    page.wait_for_url(re.compile(r"q=interference"))
+    page.wait_for_function("() => document.querySelectorAll('.card').length === 1")
+    assert page.locator(".card").get_attribute("data-slug") == WAVE
+    assert page.locator("[data-cards-status]").inner_text() == "Topics matching “interference”"
+    box.fill("蝶形")
+    page.wait_for_function(FIRST_CARD_IS, arg="fft")
+    box.fill("zebrafish")
+    empty = page.locator(".empty-state")
+    empty.wait_for()
+    assert "zebrafish" in empty.inner_text() and "Try another keyword" in empty.inner_text()
+    assert empty.locator("a").count() >= 2
+    page.goto(f"{base_url}/zh/")
+    page.get_by_label("搜索主题").fill("superposition")
+    page.wait_for_function(FIRST_CARD_IS, arg=WAVE)
+    assert "波的叠加" in page.locator(".card-title").first.inner_text()
+
+
+def test_tag_filter_is_live(page, base_url, registry):
+    page.goto(f"{base_url}/en/")
+    tag = next(iter(registry)).tags[0]
+    page.locator(f'.tag-filter a[data-tag="{tag.key}"]').click()
+    page.wait_for_url(re.compile(f"tag={tag.key}"))
+    expected = [t.slug for t in registry if tag.key in {x.key for x in t.tags}]
+    page.wait_for_function(f"() => document.querySelectorAll('.card').length === {len(expected)}")
+    assert page.locator(f'.tag-filter a[data-tag="{tag.key}"]').get_attribute("aria-current")
+
+
+def test_math_renders_as_mathml_with_no_raw_dollars(page, base_url):
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    maths = page.locator(".prose math")
+    assert maths.count() > 5
+    box = maths.first.bounding_box()
+    assert box is not None and box["width"] > 0 and box["height"] > 0
+    prose_text = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.prose')).map(p => {
+            const copy = p.cloneNode(true);
+            copy.querySelectorAll('code, pre, math').forEach(e => e.remove());
+            return copy.textContent; }).join(' ')"""
+    )
+    assert "$" not in prose_text
+
+
+def chart_path(page) -> str:
+    return page.locator(
+        "#experiment-superposition-result svg.chart path.series"
+    ).first.get_attribute("d")
+
+
+def test_changing_a_parameter_reruns_updates_chart_and_url_and_reload_restores(page, base_url):
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    before = chart_path(page)
+    phase = page.locator("#experiment-superposition-phase")
+    assert phase.input_value() == "2.0"
+    phase.fill("3.14")
+    page.wait_for_url(re.compile(r"superposition\.phase=3\.14"))
+    page.wait_for_function(
+        "() => document.querySelector('#experiment-superposition-result .run-meta')"
+        ".textContent.includes('3.14')"
+    )
+    after = chart_path(page)
+    assert after != before
+    status = page.locator("#experiment-superposition [data-status]").inner_text()
+    assert re.fullmatch(r"Updated: (\d+) of \1 checks passed\.", status), status
+    assert "superposition.seed=" in page.url  # the permalink state includes the seed
+    switch = page.locator("[data-lang-switch]")
+    assert "superposition.phase=3.14" in switch.get_attribute("href")
+    page.reload()
+    assert page.locator("#experiment-superposition-phase").input_value() == "3.14"
+    assert chart_path(page) == after
+    switch.click()
+    page.wait_for_url(re.compile(rf"/zh/topics/{WAVE}\?.*superposition\.phase=3\.14"))
+    assert page.locator("#experiment-superposition-phase").input_value() == "3.14"
+
+
+def test_out_of_range_input_is_caught_before_it_is_sent(page, base_url):
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    before = chart_path(page)
+    page.locator("#experiment-superposition-phase").fill("9")
+    status = page.locator("#experiment-superposition [data-status]")
+    page.wait_for_function(
+        "() => document.querySelector('#experiment-superposition [data-status]').textContent"
+    )
+    assert "less than or equal to 6.283" in status.inner_text()  # names the bound
+    assert page.locator("#experiment-superposition-phase").get_attribute("aria-invalid") == "true"
+    assert "superposition.phase=9" not in page.url and chart_path(page) == before
+
+
+def test_works_without_javascript(browser, base_url):
+    context, page, problems = open_page(browser, java_script_enabled=False)
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    page.locator("#experiment-superposition-phase").fill("1.5")
+    page.locator("#experiment-superposition button[type=submit]").click()
+    page.wait_for_url(re.compile(r"superposition\.phase=1\.5.*#experiment-superposition"))
+    assert "1.5" in page.locator("#experiment-superposition-result .run-meta").inner_text()
+    context.close()
+    assert problems == []
+
+
+def test_dark_theme_follows_the_system(browser, base_url):
+    colours = {}
+    for scheme in ("light", "dark"):
+        context, page, problems = open_page(browser, color_scheme=scheme)
+        page.goto(f"{base_url}/zh/topics/{WAVE}")
+        colours[scheme] = page.evaluate(
+            "[getComputedStyle(document.body).backgroundColor,"
+            " getComputedStyle(document.body).color,"
+            " getComputedStyle(document.querySelector('svg.chart text')).fill]"
+        )
+        context.close()
+        assert problems == []
+    assert colours["light"][0] == "rgb(251, 250, 247)"
+    assert colours["dark"][0] == "rgb(18, 20, 24)"
+    assert colours["light"][2] != colours["dark"][2]  # chart text follows the theme
+
+
+def test_keyboard_skip_link_and_phone_layout(browser, base_url):
+    context, page, problems = open_page(browser, viewport={"width": 390, "height": 844})
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    page.keyboard.press("Enter")
+    assert page.url.endswith("#main")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0  # wide charts scroll inside their own box, not the page
+    context.close()
+    assert problems == []

@@ -1,0 +1,167 @@
+"""The experiment declaration API: params, progress hook, and the JSON round trip."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from whylab.explorer.experiment import (
+    Check,
+    GraphDiagram,
+    GraphNode,
+    LineChart,
+    Param,
+    ParamError,
+    Result,
+    Series,
+    T,
+    Table,
+    experiment,
+    progress_hook,
+    report_progress,
+)
+from whylab.explorer.serialization import (
+    SerializationError,
+    dumps,
+    result_from_dict,
+    result_to_dict,
+)
+from whylab.explorer.service import format_param
+
+
+def test_param_bounds_name_the_bound():
+    p = Param("phase", "float", 0.0, T("phase", "相位"), minimum=-3.0, maximum=3.0)
+    assert p.parse("1.5") == 1.5
+    with pytest.raises(ParamError, match=r"phase: must be <= 3 \(got 7\)"):
+        p.parse("7")
+    with pytest.raises(ParamError, match="must be >= -3"):
+        p.parse(-4)
+    for bad in ("nan", "inf", "abc", "", "1e999"):
+        with pytest.raises(ParamError):
+            p.parse(bad)
+
+
+def test_int_choice_and_bool_params():
+    n = Param("n", "int", 4, T("n", "n"), minimum=1, maximum=10)
+    assert n.parse("7") == 7 and isinstance(n.parse("7"), int)
+    with pytest.raises(ParamError):
+        n.parse("2.5")
+    c = Param("mode", "choice", "a", T("m", "m"), choices=("a", "b"))
+    with pytest.raises(ParamError, match="one of a, b"):
+        c.parse("__import__('os')")
+    b = Param("flag", "bool", False, T("f", "f"))
+    assert b.parse("true") is True and b.parse("off") is False
+    with pytest.raises(ParamError):
+        b.parse("maybe")
+
+
+def test_a_default_outside_its_bounds_fails_at_declaration():
+    with pytest.raises(ParamError):
+        Param("x", "int", 50, T("x", "x"), minimum=0, maximum=10)
+
+
+def make_experiment():
+    @experiment(
+        name="demo",
+        title=T("Demo", "示例"),
+        description=T("d", "d"),
+        params=[
+            Param("x", "float", 1, T("x", "x"), minimum=0, maximum=10),
+            Param("seed", "int", 0, T("seed", "种子"), minimum=0, maximum=99, seed=True),
+        ],
+    )
+    def demo(x, seed):
+        report_progress(0.5)
+        report_progress(3.0)
+        return Result(metrics={"x": x, "seed": seed})
+
+    return demo
+
+
+def test_parse_params_fills_parsed_defaults_and_rejects_unknown_names():
+    demo = make_experiment()
+    assert demo.defaults() == {"x": 1.0, "seed": 0}
+    assert isinstance(demo.defaults()["x"], float)
+    assert demo.parse_params({"seed": "5"}) == {"x": 1.0, "seed": 5}
+    with pytest.raises(ParamError, match="unknown parameter"):
+        demo.parse_params({"bogus": "1"})
+
+
+def test_progress_reaches_the_hook_clamped_and_only_inside_the_block():
+    demo = make_experiment()
+    seen: list[float] = []
+    with progress_hook(seen.append):
+        demo.run(**demo.defaults())
+    demo.run(**demo.defaults())  # no hook: nothing happens, nothing breaks
+    assert seen == [0.5, 1.0]
+
+
+def full_result() -> Result:
+    return Result(
+        checks=[Check(T("ok", "好"), True, "1e-12", "< 1e-9")],
+        figures=[
+            LineChart(
+                T("c", "图"),
+                T("x", "x"),
+                T("y", "y"),
+                [Series(T("s", "s"), np.arange(3.0), np.array([1.0, np.nan, np.inf]))],
+                log_y=True,
+            ),
+            GraphDiagram(
+                T("g", "图"),
+                [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")],
+                [("a", "b", "e")],
+            ),
+        ],
+        tables=[
+            Table(
+                T("t", "表"),
+                [T("a", "甲"), T("b", "乙")],
+                [[np.int64(3), np.float64(0.5)], ["x", np.bool_(True)]],
+            )
+        ],
+        metrics={"count": np.int32(4), "ratio": 0.25, "name": "fft", "bad": float("nan")},
+        notes=[T("note", "注")],
+    )
+
+
+def test_results_survive_the_json_round_trip():
+    data = result_to_dict(full_result())
+    text = dumps(data)  # strict JSON: NaN/inf became null
+    assert "NaN" not in text and "Infinity" not in text
+    again = result_from_dict(json.loads(text))
+    assert again.checks == full_result().checks
+    assert again.passed
+    series = again.figures[0].series[0]
+    assert series.x == [0.0, 1.0, 2.0]
+    assert series.y[0] == 1.0 and math.isnan(series.y[1]) and math.isnan(series.y[2])
+    assert again.figures[0].log_y is True
+    assert again.figures[1] == full_result().figures[1].__class__(
+        T("g", "图"), [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")], [("a", "b", "e")]
+    )
+    assert again.tables[0].rows == [[3, 0.5], ["x", "true"]]
+    assert again.metrics["count"] == 4 and again.metrics["name"] == "fft"
+    assert math.isnan(again.metrics["bad"])
+    assert result_to_dict(again) == data
+
+
+def test_unserializable_results_are_refused():
+    with pytest.raises(SerializationError):
+        result_to_dict({"not": "a result"})
+    with pytest.raises(SerializationError):
+        result_to_dict(Result(metrics={"x": object()}))
+    with pytest.raises(SerializationError):
+        result_to_dict(Result(notes=["plain string"]))
+
+
+@pytest.mark.parametrize("value", [0.1, 1e-300, 12345.678, -2.5, 3, True, False, "hann"])
+def test_formatted_params_parse_back_exactly(value):
+    kind = {bool: "bool", int: "int", float: "float", str: "choice"}[type(value)]
+    extra = {"choices": ("hann",)} if kind == "choice" else {}
+    if kind in ("int", "float"):
+        extra = {"minimum": -1e6, "maximum": 1e6}
+    param = Param("p", kind, value, T("p", "p"), **extra)
+    assert param.parse(format_param(value)) == value

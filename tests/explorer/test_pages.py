@@ -1,0 +1,218 @@
+"""Server-rendered pages: home, search, tags, topic pages, forms, permalinks, errors."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import parse_qsl, urlsplit
+
+
+def test_root_redirects_by_accept_language(client):
+    for header, target in [
+        ("zh-CN,zh;q=0.9,en;q=0.8", "/zh/"),
+        ("en-US,en;q=0.9", "/en/"),
+        ("fr-FR, zh-TW;q=0.5, en;q=0.4", "/zh/"),
+        ("de", "/en/"),
+        ("", "/en/"),
+        ("en;q=0.1, zh;q=0.9", "/zh/"),
+        ("garbage;q=x,,,", "/en/"),
+    ]:
+        response = client.get("/", headers={"accept-language": header}, follow_redirects=False)
+        assert response.status_code == 307 and response.headers["location"] == target, header
+
+
+def test_home_in_both_languages_has_the_invitation_search_tags_and_cards(client):
+    en = client.get("/en/").text
+    zh = client.get("/zh/").text
+    assert '<html lang="en">' in en and '<html lang="zh-Hans">' in zh
+    assert "Begin with a question." in en and "从一个问题开始。" in zh
+    assert 'role="search"' in en and 'name="q"' in en
+    for page, title, question, other in [
+        (en, "Tiny demo", "Does a fixture topic exercise", 'href="/zh/topics/tiny-demo"'),
+        (zh, "小型示例", "一个测试用的主题能覆盖", 'href="/en/topics/tiny-demo"'),
+    ]:
+        assert page.count('class="card"') == 1
+        assert title in page and question in page and other in page
+    assert 'href="/en/?tag=signals"' in en and ">信号<" in zh
+    assert 'hreflang="zh-Hans" href="/zh/"' in en
+
+
+def test_search_finds_topics_in_english_and_chinese(client):
+    for lang, query in [
+        ("en", "Parseval"),
+        ("en", "正弦"),
+        ("zh", "running mean"),
+        ("zh", "帕塞瓦尔"),
+    ]:
+        page = client.get(f"/{lang}/", params={"q": query}).text
+        assert 'class="card"' in page and 'data-slug="tiny-demo"' in page, (lang, query)
+        assert 'class="card-snippet"' in page
+
+
+def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
+    page = client.get("/en/", params={"q": "quaternion"}).text
+    assert 'class="empty-state"' in page and 'class="card"' not in page
+    assert "No topic matches “quaternion”." in page
+    assert "Try another keyword, or explore a different topic" in page
+    assert 'href="/en/topics/tiny-demo"' in page
+    zh = client.get("/zh/", params={"q": "鲸鱼"}).text
+    assert "没有找到与“鲸鱼”相关的主题。" in zh
+
+
+def test_tag_filter_works_from_the_query_string(client):
+    assert 'data-slug="tiny-demo"' in client.get("/en/?tag=signals").text
+    page = client.get("/en/?tag=signals").text
+    assert 'aria-current="true">Signals<' in page
+    unknown = client.get("/en/?tag=nothing-here").text
+    assert 'data-slug="tiny-demo"' in unknown  # an unknown tag filters nothing
+
+
+def test_cards_fragment_for_live_search(client):
+    fragment = client.get("/zh/cards", params={"q": "sine"}).text
+    assert "<html" not in fragment and 'data-slug="tiny-demo"' in fragment
+
+
+def test_search_text_is_escaped_and_cut(client):
+    page = client.get("/en/", params={"q": "<script>alert(1)</script>"}).text
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+    long = client.get("/en/", params={"q": "x" * 500})
+    assert long.status_code == 200 and "x" * 201 not in long.text
+
+
+def test_topic_page_renders_question_prose_math_and_every_block(client):
+    response = client.get("/en/topics/tiny-demo")
+    page = response.text
+    assert response.status_code == 200
+    assert "<h1>Tiny demo</h1>" in page and "Does a fixture topic exercise" in page
+    assert page.count("<math") == 5
+    prose = "".join(
+        re.findall(r'<div class="prose">(.*?)</div>\s*(?:<section|</article)', page, re.S)
+    )
+    assert "$" not in re.sub(r"<[^>]+>", "", prose)
+    for block in ("experiment-sine", "experiment-mean", "diagram-graph", "experiment-clock"):
+        assert f'id="{block}"' in page
+    assert page.count("<svg") == 4  # two sine charts, the running mean, the graph
+    assert page.count('class="check pass"') == 6
+    assert "✓" in page and "measured" in page and "expected" in page
+    assert 'id="diagram-graph"' in page and 'data-experiment="graph"' not in page  # no form
+    assert "<details" in page and "Data table" in page and "<table>" in page
+
+
+def test_form_fields_are_labelled_typed_and_bounded(client):
+    page = client.get("/zh/topics/tiny-demo").text
+    form = re.search(r'<form class="experiment-form".*?</form>', page, re.S).group(0)
+    assert 'method="get"' in form and 'action="/zh/topics/tiny-demo#experiment-sine"' in form
+    assert '<label for="experiment-sine-amplitude">振幅 <span class="unit">(V)</span>' in form
+    assert 'type="number" id="experiment-sine-amplitude" name="sine.amplitude"' in form
+    assert 'min="0.1" max="10.0"' in form and 'step="0.1"' in form
+    assert "峰值" in form and "范围 0.1 至 10" in form
+    assert '<select id="experiment-sine-noise" name="sine.noise"' in form and ">高斯<" in form
+    assert 'type="checkbox" id="experiment-sine-log_y"' in form
+
+
+def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
+    page = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "2", "sine.cycles": "5"})
+    assert page.status_code == 200
+    assert 'name="sine.amplitude" value="2.0"' in page.text
+    assert "Amplitude = 2.0 V, Cycles = 5" in page.text
+    # the other forms carry this experiment's parameters along as hidden fields
+    assert '<input type="hidden" name="sine.cycles" value="5">' in page.text
+
+
+def test_bad_parameters_get_422_naming_the_bound_in_the_page_language(client):
+    response = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "50"})
+    assert response.status_code == 422
+    assert "amplitude: must be &lt;= 10 (got 50)" in response.text
+    assert 'aria-invalid="true"' in response.text and 'value="50"' in response.text
+    fragment = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "0"})
+    assert fragment.status_code == 422 and "cycles: must be &gt;= 1 (got 0)" in fragment.text
+    assert "实验未能完成" in fragment.text
+
+
+def test_unknown_and_malformed_page_parameters_are_rejected(client):
+    assert client.get("/en/topics/tiny-demo", params={"utm": "x"}).status_code == 422
+    assert client.get("/en/topics/tiny-demo", params={"nope.x": "1"}).status_code == 422
+    response = client.get("/en/topics/tiny-demo", params={"sine.bogus": "1"})
+    assert response.status_code == 422 and "unknown parameter" in response.text
+    fragment = client.get("/en/topics/tiny-demo/experiments/sine/result", params={"x": "1"})
+    assert fragment.status_code == 422
+
+
+def without_run_source(html: str) -> str:
+    """A result block minus the "computed in ... s" / "from cache" note, whitespace-normalized."""
+    html = re.sub(r'<span class="run-source">.*?</span>', "", html, flags=re.S)
+    return " ".join(html.split())
+
+
+def test_permalink_encodes_every_parameter_and_reproduces_the_result(client):
+    fragment = client.get(
+        "/en/topics/tiny-demo/experiments/sine/result",
+        params={"amplitude": "3.3", "noise": "gauss", "seed": "42"},
+    ).text
+    href = unescape(re.search(r'<a class="permalink" href="([^"]+)"', fragment).group(1))
+    parts = urlsplit(href)
+    assert parts.path == "/en/topics/tiny-demo" and parts.fragment == "experiment-sine"
+    assert dict(parse_qsl(parts.query)) == {
+        "sine.amplitude": "3.3",
+        "sine.cycles": "2",
+        "sine.samples": "64",
+        "sine.noise": "gauss",
+        "sine.log_y": "false",
+        "sine.seed": "42",
+    }
+    page = client.get(href).text
+    block = re.search(
+        r'<div class="result" id="experiment-sine-result">(.*?)</div>\s*</section>', page, re.S
+    ).group(1)
+    assert "Random seed = 42" in block
+    assert without_run_source(block) == without_run_source(fragment)
+
+
+def test_language_switch_and_alternates_keep_the_place(client):
+    page = client.get("/en/topics/tiny-demo", params={"sine.cycles": "4"}).text
+    assert 'data-lang-switch="zh">中文</a>' in page
+    assert 'href="/zh/topics/tiny-demo?sine.cycles=4" hreflang="zh-Hans"' in page
+    assert (
+        '<link rel="alternate" hreflang="zh-Hans" href="/zh/topics/tiny-demo?sine.cycles=4">'
+        in page
+    )
+    assert '<link rel="alternate" hreflang="x-default" href="/">' in page
+
+
+def test_pages_are_accessible_by_construction(client):
+    page = client.get("/en/topics/tiny-demo").text
+    assert '<a class="skip-link" href="#main">' in page and '<main id="main"' in page
+    assert 'name="viewport"' in page
+    ids = re.findall(r'<input[^>]* id="([^"]+)"', page) + re.findall(r'<select id="([^"]+)"', page)
+    for element_id in ids:
+        assert f'<label for="{element_id}">' in page, element_id
+    assert all('role="img"' in svg for svg in re.findall(r"<svg[^>]*>", page))
+    assert page.count("<details") == page.count("<svg")  # a table for every chart
+
+
+def test_no_third_party_resources_and_security_headers(client):
+    response = client.get("/en/topics/tiny-demo")
+    assert not re.search(r'(src|href)="(https?:)?//', response.text)
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    for asset in ("explorer.css", "explorer.js"):
+        static = client.get(f"/static/{asset}")
+        assert static.status_code == 200 and "http" not in static.text.replace("https://", "")
+
+
+def test_not_found_pages(client):
+    assert client.get("/fr/").status_code == 404
+    assert client.get("/en/topics/nope").status_code == 404
+    missing = client.get("/zh/topics/nope")
+    assert missing.status_code == 404 and "这个页面不存在" in missing.text
+    assert client.get("/en/topics/tiny-demo/experiments/nope/result").status_code == 404
+    assert client.get("/en", follow_redirects=False).headers["location"] == "/en/"
+
+
+def test_head_requests_are_answered_like_get_without_a_body(client):
+    head = client.head("/zh/")
+    get = client.get("/zh/")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == get.headers["content-length"]
+    assert client.head("/en/topics/tiny-demo").status_code == 200
+    assert client.head("/en/topics/nope").status_code == 404

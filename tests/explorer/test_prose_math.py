@@ -1,0 +1,91 @@
+"""Prose rendering: Markdown + LaTeX -> HTML + MathML, placements, loud math failures."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from whylab.explorer.mathml import MathError, latex_to_mathml
+from whylab.explorer.prose import HtmlBlock, Placement, render_prose
+
+
+def html_of(prose) -> str:
+    return "".join(s.html for s in prose.segments if isinstance(s, HtmlBlock))
+
+
+def test_inline_and_display_math_become_mathml():
+    prose = render_prose("Energy $E = mc^2$ holds.\n\n$$\n\\frac{a}{b}\n$$\n", "t.md")
+    html = html_of(prose)
+    assert html.count("<math") == 2
+    assert '<math alttext="E = mc^2">' in html
+    assert 'display="block"' in html and "<mfrac>" in html
+    assert "$" not in html
+    assert prose.formula_count == 2
+
+
+def test_single_line_display_math_and_display_math_inside_a_paragraph():
+    html = html_of(render_prose("$$ a + b $$\n\nsee $$x^2$$ here", "t.md"))
+    assert html.count('display="block"') == 2
+    assert '<div class="math-display">' in html
+
+
+def test_escaped_dollar_and_code_keep_their_dollars():
+    html = html_of(render_prose("costs \\$5, code `$x$` stays", "t.md"))
+    assert "costs $5" in html
+    assert "<code>$x$</code>" in html
+    assert "<math" not in html
+
+
+@pytest.mark.parametrize(
+    "source, fragment",
+    [
+        ("a lone $ sign", "unmatched $"),
+        ("broken $\\frac{a}{$ here", "cannot convert"),
+        ("unknown $\\notacommand x$", "cannot convert"),
+        ("$$\n x + 1\n", "never closed"),
+        ("empty $$$$ formula", "unmatched"),
+    ],
+)
+def test_bad_math_fails_loudly_and_names_the_file(source, fragment):
+    with pytest.raises(MathError) as error:
+        render_prose(source, "topic/en.md")
+    assert fragment in str(error.value)
+    assert "topic/en.md" in str(error.value)
+
+
+def test_latex_to_mathml_rejects_empty_and_escapes_alttext():
+    with pytest.raises(MathError):
+        latex_to_mathml("  ", display=False, where="x")
+    assert 'alttext="a &lt; b"' in latex_to_mathml("a < b", display=False)
+
+
+def test_placements_split_the_prose_in_order_but_not_inside_code_fences():
+    source = (
+        "Intro $x$.\n\n{{ experiment:first }}\n\nMiddle.\n\n```\n{{ diagram:not_me }}\n```\n\n"
+        "{{diagram:second}}\n"
+    )
+    prose = render_prose(source, "t.md")
+    kinds = [type(s).__name__ for s in prose.segments]
+    assert kinds == ["HtmlBlock", "Placement", "HtmlBlock", "Placement"]
+    assert prose.segments[1] == Placement("experiment", "first")
+    assert prose.segments[3] == Placement("diagram", "second")
+    assert "{{ diagram:not_me }}" in prose.segments[2].html
+
+
+def test_raw_html_is_not_passed_through():
+    html = html_of(render_prose("<script>alert(1)</script>\n\n[x](javascript:alert(1))", "t.md"))
+    assert "<script>" not in html
+    assert "href" not in html  # the javascript: link stays text
+
+
+def test_plain_text_for_search_has_words_and_inline_math_but_no_markup():
+    prose = render_prose("# Title\n\nThe **FFT** of $N$ points.\n\n$$\\sum x$$\n", "t.md")
+    assert "FFT" in prose.text and "Title" in prose.text and "N" in prose.text
+    assert "\\sum" not in prose.text
+    assert not re.search(r"[<>*#]", prose.text)
+
+
+def test_tables_render():
+    html = html_of(render_prose("| a | b |\n|---|---|\n| $1$ | 2 |\n", "t.md"))
+    assert "<table>" in html and "<math" in html

@@ -1,0 +1,126 @@
+"""Running experiments safely: time and memory limits, overload, rate limit, cache, sharing."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+API = "/api/topics/tiny-demo/experiments"
+
+
+def get_many(client, urls):
+    with ThreadPoolExecutor(max_workers=len(urls)) as threads:
+        return list(threads.map(client.get, urls))
+
+
+def test_a_run_past_its_time_limit_is_stopped_and_the_worker_replaced(make_client):
+    client = make_client(workers=1)
+    pool = client.app.state.pool
+    before = list(pool.worker_pids)
+    response = client.get(f"{API}/sleepy?seconds=5")
+    assert response.status_code == 504
+    assert response.json()["detail"] == (
+        "the experiment ran past its time limit of 1 s and was stopped"
+    )
+    assert pool.stats.timeouts == 1
+    assert pool.worker_pids and pool.worker_pids != before  # killed and replaced
+    after = client.get(f"{API}/sleepy?seconds=0.05")
+    assert after.status_code == 200 and after.json()["passed"]
+
+
+def test_the_timeout_shows_as_a_clear_message_in_the_page_fragment(make_client):
+    client = make_client(workers=1)
+    response = client.get("/zh/topics/tiny-demo/experiments/sleepy/result?seconds=4")
+    assert response.status_code == 504
+    assert "time limit of 1 s" in response.text and 'role="alert"' in response.text
+
+
+def test_a_memory_hog_is_stopped_and_the_next_run_works(make_client):
+    client = make_client(workers=1, memory_limit_mb=512)
+    response = client.get(f"{API}/hog?megabytes=3000")
+    assert response.status_code == 507
+    assert "memory limit of 512 MiB" in response.json()["detail"]
+    assert client.app.state.pool.stats.memory_kills == 1
+    again = client.get(f"{API}/hog?megabytes=8")
+    assert again.status_code == 200 and again.json()["passed"]
+
+
+def test_a_full_queue_answers_503_with_retry_after(make_client):
+    client = make_client(workers=1, max_queue=1, rate_burst=0)
+    urls = [f"{API}/sleepy?seconds=0.{6 + i}" for i in range(4)]  # distinct: no sharing
+    responses = get_many(client, urls)
+    statuses = sorted(r.status_code for r in responses)
+    assert 503 in statuses and 200 in statuses, statuses
+    busy = next(r for r in responses if r.status_code == 503)
+    assert int(busy.headers["retry-after"]) >= 1
+    assert "busy" in busy.json()["detail"]
+
+
+def test_a_client_over_its_rate_gets_429_with_retry_after(make_client):
+    client = make_client(rate_burst=3, rate_per_s=0.05)
+    statuses = [client.get(f"{API}/sine?cycles={i + 1}").status_code for i in range(3)]
+    assert statuses == [200, 200, 200]
+    limited = client.get(f"{API}/sine?cycles=9")
+    assert limited.status_code == 429
+    assert int(limited.headers["retry-after"]) >= 1
+    page = client.get("/en/topics/tiny-demo")
+    assert page.status_code == 429 and "please wait" in page.text
+    fragment = client.get("/en/topics/tiny-demo/experiments/sine/result")
+    assert fragment.status_code == 429
+    assert client.get("/en/").status_code == 200  # reading pages without runs is not limited
+
+
+def test_identical_runs_are_computed_once_then_served_from_cache(make_client):
+    client = make_client()
+    pool, service = client.app.state.pool, client.app.state.service
+    first = client.get(f"{API}/sine?amplitude=2.5&seed=4")
+    second = client.get(f"{API}/sine?seed=4&amplitude=2.50")  # same canonical parameters
+    assert first.status_code == second.status_code == 200
+    assert first.json()["cached"] is False and second.json()["cached"] is True
+    assert second.json() == {**first.json(), "cached": True}  # the same record, marked cached
+    assert pool.stats.jobs == 1 and service.stats.cache_hits == 1
+
+
+def test_the_cache_survives_a_restart(make_client):
+    make_client().get(f"{API}/sine?cycles=3")
+    restarted = make_client()
+    response = restarted.get(f"{API}/sine?cycles=3")
+    assert response.json()["cached"] is True
+    assert restarted.app.state.pool.stats.jobs == 0
+
+
+def test_concurrent_identical_requests_share_one_run(make_client):
+    client = make_client()
+    pool, service = client.app.state.pool, client.app.state.service
+    responses = get_many(client, [f"{API}/sleepy?seconds=0.5"] * 4)
+    assert [r.status_code for r in responses] == [200] * 4
+    assert pool.stats.jobs == 1
+    assert service.stats.shared + service.stats.cache_hits == 3
+    assert len({r.json()["elapsed_s"] for r in responses}) == 1
+
+
+def test_timing_experiments_are_never_cached(make_client):
+    client = make_client()
+    runs = [client.get(f"{API}/clock?n=500").json() for _ in range(2)]
+    assert [r["cached"] for r in runs] == [False, False]
+    assert all(r["timing"] for r in runs)
+    assert client.app.state.pool.stats.jobs == 2
+    page = client.get("/en/topics/tiny-demo/experiments/clock/result?n=500")
+    assert "live measurement on this server" in page.text and "never cached" in page.text
+
+
+def test_an_experiment_that_raises_reports_its_error_and_keeps_serving(make_client, topic_copy):
+    experiments = topic_copy / "tiny_demo" / "experiments.py"
+    text = experiments.read_text(encoding="utf-8")
+    experiments.write_text(
+        text.replace(
+            "def hog(megabytes):\n",
+            "def hog(megabytes):\n    if megabytes == 7:\n"
+            "        raise RuntimeError('seven is unlucky')\n",
+        ),
+        encoding="utf-8",
+    )
+    client = make_client(topics_dir=topic_copy, workers=1)
+    response = client.get(f"{API}/hog?megabytes=7")
+    assert response.status_code == 500
+    assert "RuntimeError: seven is unlucky" in response.json()["detail"]
+    assert client.get(f"{API}/hog?megabytes=2").status_code == 200

@@ -1,0 +1,229 @@
+"""The SVG renderer: axes and ticks, log scales, legends, layered graph layout."""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
+from whylab.explorer.svg import (
+    format_number,
+    linear_axis,
+    log_axis,
+    nice_step,
+    pack_in_order,
+    render_graph,
+    render_line_chart,
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def parse(svg: str) -> ET.Element:
+    """Parse as XML (inline SVG must be well-formed); add the namespace HTML leaves implicit."""
+    return ET.fromstring(svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+
+
+def chart(*series, log_x=False, log_y=False) -> LineChart:
+    return LineChart(T("Title", "标题"), T("x", "x"), T("y", "y"), list(series), log_x, log_y)
+
+
+@pytest.mark.parametrize(
+    "span, step", [(1.0, 0.2), (10.0, 2.0), (7.0, 2.0), (100.0, 20.0), (0.003, 0.001), (63, 20)]
+)
+def test_nice_steps_are_1_2_5_times_a_power_of_ten(span, step):
+    assert nice_step(span) == pytest.approx(step)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.floats(1e-6, 1e6, allow_nan=False),
+)
+def test_linear_axis_covers_the_data_with_ticks_inside(low, width):
+    values = [low, low + width]
+    axis = linear_axis(values, 0.0, 100.0)
+    slack = 1e-6 * width  # ends within rounding of a tick count as covered
+    assert axis.low <= low + slack and axis.high >= low + width - slack
+    assert 2 <= len(axis.ticks) <= 12
+    for value, _ in axis.ticks:
+        assert axis.low - slack <= value <= axis.high + slack
+        assert -1e-6 <= axis.to_pixel(value) <= 100 + 1e-6
+
+
+def test_tight_axis_keeps_the_data_ends():
+    axis = linear_axis([0, 63], 0, 100, tight=True)
+    assert (axis.low, axis.high) == (0, 63)
+    assert [label for _, label in axis.ticks] == ["0", "20", "40", "60"]
+
+
+def test_log_axis_ticks_decades_and_maps_them_evenly():
+    axis = log_axis([1e-3, 1e5], 0.0, 80.0)
+    assert axis.low == pytest.approx(1e-3) and axis.high == pytest.approx(1e5)
+    pixels = [axis.to_pixel(v) for v, _ in axis.ticks]
+    gaps = {round(b - a, 6) for a, b in zip(pixels, pixels[1:], strict=False)}
+    assert len(gaps) == 1
+    assert axis.ticks[0][1] == "1e\u22123"
+    short = log_axis([3, 70], 0.0, 1.0)
+    assert [label for _, label in short.ticks] == ["1", "2", "5", "10", "20", "50", "100"]
+
+
+@pytest.mark.parametrize(
+    "value, step, text",
+    [
+        (0.0, None, "0"),
+        (0.5, 0.5, "0.5"),
+        (20.0, 20.0, "20"),
+        (1.5e6, None, "1.5e6"),
+        (2e-5, None, "2e\u22125"),
+        (-0.5, 0.5, "\u22120.5"),
+        (0.25, 0.05, "0.25"),
+    ],
+)
+def test_format_number(value, step, text):
+    assert format_number(value, step) == text
+
+
+def test_line_chart_has_a_path_per_series_title_desc_and_legend():
+    svg = render_line_chart(
+        chart(
+            Series(T("first <b>", "第一"), [0, 1, 2], [0.0, 1.0, 4.0]),
+            Series(T("second", "第二"), [0, 1, 2], [1.0, 1.0, 1.0]),
+        ),
+        "en",
+        "c1",
+    )
+    root = parse(svg)
+    assert root.get("role") == "img" and root.get("aria-labelledby") == "c1-t c1-d"
+    assert root.find(f"{SVG}title").text == "Title"
+    assert len(root.findall(f".//{SVG}path[@class='series s0']")) == 1
+    assert len(root.findall(f".//{SVG}path[@class='series s1']")) == 1
+    legend = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "legend-label"]
+    assert legend == ["first <b>", "second"]  # escaped in the markup, intact as text
+    assert "first &lt;b&gt;" in svg
+
+
+def test_line_chart_uses_the_page_language():
+    svg = render_line_chart(chart(Series(T("first", "第一"), [0, 1], [0, 1])), "zh", "c")
+    assert "第一" in svg and "标题" in svg and "first" not in svg
+
+
+def test_missing_points_break_the_line_and_log_axes_skip_non_positive_values():
+    svg = render_line_chart(
+        chart(Series(T("s", "s"), [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5])), "en", "c"
+    )
+    path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
+    assert path.count("M") == 2 and path.count("L") == 2
+    svg = render_line_chart(
+        chart(Series(T("s", "s"), [1, 10, 100], [-1.0, 10.0, 100.0]), log_x=True, log_y=True),
+        "en",
+        "c",
+    )
+    path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
+    assert path.count("M") == 1 and path.count("L") == 1
+
+
+def test_points_map_inside_the_plot_area():
+    svg = render_line_chart(chart(Series(T("s", "s"), [0, 5, 10], [-3.0, 7.0, 2.0])), "en", "c")
+    numbers = [
+        float(v) for v in re.findall(r"-?\d+\.\d", parse(svg).find(f".//{SVG}path").get("d"))
+    ]
+    xs, ys = numbers[0::2], numbers[1::2]
+    assert min(xs) >= 72 and max(xs) <= 620
+    assert min(ys) >= 16 and max(ys) <= 316
+
+
+def test_a_chart_without_drawable_points_still_renders():
+    svg = render_line_chart(chart(Series(T("s", "s"), [1.0], [math.nan])), "en", "c")
+    assert parse(svg).get("role") == "img"
+
+
+def graph(nodes, edges) -> GraphDiagram:
+    return GraphDiagram(
+        T("G", "图"), [GraphNode(n, n.upper(), f"d{n}", "g" + n[0]) for n in nodes], edges
+    )
+
+
+def node_boxes(svg: str) -> dict[str, tuple[float, float, float]]:
+    """label -> (left, top, width) of each drawn node."""
+    boxes = {}
+    for group in parse(svg).iter(f"{SVG}g"):
+        rect = group.find(f"{SVG}rect")
+        label = group.find(f"{SVG}text").text
+        boxes[label] = (float(rect.get("x")), float(rect.get("y")), float(rect.get("width")))
+    return boxes
+
+
+def test_graph_layers_follow_edges_and_long_edges_get_routed():
+    svg = render_graph(
+        graph(
+            ["a", "b", "c", "d"],
+            [("a", "b", "x"), ("b", "c", ""), ("a", "c", "skip"), ("c", "d", "")],
+        ),
+        "en",
+        "g",
+    )
+    boxes = node_boxes(svg)
+    assert boxes["A"][1] < boxes["B"][1] < boxes["C"][1] < boxes["D"][1]
+    edges = parse(svg).findall(f".//{SVG}path[@class='edge']")
+    assert len(edges) == 4
+    assert any(e.get("d").count("C") == 2 for e in edges)  # a -> c passes a helper point
+    assert "skip" in svg
+
+
+def test_graph_cycles_and_self_loops_do_not_hang():
+    svg = render_graph(
+        graph(["a", "b", "c"], [("a", "b", ""), ("b", "c", ""), ("c", "a", ""), ("a", "a", "")]),
+        "en",
+        "g",
+    )
+    assert len(node_boxes(svg)) == 3
+
+
+def test_graph_rejects_edges_to_missing_nodes_and_duplicate_ids():
+    with pytest.raises(ValueError, match="missing node"):
+        render_graph(graph(["a"], [("a", "zz", "")]), "en", "g")
+    with pytest.raises(ValueError, match="unique"):
+        render_graph(graph(["a", "a"], []), "en", "g")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.data())
+def test_random_dags_lay_out_without_overlaps(count, data):
+    names = [f"n{i}" for i in range(count)]
+    pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True, max_size=20)) if pairs else []
+    edges = [(names[i], names[j], "") for i, j in chosen]
+    svg = render_graph(graph(names, edges), "en", "g")
+    boxes = node_boxes(svg)
+    assert len(boxes) == count
+    for source, target, _ in edges:
+        assert boxes[source.upper()][1] < boxes[target.upper()][1]
+    rows: dict[float, list[tuple[float, float]]] = {}
+    for left, top, width in boxes.values():
+        rows.setdefault(top, []).append((left, left + width))
+    for spans in rows.values():
+        spans.sort()
+        for (_, right), (left, _) in zip(spans, spans[1:], strict=False):
+            assert right <= left + 1e-6
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.floats(-500, 500), st.floats(1, 50)), min_size=1, max_size=12))
+def test_pack_in_order_keeps_spacing_and_moves_nothing_that_fits(items):
+    wanted = [w for w, _ in items]
+    distances = [d for _, d in items[1:]]
+    packed = pack_in_order(wanted, distances)
+    for left, right, distance in zip(packed, packed[1:], distances, strict=False):
+        assert right - left >= distance - 1e-9
+    # least squares: the mean displacement of a block is zero, so overall it is too
+    assert abs(sum(packed) - sum(wanted)) < 1e-6 * len(wanted) * 500
+    spaced = [0.0]
+    for distance in distances:
+        spaced.append(spaced[-1] + distance + 1.0)
+    assert pack_in_order(spaced, distances) == pytest.approx(spaced)

@@ -1,0 +1,381 @@
+"""The ``whylab`` command: serve the explorer, and use its topics from a terminal.
+
+::
+
+    whylab serve [--host 127.0.0.1] [--port 8000] [--workers N]
+    whylab topics
+    whylab search QUERY [--lang en|zh]
+    whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
+    whylab check [--topic SLUG]
+    whylab export DIR [--live-url URL]
+
+``run`` and ``check`` run experiments in this process (``serve`` uses worker
+processes with limits). Exit codes: 0 success; 1 a check failed (``run``,
+``check``) or nothing matched (``search``); 2 bad usage, e.g. an unknown topic
+or a parameter outside its bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+import whylab
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def _registry(args: argparse.Namespace):
+    from whylab.explorer.topics import load_registry
+
+    return load_registry(args.topics_dir)
+
+
+# ---------------------------------------------------------------- serve
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from whylab.explorer.app import ExplorerConfig, create_app
+
+    config = ExplorerConfig(
+        topics_dir=args.topics_dir,
+        cache_dir=args.cache_dir,
+        workers=args.workers,
+        memory_limit_mb=args.memory_limit_mb,
+        max_queue=args.max_queue,
+        rate_per_s=args.rate,
+        rate_burst=args.burst,
+        warm_cache=not args.no_warm,
+    )
+    app = create_app(config)
+    url = f"http://{args.host}:{args.port}/"
+    console.print(f"[bold]whylab explorer[/bold] {whylab.__version__} on [link={url}]{url}[/link]")
+    console.print(
+        f"{len(app.state.registry)} topics, {args.workers} experiment workers. Ctrl-C stops."
+    )
+    if args.open:
+        import threading
+        import webbrowser
+
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- topics and search
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    table = RichTable(title=f"{len(registry)} topics")
+    for column in ("slug", "title", "标题", "question", "experiments"):
+        table.add_column(column)
+    for topic in registry:
+        table.add_row(
+            topic.slug,
+            topic.meta["en"].title,
+            topic.meta["zh"].title,
+            topic.meta[args.lang].question,
+            ", ".join(topic.experiments),
+        )
+    console.print(table)
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    hits = registry.search_index.search(args.query[:200], args.lang, limit=args.limit)
+    if not hits:
+        console.print(f"No topic matches {args.query!r}. Try another keyword, or `whylab topics`.")
+        return EXIT_FAILED
+    table = RichTable()
+    for column in ("slug", "score", "title", "snippet"):
+        table.add_column(column)
+    for hit in hits:
+        table.add_row(hit.slug, f"{hit.score:.2f}", hit.title, hit.snippet)
+    console.print(table)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- run and check
+
+
+def parse_param_args(tokens: Sequence[str]) -> dict[str, str]:
+    """``["--phase", "0.5", "--seed=3"]`` -> ``{"phase": "0.5", "seed": "3"}``.
+
+    Dashes in names become underscores, so ``--log-y`` sets ``log_y``.
+    """
+    values: dict[str, str] = {}
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if not token.startswith("--") or len(token) < 3:
+            raise ValueError(f"expected --PARAM VALUE, got {token!r}")
+        name, equals, value = token[2:].partition("=")
+        if not equals:
+            if index + 1 >= len(tokens):
+                raise ValueError(f"--{name} needs a value")
+            index += 1
+            value = tokens[index]
+        values[name.replace("-", "_")] = value
+        index += 1
+    return values
+
+
+class LazyProgress:
+    """A progress bar that appears only once an experiment reports progress."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.progress: Progress | None = None
+        self.task = None
+
+    def __call__(self, fraction: float) -> None:
+        if self.progress is None:
+            self.progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeElapsedColumn(),
+                console=errors,
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=1.0)
+        self.progress.update(self.task, completed=fraction)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _run_with_progress(topic, experiment, params: dict[str, Any]):
+    from whylab.explorer.service import run_locally
+
+    progress = LazyProgress(f"{topic.slug}/{experiment.name}")
+    try:
+        return run_locally(topic, experiment, params, progress=progress)
+    finally:
+        progress.close()
+
+
+def _print_record(record, experiment, lang: str) -> None:
+    from whylab.explorer.render import format_value
+    from whylab.explorer.service import format_param
+
+    console.print(f"[bold]{experiment.title.get(lang)}[/bold]  (whylab {record.engine_version})")
+    console.print(
+        "parameters: " + ", ".join(f"{k}={format_param(v)}" for k, v in record.params.items())
+    )
+    kind = "live measurement" if record.timing else "computed"
+    console.print(f"{kind} in {record.elapsed_s:.3g} s")
+    result = record.result
+    if result.checks:
+        table = RichTable(title="checks")
+        for column in ("", "claim", "measured", "expected"):
+            table.add_column(column)
+        for check in result.checks:
+            mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
+            table.add_row(mark, check.name.get(lang), check.measured, check.expected)
+        console.print(table)
+    if result.metrics:
+        table = RichTable(title="metrics")
+        table.add_column("name")
+        table.add_column("value", justify="right")
+        for name, value in result.metrics.items():
+            table.add_row(name, format_value(value))
+        console.print(table)
+    for data in result.tables:
+        table = RichTable(title=data.title.get(lang))
+        for column in data.columns:
+            table.add_column(column.get(lang))
+        for row in data.rows:
+            table.add_row(*(format_value(v) for v in row))
+        console.print(table)
+    for figure in result.figures:
+        console.print(f"figure: {figure.title.get(lang)} (open it in the explorer: whylab serve)")
+    for note in result.notes:
+        console.print(note.get(lang))
+
+
+def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from whylab.explorer.experiment import ParamError
+
+    registry = _registry(args)
+    topic = registry.get(args.topic)
+    if topic is None:
+        errors.print(f"unknown topic {args.topic!r}; topics: {', '.join(registry.topics)}")
+        return EXIT_USAGE
+    experiment = topic.experiments.get(args.experiment)
+    if experiment is None:
+        errors.print(
+            f"topic {topic.slug} has no experiment {args.experiment!r}; "
+            f"experiments: {', '.join(topic.experiments)}"
+        )
+        return EXIT_USAGE
+    try:
+        params = experiment.parse_params(parse_param_args(extra))
+    except (ParamError, ValueError) as error:
+        names = ", ".join(f"--{p.name}" for p in experiment.params)
+        errors.print(f"[red]bad parameter[/red]: {error}  (parameters: {names or 'none'})")
+        return EXIT_USAGE
+    record = _run_with_progress(topic, experiment, params)
+    if args.json:
+        print(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
+    else:
+        _print_record(record, experiment, args.lang)
+    return EXIT_OK if record.result.passed else EXIT_FAILED
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    topics = [t for t in registry if args.topic in (None, t.slug)]
+    if not topics:
+        errors.print(f"unknown topic {args.topic!r}")
+        return EXIT_USAGE
+    table = RichTable(title="default runs")
+    for column in ("topic", "experiment", "checks", "seconds"):
+        table.add_column(column)
+    failures: list[str] = []
+    for topic in topics:
+        for experiment in topic.experiments.values():
+            started = time.perf_counter()
+            try:
+                record = _run_with_progress(topic, experiment, experiment.defaults())
+            except Exception as error:
+                failures.append(
+                    f"{topic.slug}/{experiment.name}: raised {type(error).__name__}: {error}"
+                )
+                table.add_row(topic.slug, experiment.name, "[red]error[/red]", "")
+                continue
+            checks = record.result.checks
+            passed = sum(c.passed for c in checks)
+            for check in checks:
+                if not check.passed:
+                    failures.append(
+                        f"{topic.slug}/{experiment.name}: {check.name.en}: measured "
+                        f"{check.measured}, expected {check.expected}"
+                    )
+            colour = "green" if passed == len(checks) else "red"
+            table.add_row(
+                topic.slug,
+                experiment.name,
+                f"[{colour}]{passed}/{len(checks)}[/{colour}]",
+                f"{time.perf_counter() - started:.2f}",
+            )
+    console.print(table)
+    for failure in failures:
+        errors.print(f"[red]✗[/red] {failure}")
+    if failures:
+        return EXIT_FAILED
+    console.print("[green]every check passed[/green]")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from whylab.explorer.export import export_site
+
+    registry = _registry(args)
+    with errors.status("running experiments") as status:
+        written = export_site(
+            registry,
+            args.dir,
+            live_url=args.live_url,
+            on_experiment=lambda slug, name: status.update(f"running {slug}/{name}"),
+        )
+    pages = sum(1 for p in written if p.suffix == ".html")
+    console.print(f"wrote {pages} pages and {len(written) - pages} assets to {args.dir}")
+    console.print(f"open {Path(args.dir) / 'index.html'} in a browser, or host the folder as is")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- the parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="whylab",
+        description="Explore how ML systems and numerical code really work, "
+        "through equations, diagrams and experiments.",
+    )
+    parser.add_argument("--version", action="version", version=f"whylab {whylab.__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--topics-dir", type=Path, default=None, help="a folder of topics (default: whylab's own)"
+    )
+    lang = argparse.ArgumentParser(add_help=False)
+    lang.add_argument("--lang", choices=("en", "zh"), default="en", help="output language")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", parents=[common], help="open the explorer on localhost")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=2, help="experiment worker processes")
+    serve.add_argument("--cache-dir", type=Path, default=None, help="result cache folder")
+    serve.add_argument("--memory-limit-mb", type=int, default=2048, help="per worker; 0 = none")
+    serve.add_argument("--max-queue", type=int, default=16, help="waiting runs before 503")
+    serve.add_argument("--rate", type=float, default=5.0, help="runs per second per client")
+    serve.add_argument("--burst", type=int, default=40, help="burst per client; 0 = no limit")
+    serve.add_argument("--no-warm", action="store_true", help="do not precompute defaults")
+    serve.add_argument("--open", action="store_true", help="open a browser")
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(handler=cmd_serve)
+
+    topics = commands.add_parser("topics", parents=[common, lang], help="list the topics")
+    topics.set_defaults(handler=cmd_topics)
+
+    search = commands.add_parser("search", parents=[common, lang], help="search the topics")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.set_defaults(handler=cmd_search)
+
+    run = commands.add_parser(
+        "run",
+        parents=[common, lang],
+        help="run one experiment: whylab run TOPIC EXPERIMENT --param value ...",
+    )
+    run.add_argument("topic")
+    run.add_argument("experiment")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.set_defaults(handler=cmd_run)
+
+    check = commands.add_parser("check", parents=[common], help="run every default, report checks")
+    check.add_argument("--topic", default=None, help="only this topic")
+    check.set_defaults(handler=cmd_check)
+
+    export = commands.add_parser("export", parents=[common], help="write a static copy of the site")
+    export.add_argument("dir", type=Path)
+    export.add_argument("--live-url", default=None, help="link disabled forms to this explorer")
+    export.set_defaults(handler=cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "run":
+        return cmd_run(args, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

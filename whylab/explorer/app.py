@@ -1,0 +1,482 @@
+"""The explorer web app: server-rendered pages, HTML fragments and a JSON API.
+
+Pages (all complete without JavaScript):
+
+* ``/`` redirects to ``/en/`` or ``/zh/`` by ``Accept-Language``;
+* ``/{lang}/`` home: the invitation, search (``?q=``), tag filter (``?tag=``), cards;
+* ``/{lang}/topics/{slug}`` a topic; experiment parameters travel in the query
+  string as ``experiment.param=value``, so every result has a permalink;
+* ``/{lang}/topics/{slug}/experiments/{name}/result`` one result as an HTML
+  fragment (what the page script swaps in), ``/{lang}/cards`` the card list.
+
+JSON (described at ``/openapi.json``; the Swagger UI is off because it loads from
+a CDN): ``/api/topics``, ``/api/topics/{slug}``, ``/api/search``,
+``/api/topics/{slug}/experiments/{name}``.
+
+Guards: parameters are parsed by their declared type (422 naming the bound);
+experiments run in worker processes with time and memory limits (504, 507); a
+full queue answers 503 and a client over its rate 429, both with ``Retry-After``;
+over-long URLs get 414 and search text is cut to a fixed length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+import whylab
+from whylab.explorer.cache import ResultCache, default_cache_dir
+from whylab.explorer.experiment import LANGS, Experiment, ParamError
+from whylab.explorer.i18n import translate
+from whylab.explorer.ratelimit import RateLimiter, retry_after_header
+from whylab.explorer.render import (
+    STATIC_DIR,
+    ExperimentView,
+    Links,
+    home_context,
+    make_environment,
+    topic_context,
+)
+from whylab.explorer.service import ExperimentService
+from whylab.explorer.topics import Topic, TopicRegistry, load_registry
+from whylab.explorer.workers import Overloaded, RunFailure, WorkerPool
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        b"img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+        b"form-action 'self'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+]
+
+
+@dataclass
+class ExplorerConfig:
+    """Everything the app can be told; the defaults are what ``whylab serve`` uses."""
+
+    topics_dir: Path | None = None  # None: the topics shipped with whylab
+    cache_dir: Path | None = None  # None: default_cache_dir()
+    use_cache: bool = True
+    workers: int = 2
+    memory_limit_mb: int = 2048  # per worker process; 0 = no limit
+    max_queue: int = 16
+    rate_per_s: float = 5.0  # experiment runs per second per client, sustained
+    rate_burst: int = 40  # ... and in a burst; 0 turns the rate limit off
+    max_query_bytes: int = 4096
+    max_query_params: int = 64
+    max_search_chars: int = 200
+    warm_cache: bool = False  # run every default in the background at start-up
+
+
+class GuardMiddleware:
+    """Reject oversized URLs before routing, answer HEAD as GET, add security headers."""
+
+    def __init__(self, app, max_query_bytes: int, max_path_bytes: int = 512):
+        self.app = app
+        self.max_query_bytes = max_query_bytes
+        self.max_path_bytes = max_path_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if (
+            len(scope.get("query_string", b"")) > self.max_query_bytes
+            or len(scope.get("raw_path", b"") or scope["path"].encode()) > self.max_path_bytes
+        ):
+            body = json.dumps(
+                {"detail": f"URL too long (query limit {self.max_query_bytes} bytes)"}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 414,
+                    "headers": [(b"content-type", b"application/json"), *SECURITY_HEADERS],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        head = scope["method"] == "HEAD"
+        if head:  # answer HEAD like GET, without the body (link checkers, curl -I)
+            scope = {**scope, "method": "GET"}
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def preferred_lang(accept_language: str) -> str:
+    """``zh`` or ``en`` from an ``Accept-Language`` header (highest q first; default en)."""
+    choices = []
+    for position, part in enumerate(accept_language.split(",")[:20]):
+        tag, _, rest = part.strip().partition(";")
+        weight = 1.0
+        if rest.strip().startswith("q="):
+            try:
+                weight = float(rest.strip()[2:])
+            except ValueError:
+                weight = 0.0
+        choices.append((-weight, position, tag.strip().lower()))
+    for _, _, tag in sorted(choices):
+        for lang in LANGS:
+            if tag == lang or tag.startswith(lang + "-"):
+                return lang
+    return "en"
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def create_app(
+    config: ExplorerConfig | None = None, registry: TopicRegistry | None = None
+) -> FastAPI:
+    """Build the app; topics load (and every formula converts) now, workers start with it."""
+    config = config or ExplorerConfig()
+    registry = registry or load_registry(config.topics_dir)
+    cache = ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
+    pool = WorkerPool(config.workers, config.memory_limit_mb, config.max_queue)
+    service = ExperimentService(pool, cache)
+    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
+    env = make_environment()
+    links = Links()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        await pool.start()
+        warming = asyncio.create_task(_warm(registry, service)) if config.warm_cache else None
+        try:
+            yield
+        finally:
+            if warming is not None:
+                warming.cancel()
+                await asyncio.gather(warming, return_exceptions=True)
+            await pool.close()
+            if cache is not None:
+                cache.close()
+
+    app = FastAPI(
+        title="whylab explorer",
+        version=whylab.__version__,
+        description="Topics, search and experiment runs of the whylab explorer.",
+        docs_url=None,  # Swagger UI and ReDoc load from CDNs; the schema is at /openapi.json
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.registry = registry
+    app.state.service = service
+    app.state.pool = pool
+    app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    # ------------------------------------------------------------ helpers
+
+    def html(
+        template: str, context: dict[str, Any], status: int = 200, headers=None
+    ) -> HTMLResponse:
+        return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
+
+    def error_page(lang: str, status: int, message: str, headers=None) -> HTMLResponse:
+        context = {
+            "lang": lang,
+            "links": links,
+            "title": translate("error_title", lang),
+            "message": message,
+            "alternates": {code: links.home(code) for code in LANGS},
+        }
+        return html("error.html", context, status, headers)
+
+    def not_found(lang: str) -> HTMLResponse:
+        return error_page(lang, 404, translate("not_found", lang))
+
+    def rate_limited(request: Request) -> float:
+        return limiter.take(_client(request)) if limiter else 0.0
+
+    def lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
+        topic = registry.get(slug)
+        if topic is None or name not in topic.experiments:
+            return None
+        return topic, topic.experiments[name]
+
+    def too_many(request: Request) -> bool:
+        return len(request.query_params) > config.max_query_params
+
+    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str]) -> int:
+        """Parse, run and fill ``view``; returns the HTTP status it deserves."""
+        try:
+            params = view.experiment.parse_params(raw)
+        except ParamError as error:
+            view.error = str(error)
+            view.param_errors = {error.param: str(error)}
+            return 422
+        view.values = params
+        try:
+            view.record = await service.run(topic, view.experiment, params)
+        except RunFailure as failure:
+            view.error = failure.message
+            return failure.status
+        return 200
+
+    def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
+        values = {**experiment.defaults(), **raw}
+        return ExperimentView(experiment, kind, values)
+
+    # ------------------------------------------------------------ JSON API
+    # (registered before the pages: /api/topics/x must not match /{lang}/topics/{slug})
+
+    def topic_summary(topic: Topic) -> dict[str, Any]:
+        return {
+            "slug": topic.slug,
+            "order": topic.order,
+            "title": {lang: topic.meta[lang].title for lang in LANGS},
+            "question": {lang: topic.meta[lang].question for lang in LANGS},
+            "summary": {lang: topic.meta[lang].summary for lang in LANGS},
+            "tags": [{"key": t.key, "en": t.text.en, "zh": t.text.zh} for t in topic.tags],
+            "url": {lang: links.topic(lang, topic.slug) for lang in LANGS},
+        }
+
+    def param_schema(experiment: Experiment) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": p.name,
+                "kind": p.kind,
+                "default": p.parse(p.default),
+                "label": {"en": p.label.en, "zh": p.label.zh},
+                "unit": p.unit,
+                "minimum": p.minimum,
+                "maximum": p.maximum,
+                "step": p.step,
+                "choices": list(p.choices),
+                "seed": p.seed,
+            }
+            for p in experiment.params
+        ]
+
+    @app.get("/api/topics", tags=["topics"], summary="Every topic, in home-page order")
+    async def api_topics() -> list[dict[str, Any]]:
+        return [topic_summary(t) for t in registry]
+
+    @app.get("/api/topics/{slug}", tags=["topics"], summary="One topic and its experiments")
+    async def api_topic(slug: str) -> JSONResponse:
+        topic = registry.get(slug)
+        if topic is None:
+            return JSONResponse({"detail": f"no topic {slug[:60]!r}"}, 404)
+        data = topic_summary(topic)
+        data["experiments"] = [
+            {
+                "name": e.name,
+                "title": {"en": e.title.en, "zh": e.title.zh},
+                "description": {"en": e.description.en, "zh": e.description.zh},
+                "timing": e.timing,
+                "time_limit_s": e.time_limit_s,
+                "params": param_schema(e),
+                "url": f"/api/topics/{topic.slug}/experiments/{e.name}",
+            }
+            for e in topic.experiments.values()
+        ]
+        return JSONResponse(data)
+
+    @app.get("/api/search", tags=["search"], summary="Search topics in both languages")
+    async def api_search(
+        q: str = Query("", description="search text (cut to 200 characters)"),
+        lang: str = Query("en", pattern="^(en|zh)$", description="language of titles and snippets"),
+        limit: int = Query(20, ge=1, le=50),
+    ) -> dict[str, Any]:
+        query = " ".join(q.split())[: config.max_search_chars]
+        hits = registry.search_index.search(query, lang, limit=limit) if query else []
+        return {
+            "query": query,
+            "lang": lang,
+            "hits": [
+                {
+                    "slug": h.slug,
+                    "score": h.score,
+                    "title": h.title,
+                    "snippet": h.snippet,
+                    "url": links.topic(lang, h.slug),
+                }
+                for h in hits
+            ],
+        }
+
+    @app.get(
+        "/api/topics/{slug}/experiments/{name}",
+        tags=["experiments"],
+        summary="Run an experiment (query parameters are its parameters)",
+        responses={
+            422: {"description": "a parameter is unknown or out of its bounds"},
+            429: {"description": "this client is over its rate; see Retry-After"},
+            503: {"description": "the run queue is full; see Retry-After"},
+            504: {"description": "the experiment ran past its time limit"},
+            507: {"description": "the experiment ran past its memory limit"},
+        },
+    )
+    async def api_experiment(request: Request, slug: str, name: str) -> Response:
+        """Every query parameter is an experiment parameter, e.g. ``?phase=0.5&seed=3``.
+
+        The answer holds the parameters used (defaults filled in), the engine
+        version, whether it came from the cache, and the result with its checks.
+        """
+        found = lookup(slug, name)
+        if found is None:
+            return JSONResponse({"detail": f"no experiment {slug[:60]}/{name[:60]}"}, 404)
+        topic, experiment = found
+        if too_many(request):
+            return JSONResponse(
+                {"detail": f"too many parameters (at most {config.max_query_params})"}, 422
+            )
+        wait = rate_limited(request)
+        if wait:
+            return JSONResponse(
+                {"detail": "rate limit exceeded", "retry_after_s": wait},
+                429,
+                headers={"Retry-After": retry_after_header(wait)},
+            )
+        try:
+            params = experiment.parse_params(dict(request.query_params))
+        except ParamError as error:
+            return JSONResponse({"detail": str(error), "param": error.param}, 422)
+        cached = service.cached_json(topic, experiment, params)
+        if cached is not None:
+            return Response(cached, media_type="application/json")
+        try:
+            record = await service.run(topic, experiment, params)
+        except Overloaded as failure:
+            return JSONResponse(
+                {"detail": failure.message},
+                503,
+                headers={"Retry-After": retry_after_header(failure.retry_after_s)},
+            )
+        except RunFailure as failure:
+            return JSONResponse({"detail": failure.message}, failure.status)
+        return JSONResponse(record.to_json())
+
+    # ------------------------------------------------------------ pages
+
+    @app.get("/", include_in_schema=False)
+    async def root(request: Request) -> RedirectResponse:
+        lang = preferred_lang(request.headers.get("accept-language", ""))
+        return RedirectResponse(f"/{lang}/", status_code=307, headers={"Vary": "Accept-Language"})
+
+    @app.get("/{lang}", include_in_schema=False)
+    async def lang_root(lang: str) -> Response:
+        if lang not in LANGS:
+            return not_found("en")
+        return RedirectResponse(f"/{lang}/", status_code=308)
+
+    def cards_context(lang: str, q: str, tag: str) -> dict[str, Any]:
+        query = " ".join(q.split())[: config.max_search_chars]
+        hits = registry.search_index.search(query, lang, limit=50) if query else None
+        return home_context(registry, lang, links, query=query, tag=tag[:64], hits=hits)
+
+    @app.get("/{lang}/", include_in_schema=False)
+    async def home(lang: str, q: str = "", tag: str = "") -> Response:
+        if lang not in LANGS:
+            return not_found("en")
+        return html("home.html", cards_context(lang, q, tag))
+
+    @app.get("/{lang}/cards", include_in_schema=False)
+    async def cards(lang: str, q: str = "", tag: str = "") -> Response:
+        if lang not in LANGS:
+            return not_found("en")
+        return html("_cards.html", cards_context(lang, q, tag))
+
+    @app.get("/{lang}/topics/{slug}", include_in_schema=False)
+    async def topic_page(request: Request, lang: str, slug: str) -> Response:
+        topic = registry.get(slug)
+        if lang not in LANGS:
+            return not_found("en")
+        if topic is None:
+            return not_found(lang)
+        if too_many(request):
+            return error_page(lang, 422, f"too many parameters (at most {config.max_query_params})")
+        wait = rate_limited(request)
+        if wait:
+            return error_page(
+                lang,
+                429,
+                translate("rate_limited", lang, seconds=retry_after_header(wait)),
+                {"Retry-After": retry_after_header(wait)},
+            )
+        raw: dict[str, dict[str, str]] = {}
+        for key, value in request.query_params.items():
+            name, dot, param = key.partition(".")
+            if not dot or name not in topic.experiments:
+                message = f"{key[:40]}: unknown parameter (use experiment.parameter=value)"
+                return error_page(lang, 422, message)
+            raw.setdefault(name, {})[param] = value
+        views = {
+            p.name: new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
+            for p in topic.placements()
+        }
+        statuses = await asyncio.gather(
+            *(run_view(view, topic, raw.get(name, {})) for name, view in views.items())
+        )
+        # A bad parameter is the reader's to fix (422); a slow or busy experiment is
+        # reported inside its own block and the rest of the page is still served.
+        status = 422 if 422 in statuses else 200
+        page_query = [(k, v) for k, v in request.query_params.items()]
+        return html("topic.html", topic_context(topic, lang, links, views, page_query), status)
+
+    @app.get("/{lang}/topics/{slug}/experiments/{name}/result", include_in_schema=False)
+    async def result_fragment(request: Request, lang: str, slug: str, name: str) -> Response:
+        found = lookup(slug, name)
+        if lang not in LANGS or found is None:
+            return HTMLResponse(f'<p class="run-error">{translate("not_found", "en")}</p>', 404)
+        topic, experiment = found
+        kind = next((p.kind for p in topic.placements() if p.name == name), "experiment")
+        raw = dict(request.query_params)
+        view = new_view(experiment, kind, raw)
+        context = {"lang": lang, "links": links, "topic": topic, "view": view}
+        if too_many(request):
+            view.error = f"too many parameters (at most {config.max_query_params})"
+            return html("_result.html", context, 422)
+        wait = rate_limited(request)
+        if wait:
+            view.error = translate("rate_limited", lang, seconds=retry_after_header(wait))
+            return html("_result.html", context, 429, {"Retry-After": retry_after_header(wait)})
+        status = await run_view(view, topic, raw)
+        headers = {"Retry-After": "5"} if status == 503 else None
+        return html("_result.html", context, status, headers)
+
+    # ------------------------------------------------------------ errors
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
+            return JSONResponse({"detail": error.detail}, error.status_code)
+        lang = "zh" if request.url.path.startswith("/zh/") else "en"
+        message = translate("not_found", lang) if error.status_code == 404 else str(error.detail)
+        return error_page(lang, error.status_code, message)
+
+    return app
+
+
+async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:
+    """Compute every deterministic default in the background, one at a time."""
+    for topic in registry:
+        for experiment in topic.experiments.values():
+            if experiment.timing:
+                continue
+            try:
+                await service.run(topic, experiment, experiment.defaults())
+            except RunFailure:
+                continue  # the page will show the failure when someone asks

@@ -1,0 +1,127 @@
+"""The explorer's own interface text, in English and Chinese.
+
+Topic text lives in the topic folders; this module holds only the words of the
+interface around it (buttons, labels, messages). Templates call ``t("key")``.
+"""
+
+from __future__ import annotations
+
+from whylab.explorer.experiment import Lang, T, Text
+
+LANG_NAMES: dict[Lang, str] = {"en": "English", "zh": "中文"}
+
+UI: dict[str, Text] = {
+    "site_name": T("whylab", "whylab"),
+    "tagline": T(
+        "How machine-learning systems and numerical code really work",
+        "机器学习系统与数值代码究竟如何运作",
+    ),
+    "skip_to_content": T("Skip to content", "跳到正文"),
+    "hero_title": T("Begin with a question.", "从一个问题开始。"),
+    "hero_text": T(
+        "Every topic starts from a question and answers it three ways: with equations, with "
+        "diagrams drawn from real computation, and with experiments you can rerun. Each "
+        "experiment checks its own claims, live, on every run.",
+        "每个主题都从一个问题出发，用三种方式回答它：公式、由真实计算画出的图示，以及你可以"
+        "亲手重新运行的实验。每个实验在每次运行时都会现场验证它自己的结论。",
+    ),
+    "search_label": T("Search topics", "搜索主题"),
+    "search_placeholder": T("e.g. phase, FFT, 梯度", "例如：相位、FFT、gradient"),
+    "search_button": T("Search", "搜索"),
+    "search_unavailable": T(
+        "Search needs the live explorer (whylab serve).",
+        "搜索需要在线运行的 explorer（whylab serve）。",
+    ),
+    "filter_by_tag": T("Filter by tag", "按标签筛选"),
+    "all_topics": T("All topics", "全部主题"),
+    "topics_heading": T("Topics", "主题"),
+    "results_for": T("Topics matching “{query}”", "与“{query}”相关的主题"),
+    "tagged": T("Topics tagged “{tag}”", "标签为“{tag}”的主题"),
+    "topic_count": T("{count} topics", "共 {count} 个主题"),
+    "empty_title": T("No topic matches “{query}”.", "没有找到与“{query}”相关的主题。"),
+    "empty_text": T(
+        "Try another keyword, or explore a different topic:",
+        "换一个关键词试试，或者去看看别的主题：",
+    ),
+    "empty_tag": T("No topic has this tag.", "没有主题带有这个标签。"),
+    "read_in_other": T("阅读中文版", "Read in English"),  # the link is in the other language
+    "question": T("The question", "问题"),
+    "tags": T("Tags", "标签"),
+    "home": T("Home", "首页"),
+    "breadcrumb": T("Breadcrumb", "导航路径"),
+    "language": T("Language", "语言"),
+    "parameters": T("Parameters", "参数"),
+    "run": T("Run", "运行"),
+    "range": T("from {min} to {max}", "范围 {min} 至 {max}"),
+    "running": T("Running…", "运行中…"),
+    "run_done": T(
+        "Updated: {passed} of {total} checks passed.", "已更新：{total} 项验证中 {passed} 项通过。"
+    ),
+    "checks": T("Checks", "验证"),
+    "passed": T("passed", "通过"),
+    "failed": T("failed", "未通过"),
+    "measured": T("measured", "实测"),
+    "expected": T("expected", "预期"),
+    "metrics": T("Measurements", "测量值"),
+    "data_table": T("Data table", "数据表"),
+    "nodes": T("Nodes", "节点"),
+    "edges": T("Edges", "边"),
+    "node": T("Node", "节点"),
+    "detail": T("Detail", "详情"),
+    "group": T("Group", "分组"),
+    "from": T("From", "起点"),
+    "to": T("To", "终点"),
+    "label": T("Label", "标注"),
+    "series": T("Series", "数据系列"),
+    "rows_shown": T(
+        "Showing the first {shown} of {total} rows; the JSON API has all of them.",
+        "仅显示前 {shown} 行（共 {total} 行）；完整数据见 JSON 接口。",
+    ),
+    "engine": T("Engine", "引擎"),
+    "params_used": T("Parameters", "参数"),
+    "from_cache": T("result from cache", "结果来自缓存"),
+    "computed_in": T("computed in {seconds} s", "用时 {seconds} 秒"),
+    "live_measurement": T(
+        "live measurement on this server, {seconds} s (never cached)",
+        "本服务器上的实时测量，{seconds} 秒（从不缓存）",
+    ),
+    "measured_at_export": T(
+        "measured once when this copy was made, {seconds} s", "生成本副本时测量一次，{seconds} 秒"
+    ),
+    "permalink": T("Permalink", "永久链接"),
+    "json": T("JSON", "JSON"),
+    "static_note": T(
+        "This is a static copy: the experiment ran once at its default parameters.",
+        "这是静态副本：实验只以默认参数运行过一次。",
+    ),
+    "static_live_link": T("Run it live", "在线运行"),
+    "static_serve_hint": T(
+        "To change parameters, run the explorer yourself: whylab serve",
+        "如需修改参数，请在本地运行：whylab serve",
+    ),
+    "error_title": T("Something went wrong", "出错了"),
+    "not_found": T("This page does not exist.", "这个页面不存在。"),
+    "bad_params": T("Some parameters are not valid:", "部分参数无效："),
+    "rate_limited": T(
+        "Too many experiment runs in a short time; please wait {seconds} s.",
+        "短时间内运行实验过多，请等待 {seconds} 秒。",
+    ),
+    "experiment_error": T("The experiment did not finish:", "实验未能完成："),
+    "footer": T(
+        "whylab {version}. Equations are rendered as MathML on the server; every chart has a "
+        "data table.",
+        "whylab {version}。公式在服务器端渲染为 MathML；每张图都附有数据表。",
+    ),
+    "api_link": T("JSON API", "JSON 接口"),
+    "other_language_name": T("中文", "English"),
+}
+
+
+def translate(key: str, lang: Lang, **values: object) -> str:
+    """The interface string ``key`` in ``lang``, with ``{placeholders}`` filled in."""
+    text = UI[key].get(lang)
+    return text.format(**values) if values else text
+
+
+def other_lang(lang: Lang) -> Lang:
+    return "zh" if lang == "en" else "en"

@@ -1,0 +1,215 @@
+"""Topic prose: Markdown with math and placement lines, rendered once at load.
+
+A topic's ``en.md``/``zh.md`` is CommonMark (plus tables) with two additions:
+
+* ``$...$`` (inline) and ``$$...$$`` (display) hold LaTeX, converted to MathML
+  by :mod:`whylab.explorer.mathml`. A lone ``$`` is an error -- write ``\\$``
+  for a literal dollar sign -- so no half-formula ever reaches a page.
+* A line that is exactly ``{{ experiment:NAME }}`` or ``{{ diagram:NAME }}``
+  marks where an experiment (with its parameter form) or a diagram (its
+  figures only) goes.
+
+:func:`render_prose` returns the document as a list of segments: HTML blocks
+and placements in reading order, plus the plain text used by the search index.
+Raw HTML in the Markdown is not passed through.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+
+from whylab.explorer.mathml import MathError, latex_to_mathml
+
+PLACEMENT_LINE = re.compile(r"^\{\{\s*(experiment|diagram)\s*:\s*([A-Za-z0-9_\-]+)\s*\}\}\s*$")
+FENCE_LINE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+@dataclass(frozen=True)
+class HtmlBlock:
+    html: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    kind: Literal["experiment", "diagram"]
+    name: str
+
+
+Segment = HtmlBlock | Placement
+
+
+@dataclass(frozen=True)
+class Prose:
+    segments: tuple[Segment, ...]
+    text: str  # plain text for search: inline math as its (short) LaTeX, display math left out
+    formula_count: int
+
+
+# ---------------------------------------------------------------- math syntax
+
+
+def _find_closing(src: str, start: int, end: int, delimiter: str) -> int:
+    """Index of the closing delimiter in ``src[start:end]``, skipping ``\\``-escapes."""
+    index = start
+    while index < end:
+        if src[index] == "\\":
+            index += 2
+            continue
+        if src.startswith(delimiter, index):
+            return index
+        index += 1
+    return -1
+
+
+def _math_inline(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if src[pos] != "$":
+        return False
+    delimiter = "$$" if src.startswith("$$", pos) else "$"
+    start = pos + len(delimiter)
+    close = _find_closing(src, start, state.posMax, delimiter)
+    if close == -1 or close == start:
+        context = src[max(0, pos - 20) : pos + 30].replace("\n", " ")
+        raise MathError(
+            f"{state.env.get('where', '')}: unmatched {delimiter} near {context!r} "
+            "(write \\$ for a literal dollar sign)"
+        )
+    if not silent:
+        token = state.push("math_inline", "math", 0)
+        token.content = src[start:close]
+        token.markup = delimiter
+    state.pos = close + len(delimiter)
+    return True
+
+
+def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    if state.sCount[start_line] - state.blkIndent >= 4:
+        return False  # an indented code block
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    first = state.src[begin : state.eMarks[start_line]].rstrip()
+    if not first.startswith("$$"):
+        return False
+    rest = first[2:]
+    if "$$" in rest:
+        if not rest.endswith("$$"):
+            return False  # "$$x$$ and more text": inline display math in a paragraph
+        lines, next_line = [rest[:-2]], start_line + 1
+    else:
+        lines, line = [rest], start_line + 1
+        while line < end_line:
+            text = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]].rstrip()
+            if text.endswith("$$"):
+                lines.append(text[:-2])
+                break
+            lines.append(text)
+            line += 1
+        else:
+            raise MathError(
+                f"{state.env.get('where', '')} line {state.env.get('line0', 0) + start_line + 1}: "
+                "$$ block is never closed"
+            )
+        next_line = line + 1
+    if silent:
+        return True
+    token = state.push("math_block", "math", 0)
+    token.block = True
+    token.content = "\n".join(lines)
+    token.map = [start_line, next_line]
+    token.markup = "$$"
+    state.line = next_line
+    return True
+
+
+def _render_math_inline(self, tokens, idx, options, env) -> str:  # noqa: ANN001
+    token = tokens[idx]
+    return latex_to_mathml(token.content, display=token.markup == "$$", where=env.get("where", ""))
+
+
+def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
+    token = tokens[idx]
+    line = env.get("line0", 0) + token.map[0] + 1
+    mathml = latex_to_mathml(
+        token.content, display=True, where=f"{env.get('where', '')} line {line}"
+    )
+    return f'<div class="math-display">{mathml}</div>\n'
+
+
+def _make_markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md.inline.ruler.before("escape", "math_inline", _math_inline)
+    md.block.ruler.before(
+        "fence",
+        "math_block",
+        _math_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
+    md.add_render_rule("math_inline", _render_math_inline)
+    md.add_render_rule("math_block", _render_math_block)
+    return md
+
+
+_markdown = _make_markdown()
+
+
+# ---------------------------------------------------------------- documents
+
+
+def _plain_text(tokens) -> list[str]:  # noqa: ANN001
+    words: list[str] = []
+    for token in tokens:
+        if token.children:
+            words.extend(_plain_text(token.children))
+        elif token.type in ("text", "code_inline", "math_inline", "fence", "code_block"):
+            words.append(token.content)
+    return words
+
+
+def _split_placements(source: str) -> list[tuple[int, str] | Placement]:
+    """Cut the source at placement lines (outside code fences)."""
+    parts: list[tuple[int, str] | Placement] = []
+    chunk: list[str] = []
+    chunk_start = 0
+    in_fence = False
+    for number, line in enumerate(source.splitlines()):
+        if FENCE_LINE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else PLACEMENT_LINE.match(line)
+        if match:
+            parts.append((chunk_start, "\n".join(chunk)))
+            parts.append(Placement(match.group(1), match.group(2)))  # type: ignore[arg-type]
+            chunk, chunk_start = [], number + 1
+        else:
+            chunk.append(line)
+    parts.append((chunk_start, "\n".join(chunk)))
+    return parts
+
+
+def render_prose(source: str, where: str = "") -> Prose:
+    """Render a prose file; raises :class:`MathError` on any formula that fails."""
+    segments: list[Segment] = []
+    text: list[str] = []
+    formulas = 0
+    for part in _split_placements(source):
+        if isinstance(part, Placement):
+            segments.append(part)
+            continue
+        line0, chunk = part
+        if not chunk.strip():
+            continue
+        env = {"where": where, "line0": line0}
+        tokens = _markdown.parse(chunk, env)
+        formulas += sum(
+            1
+            for token in tokens
+            for item in [token, *(token.children or [])]
+            if item.type in ("math_inline", "math_block")
+        )
+        segments.append(HtmlBlock(_markdown.renderer.render(tokens, _markdown.options, env)))
+        text.extend(_plain_text(tokens))
+    return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas)

@@ -1,0 +1,309 @@
+"""Turn topics and run records into HTML: the Jinja environment and the page models.
+
+The live server (:mod:`whylab.explorer.app`) and the static export
+(:mod:`whylab.explorer.export`) render the same templates. They differ only in
+:class:`Links` -- absolute paths on the server, relative ``index.html`` files in
+an export -- and in whether experiment forms can run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from markupsafe import Markup
+
+import whylab
+from whylab.explorer.experiment import (
+    LANGS,
+    Experiment,
+    GraphDiagram,
+    Lang,
+    LineChart,
+    Param,
+    Text,
+)
+from whylab.explorer.i18n import LANG_NAMES, other_lang, translate
+from whylab.explorer.prose import HtmlBlock, Placement
+from whylab.explorer.search import Hit
+from whylab.explorer.service import RunRecord, format_param
+from whylab.explorer.svg import render_graph, render_line_chart
+from whylab.explorer.topics import Tag, Topic, TopicRegistry
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+STATIC_DIR = PACKAGE_DIR / "static"
+MAX_TABLE_ROWS = 200
+
+
+class Links:
+    """Where things live: server paths, or relative files of a static export.
+
+    ``depth`` is how many folders below the export root the current page sits;
+    ``None`` means the live server.
+    """
+
+    def __init__(self, depth: int | None = None, live_url: str | None = None):
+        self.exported = depth is not None
+        self.root = "/" if depth is None else "../" * depth
+        self.live_url = live_url.rstrip("/") if live_url else None
+
+    def home(self, lang: Lang, tag: str | None = None, query: str | None = None) -> str:
+        if self.exported:
+            return (
+                f"{self.root}{lang}/tags/{tag}/index.html"
+                if tag
+                else f"{self.root}{lang}/index.html"
+            )
+        params = {k: v for k, v in (("q", query), ("tag", tag)) if v}
+        return f"/{lang}/" + (f"?{urlencode(params)}" if params else "")
+
+    def topic(self, lang: Lang, slug: str, query: str = "", anchor: str = "") -> str:
+        if self.exported:
+            path = f"{self.root}{lang}/topics/{slug}/index.html"
+        else:
+            path = f"/{lang}/topics/{quote(slug)}" + (f"?{query}" if query else "")
+        return path + (f"#{anchor}" if anchor else "")
+
+    def static(self, name: str) -> str:
+        if self.exported:
+            return f"{self.root}static/{name}"
+        return f"/static/{name}?v={whylab.__version__}"
+
+    def fragment(self, lang: Lang, slug: str, experiment: str) -> str:
+        return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
+
+    def api_experiment(self, slug: str, experiment: str, query: str = "") -> str | None:
+        base = "" if not self.exported else self.live_url
+        if base is None:
+            return None
+        return f"{base}/api/topics/{slug}/experiments/{experiment}" + (f"?{query}" if query else "")
+
+    def live_topic(self, lang: Lang, slug: str, anchor: str) -> str | None:
+        if self.live_url is None:
+            return None
+        return f"{self.live_url}/{lang}/topics/{slug}#{anchor}"
+
+
+# ---------------------------------------------------------------- view models
+
+
+@dataclass
+class Card:
+    topic: Topic
+    snippet: str = ""
+
+
+@dataclass
+class ExperimentView:
+    """One experiment (or diagram) block on a topic page."""
+
+    experiment: Experiment
+    kind: str  # "experiment" or "diagram"
+    values: dict[str, Any]  # what the form shows: parsed values, or the raw text of a bad one
+    record: RunRecord | None = None
+    error: str = ""
+    param_errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.kind}-{self.experiment.name}"
+
+    def query(self, prefixed: bool) -> str:
+        """The parameters as a query string; ``prefixed`` names them ``experiment.param``."""
+        values = self.record.params if self.record else self.values
+        prefix = f"{self.experiment.name}." if prefixed else ""
+        return urlencode(
+            [(f"{prefix}{p.name}", input_value(values[p.name])) for p in self.experiment.params]
+        )
+
+
+def input_value(value: Any) -> str:
+    """What a form field shows: a parsed value formatted, or the raw text of a rejected one."""
+    return value if isinstance(value, str) else format_param(value)
+
+
+def bound(param: Param, value: float) -> str:
+    """A bound as readers see it: whole numbers for int parameters, short floats otherwise."""
+    return str(int(value)) if param.kind == "int" else f"{value:g}"
+
+
+def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
+    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order."""
+    parts = []
+    for param in experiment.params:
+        unit = f" {param.unit}" if param.unit else ""
+        value = format_param(record.params[param.name])
+        parts.append(f"{param.label.get(lang)} = {value}{unit}")
+    return ", ".join(parts)
+
+
+def format_value(value: Any) -> str:
+    """Metrics and table cells: ints as they are, floats to 6 significant digits."""
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{value:.6g}"
+    return str(value)
+
+
+def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]], int]:
+    """The chart's data as (header, first rows, total rows); one x column when series share x.
+
+    Only the rows shown are formatted: a long series costs nothing beyond them.
+    """
+    first_x = list(chart.series[0].x) if chart.series else []
+    if all(list(s.x) == first_x for s in chart.series):
+        header = [chart.x_label.get(lang), *(s.name.get(lang) for s in chart.series)]
+        rows = [
+            [format_value(float(first_x[i])), *(format_value(float(s.y[i])) for s in chart.series)]
+            for i in range(min(len(first_x), MAX_TABLE_ROWS))
+        ]
+        return header, rows, len(first_x)
+    header = [translate("series", lang), chart.x_label.get(lang), chart.y_label.get(lang)]
+    points = [(s.name.get(lang), x, y) for s in chart.series for x, y in zip(s.x, s.y, strict=True)]
+    rows = [
+        [name, format_value(float(x)), format_value(float(y))]
+        for name, x, y in points[:MAX_TABLE_ROWS]
+    ]
+    return header, rows, len(points)
+
+
+def edge_rows(diagram: GraphDiagram) -> list[tuple[str, str, str]]:
+    """Edges with node labels instead of ids, for the diagram's data table."""
+    labels = {node.id: node.label for node in diagram.nodes}
+    return [(labels.get(s, s), labels.get(t, t), label) for s, t, label in diagram.edges]
+
+
+# ---------------------------------------------------------------- the Jinja environment
+
+
+@pass_context
+def _t(context, key: str, **values: object) -> str:
+    return translate(key, context["lang"], **values)
+
+
+@pass_context
+def _text(context, value: Text) -> str:
+    return value.get(context["lang"])
+
+
+@pass_context
+def _figure_svg(context, figure, element_id: str) -> Markup:
+    lang = context["lang"]
+    if isinstance(figure, LineChart):
+        return Markup(render_line_chart(figure, lang, element_id))
+    if isinstance(figure, GraphDiagram):
+        return Markup(render_graph(figure, lang, element_id))
+    raise TypeError(f"cannot draw {type(figure).__name__}")
+
+
+@pass_context
+def _chart_table(context, chart: LineChart):
+    return chart_table(chart, context["lang"])
+
+
+def make_environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(
+        t=_t,
+        text=_text,
+        figure_svg=_figure_svg,
+        chart_table=_chart_table,
+        edge_rows=edge_rows,
+        LANGS=LANGS,
+        LANG_NAMES=LANG_NAMES,
+        other_lang=other_lang,
+        version=whylab.__version__,
+        input_value=input_value,
+        bound=bound,
+        format_param=format_param,
+        describe_params=describe_params,
+        MAX_TABLE_ROWS=MAX_TABLE_ROWS,
+    )
+    env.filters["value"] = format_value
+    env.tests["linechart"] = lambda f: isinstance(f, LineChart)
+    env.tests["graph"] = lambda f: isinstance(f, GraphDiagram)
+    env.tests["htmlblock"] = lambda s: isinstance(s, HtmlBlock)
+    env.tests["placement"] = lambda s: isinstance(s, Placement)
+    return env
+
+
+# ---------------------------------------------------------------- page contexts
+
+
+def _alternates(path_for: Any) -> dict[str, str]:
+    """The same page in every language (for the switch and ``<link rel=alternate>``)."""
+    return {code: path_for(code) for code in LANGS}
+
+
+def home_context(
+    registry: TopicRegistry,
+    lang: Lang,
+    links: Links,
+    query: str = "",
+    tag: str = "",
+    hits: Iterable[Hit] | None = None,
+) -> dict[str, Any]:
+    """Everything home.html needs: the cards (all, filtered by tag, or search hits)."""
+    tags = registry.tags()
+    active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
+    if hits is not None:
+        cards = [
+            Card(registry.topics[h.slug], h.snippet) for h in hits if h.slug in registry.topics
+        ]
+    else:
+        cards = [Card(t) for t in registry]
+    if active_tag is not None:
+        cards = [c for c in cards if active_tag.key in {t.key for t in c.topic.tags}]
+    return {
+        "lang": lang,
+        "links": links,
+        "registry": registry,
+        "tags": tags,
+        "active_tag": active_tag,
+        "query": query,
+        "cards": cards,
+        "searched": hits is not None,
+        "alternates": _alternates(
+            lambda code: links.home(
+                code, tag=active_tag.key if active_tag else None, query=query or None
+            )
+        ),
+    }
+
+
+def topic_context(
+    topic: Topic,
+    lang: Lang,
+    links: Links,
+    views: dict[str, ExperimentView],
+    page_query: list[tuple[str, str]],
+) -> dict[str, Any]:
+    query = urlencode(page_query)
+    return {
+        "lang": lang,
+        "links": links,
+        "topic": topic,
+        "meta": topic.meta[lang],
+        "segments": topic.prose[lang].segments,
+        "views": views,
+        "page_query": page_query,
+        "alternates": _alternates(lambda code: links.topic(code, topic.slug, query)),
+    }

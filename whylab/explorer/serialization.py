@@ -1,0 +1,181 @@
+"""Turn experiment results into plain JSON data and back.
+
+Experiments run in worker processes and their results are cached on disk, so a
+:class:`~whylab.explorer.experiment.Result` has to travel as JSON. This module is
+the one place that knows the JSON shape. Topic code may hand us NumPy scalars
+and arrays; they become plain floats here. JSON has no NaN or infinity, so
+non-finite numbers are written as ``null`` and read back as NaN (charts skip
+them; tables print them as "NaN").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from whylab.explorer.experiment import (
+    Check,
+    Figure,
+    GraphDiagram,
+    GraphNode,
+    LineChart,
+    Result,
+    Series,
+    Table,
+    Text,
+)
+
+
+class SerializationError(TypeError):
+    """A result holds something that cannot be written as JSON."""
+
+
+def _number(value: Any) -> float | None:
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _text(text: Text) -> dict[str, str]:
+    if not isinstance(text, Text):
+        raise SerializationError(f"expected Text(en, zh), got {type(text).__name__}")
+    return {"en": text.en, "zh": text.zh}
+
+
+def _cell(value: Any) -> str | float | int | None:
+    if hasattr(value, "item"):  # NumPy scalar
+        value = value.item()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):  # before int: bool is a subclass of int
+        return str(value).lower()
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return _number(value)
+    raise SerializationError(f"table cells and metrics must be str/int/float, got {type(value)}")
+
+
+def _figure(figure: Figure) -> dict[str, Any]:
+    if isinstance(figure, LineChart):
+        return {
+            "kind": "line",
+            "title": _text(figure.title),
+            "x_label": _text(figure.x_label),
+            "y_label": _text(figure.y_label),
+            "log_x": bool(figure.log_x),
+            "log_y": bool(figure.log_y),
+            "series": [
+                {
+                    "name": _text(series.name),
+                    "x": [_number(v) for v in series.x],
+                    "y": [_number(v) for v in series.y],
+                }
+                for series in figure.series
+            ],
+        }
+    if isinstance(figure, GraphDiagram):
+        return {
+            "kind": "graph",
+            "title": _text(figure.title),
+            "nodes": [
+                {"id": n.id, "label": n.label, "detail": n.detail, "group": n.group}
+                for n in figure.nodes
+            ],
+            "edges": [[str(s), str(t), str(label)] for s, t, label in figure.edges],
+        }
+    raise SerializationError(f"unknown figure type {type(figure).__name__}")
+
+
+def result_to_dict(result: Result) -> dict[str, Any]:
+    """A JSON-ready dict describing ``result`` (texts keep both languages)."""
+    if not isinstance(result, Result):
+        raise SerializationError(f"an experiment must return Result, got {type(result).__name__}")
+    return {
+        "checks": [
+            {
+                "name": _text(c.name),
+                "passed": bool(c.passed),
+                "measured": str(c.measured),
+                "expected": str(c.expected),
+            }
+            for c in result.checks
+        ],
+        "figures": [_figure(f) for f in result.figures],
+        "tables": [
+            {
+                "title": _text(t.title),
+                "columns": [_text(c) for c in t.columns],
+                "rows": [[_cell(v) for v in row] for row in t.rows],
+            }
+            for t in result.tables
+        ],
+        "metrics": {str(k): _cell(v) for k, v in result.metrics.items()},
+        "notes": [_text(n) for n in result.notes],
+    }
+
+
+def _read_text(data: dict[str, str]) -> Text:
+    return Text(data["en"], data["zh"])
+
+
+def _read_number(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _read_cell(value: str | float | int | None) -> str | float | int:
+    return math.nan if value is None else value
+
+
+def _read_figure(data: dict[str, Any]) -> Figure:
+    if data["kind"] == "line":
+        return LineChart(
+            title=_read_text(data["title"]),
+            x_label=_read_text(data["x_label"]),
+            y_label=_read_text(data["y_label"]),
+            series=[
+                Series(
+                    _read_text(s["name"]),
+                    [_read_number(v) for v in s["x"]],
+                    [_read_number(v) for v in s["y"]],
+                )
+                for s in data["series"]
+            ],
+            log_x=data["log_x"],
+            log_y=data["log_y"],
+        )
+    if data["kind"] == "graph":
+        return GraphDiagram(
+            title=_read_text(data["title"]),
+            nodes=[GraphNode(**node) for node in data["nodes"]],
+            edges=[tuple(edge) for edge in data["edges"]],
+        )
+    raise SerializationError(f"unknown figure kind {data['kind']!r}")
+
+
+def result_from_dict(data: dict[str, Any]) -> Result:
+    """Rebuild a :class:`Result` from :func:`result_to_dict` output."""
+    return Result(
+        checks=[
+            Check(_read_text(c["name"]), c["passed"], c["measured"], c["expected"])
+            for c in data["checks"]
+        ],
+        figures=[_read_figure(f) for f in data["figures"]],
+        tables=[
+            Table(
+                _read_text(t["title"]),
+                [_read_text(c) for c in t["columns"]],
+                [[_read_cell(v) for v in row] for row in t["rows"]],
+            )
+            for t in data["tables"]
+        ],
+        metrics={k: _read_cell(v) for k, v in data["metrics"].items()},
+        notes=[_read_text(n) for n in data["notes"]],
+    )
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON with sorted keys (the cache stores this; it is also a cache key)."""
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )

@@ -1,0 +1,220 @@
+// whylab explorer: progressive enhancement, no framework, no third-party code.
+// Every page works without this script (forms submit by GET). With it:
+//  * changing an experiment parameter reruns the experiment: the server renders the
+//    result fragment, we swap it in, and the URL (and the language switch) follow;
+//  * the home page search and tag filter update the topic cards as you type.
+"use strict";
+
+(function () {
+  if (document.body.dataset.live !== "on") {
+    return; // a static export: nothing to talk to
+  }
+
+  function debounce(fn, ms) {
+    let timer = null;
+    return function () {
+      clearTimeout(timer);
+      timer = setTimeout(fn, ms);
+    };
+  }
+
+  // The page URL changed under us: point the language switch and the
+  // <link rel="alternate"> tags at the same place in the other language.
+  function syncLanguageLinks() {
+    const path = location.pathname;
+    const rest = path.replace(/^\/(en|zh)(\/|$)/, "$2");
+    document.querySelectorAll("[data-lang-switch]").forEach(function (link) {
+      link.href = "/" + link.dataset.langSwitch + rest + location.search + location.hash;
+    });
+    document.querySelectorAll('link[rel="alternate"][hreflang]').forEach(function (link) {
+      const hreflang = link.getAttribute("hreflang");
+      if (hreflang === "x-default") {
+        return;
+      }
+      const code = hreflang.startsWith("zh") ? "zh" : "en";
+      link.href = "/" + code + rest + location.search;
+    });
+  }
+
+  // ---------------------------------------------------------------- experiments
+
+  function experimentParams(form) {
+    const prefix = form.dataset.experiment + ".";
+    const values = new Map(); // last value wins (a checkbox follows its hidden "false")
+    for (const [key, value] of new FormData(form).entries()) {
+      if (key.startsWith(prefix)) {
+        values.set(key.slice(prefix.length), value);
+      }
+    }
+    return values;
+  }
+
+  function updatePageUrl(form, values) {
+    const prefix = form.dataset.experiment + ".";
+    const url = new URL(location.href);
+    for (const key of Array.from(url.searchParams.keys())) {
+      if (key.startsWith(prefix)) {
+        url.searchParams.delete(key);
+      }
+    }
+    values.forEach(function (value, name) {
+      url.searchParams.set(prefix + name, value);
+    });
+    history.replaceState(null, "", url);
+    syncLanguageLinks();
+  }
+
+  function enhanceExperiment(form) {
+    const result = document.getElementById(form.dataset.result);
+    const status = form.querySelector("[data-status]");
+    let inFlight = null;
+
+    // A value the browser already knows is out of range (min/max/step/required) is not
+    // sent: the field is marked and the browser's own message, naming the bound, shown.
+    function firstInvalidField() {
+      form.querySelectorAll("[aria-invalid]").forEach(function (field) {
+        field.removeAttribute("aria-invalid");
+      });
+      const field = form.querySelector("input:invalid, select:invalid");
+      if (!field) {
+        return false;
+      }
+      field.setAttribute("aria-invalid", "true");
+      const label = form.querySelector('label[for="' + field.id + '"]');
+      status.textContent = (label ? label.textContent.trim() + ": " : "") + field.validationMessage;
+      return true;
+    }
+
+    async function rerun() {
+      if (firstInvalidField()) {
+        return;
+      }
+      const values = experimentParams(form);
+      const query = new URLSearchParams(Array.from(values.entries()));
+      if (inFlight) {
+        inFlight.abort();
+      }
+      const controller = new AbortController();
+      inFlight = controller;
+      result.setAttribute("aria-busy", "true");
+      status.textContent = status.dataset.running;
+      try {
+        const response = await fetch(form.dataset.fragment + "?" + query.toString(), {
+          headers: { Accept: "text/html" },
+          signal: controller.signal,
+        });
+        // Errors (422 bad parameter, 429, 503, 504) come back as rendered fragments too.
+        result.innerHTML = await response.text();
+        updatePageUrl(form, values);
+        const total = result.querySelectorAll(".check").length;
+        const passed = result.querySelectorAll(".check.pass").length;
+        status.textContent = response.ok
+          ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
+          : "";
+      } catch (error) {
+        if (error.name !== "AbortError") {
+          status.textContent = String(error.message || error);
+        }
+      } finally {
+        if (inFlight === controller) {
+          inFlight = null;
+          result.setAttribute("aria-busy", "false");
+        }
+      }
+    }
+
+    const scheduled = debounce(rerun, 300);
+    form.addEventListener("input", scheduled);
+    form.addEventListener("change", scheduled);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      rerun();
+    });
+  }
+
+  document.querySelectorAll("form[data-fragment]").forEach(enhanceExperiment);
+
+  // ---------------------------------------------------------------- search and tags
+
+  const searchForm = document.querySelector("form[data-live-search]");
+  const cards = document.querySelector("[data-cards]");
+  if (searchForm && cards) {
+    const input = searchForm.querySelector('input[name="q"]');
+    let tag = new URL(location.href).searchParams.get("tag") || "";
+    let inFlight = null;
+
+    async function refresh() {
+      const query = new URLSearchParams();
+      if (input.value.trim()) {
+        query.set("q", input.value.trim());
+      }
+      if (tag) {
+        query.set("tag", tag);
+      }
+      if (inFlight) {
+        inFlight.abort();
+      }
+      const controller = new AbortController();
+      inFlight = controller;
+      try {
+        const response = await fetch(searchForm.dataset.liveSearch + "?" + query.toString(), {
+          headers: { Accept: "text/html" },
+          signal: controller.signal,
+        });
+        cards.innerHTML = await response.text();
+        // Announce the outcome (the heading: "Topics matching ..." or the empty state),
+        // not the whole list of cards.
+        const announce = document.querySelector("[data-cards-status]");
+        const empty = cards.querySelector(".empty-title");
+        const heading = cards.querySelector("h2");
+        announce.textContent = (empty || heading).textContent.trim();
+        const url = new URL(location.href);
+        url.search = query.toString();
+        history.replaceState(null, "", url);
+        syncLanguageLinks();
+      } catch (error) {
+        if (error.name !== "AbortError") {
+          cards.setAttribute("data-error", String(error.message || error));
+        }
+      }
+    }
+
+    function showActiveTag() {
+      document.querySelectorAll(".tag-filter a[data-tag]").forEach(function (link) {
+        if (link.dataset.tag === tag) {
+          link.setAttribute("aria-current", "true");
+        } else {
+          link.removeAttribute("aria-current");
+        }
+      });
+      let hidden = searchForm.querySelector('input[name="tag"]');
+      if (tag && !hidden) {
+        hidden = document.createElement("input");
+        hidden.type = "hidden";
+        hidden.name = "tag";
+        searchForm.querySelector(".search-row").appendChild(hidden);
+      }
+      if (hidden) {
+        if (tag) {
+          hidden.value = tag;
+        } else {
+          hidden.remove();
+        }
+      }
+    }
+
+    input.addEventListener("input", debounce(refresh, 250));
+    searchForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      refresh();
+    });
+    document.querySelectorAll(".tag-filter a[data-tag]").forEach(function (link) {
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        tag = link.dataset.tag;
+        showActiveTag();
+        refresh();
+      });
+    });
+  }
+})();

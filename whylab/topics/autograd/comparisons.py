@@ -1,0 +1,75 @@
+"""Comparisons the autograd experiments share: errors, agreement checks, finite differences.
+
+They are small and separate so that tests can hand them wrong inputs and see the
+checks fail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from whylab.explorer.experiment import Check, Text
+
+Arrays = Mapping[str, np.ndarray]
+
+EXACT_TOLERANCE = 1e-12  # engine vs a formula in float64: only rounding differs
+FD_STEP = 1e-6  # central differences in float64: error near 1e-10, far below FD_TOLERANCE
+FD_TOLERANCE = 1e-7
+
+
+def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
+    """max |values - reference| / max |reference| (absolute when the reference is all zeros).
+
+    Different shapes, or a non-finite value anywhere, count as no agreement at all (inf).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    reference = np.asarray(reference, dtype=np.float64)
+    if values.shape != reference.shape or not np.all(np.isfinite(values)):
+        return math.inf
+    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
+    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
+
+
+def gradients_error(values: Arrays, reference: Arrays) -> float:
+    """The relative error of a set of named gradients, taken over all of them at once."""
+    if set(values) != set(reference):
+        return math.inf
+    names = sorted(reference)
+    flat = [np.ravel(np.asarray(values[n], dtype=np.float64)) for n in names]
+    shapes_match = all(np.shape(values[n]) == np.shape(reference[n]) for n in names)
+    if not shapes_match:
+        return math.inf
+    return relative_error(np.concatenate(flat), np.concatenate([np.ravel(reference[n])
+                                                                for n in names]))
+
+
+def agreement_check(name: Text, error: float, tolerance: float) -> Check:
+    """Pass when a measured relative error is at most ``tolerance``."""
+    return Check(name=name, passed=bool(error <= tolerance),
+                 measured=f"relative error {error:.1e}", expected=f"≤ {tolerance:.0e}")
+
+
+def equality_check(name: Text, measured, expected) -> Check:
+    """Pass when two exactly comparable values (counts, names, lists) are equal."""
+    return Check(name=name, passed=bool(measured == expected), measured=str(measured),
+                 expected=str(expected))
+
+
+def central_difference(loss: Callable[[dict[str, np.ndarray]], float], values: Arrays,
+                       step: float) -> dict[str, np.ndarray]:
+    """(f(x + h e_i) - f(x - h e_i)) / 2h for every entry of every named array."""
+    gradients = {}
+    for name, value in values.items():
+        gradient = np.zeros_like(value, dtype=np.float64)
+        for index in np.ndindex(value.shape):
+            shifted = {k: np.array(v, dtype=np.float64) for k, v in values.items()}
+            shifted[name][index] = value[index] + step
+            above = loss(shifted)
+            shifted[name][index] = value[index] - step
+            below = loss(shifted)
+            gradient[index] = (above - below) / (2.0 * step)
+        gradients[name] = gradient
+    return gradients

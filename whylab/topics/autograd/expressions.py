@@ -1,0 +1,235 @@
+"""The expressions a reader can choose on the autograd page, with hand-derived gradients.
+
+A reader never types code: each choice is one of the functions below, built from
+whylab operations. Every :class:`Case` carries
+
+* the starting values of its leaves (the tensors that require a gradient),
+* ``loss``, which computes the scalar from whylab tensors (so the engine records it),
+* ``gradient``, the same derivative worked out by hand in NumPy, which the
+  experiments compare with the engine,
+* ``own_nodes``, the backward nodes its own operations should record; a loss
+  from :mod:`whylab.nn.functional` adds the nodes that function records.
+
+Everything is float64, so the comparisons can be tight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import whylab
+import whylab.nn.functional as F
+from whylab.explorer.experiment import Param, T, Text
+
+Arrays = dict[str, np.ndarray]
+Tensors = dict[str, whylab.Tensor]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One instance of an expression: leaf values, the loss, and its hand-derived gradient."""
+
+    leaves: Arrays
+    loss: Callable[[Tensors], whylab.Tensor]
+    gradient: Callable[[Arrays], Arrays]
+    own_nodes: tuple[str, ...]
+    uses_cross_entropy: bool = False
+
+
+@dataclass(frozen=True)
+class Expression:
+    key: str
+    label: Text
+    make: Callable[[np.random.Generator], Case]
+
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def softmax_rows(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax in NumPy, with the largest logit subtracted first."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exponentials = np.exp(shifted)
+    return exponentials / exponentials.sum(axis=-1, keepdims=True)
+
+
+def one_hot(labels: np.ndarray, classes: int) -> np.ndarray:
+    return np.eye(classes)[labels]
+
+
+def cross_entropy_logit_gradient(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """d(mean cross-entropy)/d(logits) = (softmax(z) - onehot(y)) / N."""
+    return (softmax_rows(logits) - one_hot(labels, logits.shape[-1])) / logits.shape[0]
+
+
+def mlp_backward(x: np.ndarray, labels: np.ndarray, w1: np.ndarray, b1: np.ndarray,
+                 w2: np.ndarray, b2: np.ndarray) -> Arrays:
+    """Hand-written backward of mean cross-entropy(relu(x w1 + b1) w2 + b2, labels).
+
+    Weights are (inputs, outputs). Each line is one local rule from the page,
+    applied in reverse order: cross-entropy, the second affine map, ReLU's
+    mask, the first affine map.
+    """
+    pre = x @ w1 + b1
+    hidden = np.maximum(pre, 0.0)
+    logits = hidden @ w2 + b2
+    d_logits = cross_entropy_logit_gradient(logits, labels)
+    d_w2 = hidden.T @ d_logits
+    d_b2 = d_logits.sum(axis=0)
+    d_hidden = d_logits @ w2.T
+    d_pre = d_hidden * (pre > 0)
+    d_w1 = x.T @ d_pre
+    d_b1 = d_pre.sum(axis=0)
+    return {"w1": d_w1, "b1": d_b1, "w2": d_w2, "b2": d_b2}
+
+
+def labels_tensor(labels: np.ndarray) -> whylab.Tensor:
+    return whylab.from_numpy(np.ascontiguousarray(labels, dtype=np.int64))
+
+
+def constant(values: np.ndarray) -> whylab.Tensor:
+    """Data: a float64 tensor that does not require a gradient."""
+    return whylab.from_numpy(np.array(values, dtype=np.float64))
+
+
+# ---------------------------------------------------------------- the expressions
+
+
+def _tanh_affine(rng: np.random.Generator) -> Case:
+    x = rng.standard_normal((3, 4))
+
+    def loss(t: Tensors) -> whylab.Tensor:
+        return (constant(x) @ t["w"] + t["b"]).tanh().sum()
+
+    def gradient(v: Arrays) -> Arrays:
+        y = np.tanh(x @ v["w"] + v["b"])
+        upstream = 1.0 - y * y  # d tanh(u)/du = 1 - tanh(u)^2, times the sum's gradient 1
+        return {"w": x.T @ upstream, "b": upstream.sum(axis=0)}
+
+    leaves = {"w": 0.5 * rng.standard_normal((4, 2)), "b": 0.5 * rng.standard_normal(2)}
+    return Case(leaves, loss, gradient, ("SumBackward0", "TanhBackward0", "AddBackward0",
+                                         "MmBackward0"))
+
+
+def _softmax_cross_entropy(rng: np.random.Generator) -> Case:
+    x = rng.standard_normal((4, 5))
+    labels = rng.integers(0, 3, size=4)
+
+    def loss(t: Tensors) -> whylab.Tensor:
+        return F.cross_entropy(constant(x) @ t["W"], labels_tensor(labels))
+
+    def gradient(v: Arrays) -> Arrays:
+        return {"W": x.T @ cross_entropy_logit_gradient(x @ v["W"], labels)}
+
+    return Case({"W": rng.standard_normal((5, 3))}, loss, gradient, ("MmBackward0",),
+                uses_cross_entropy=True)
+
+
+def _fan_out(rng: np.random.Generator) -> Case:
+    def loss(t: Tensors) -> whylab.Tensor:
+        x = t["x"]
+        return (x * x + x).sum()
+
+    def gradient(v: Arrays) -> Arrays:
+        return {"x": 2.0 * v["x"] + 1.0}  # x reaches the loss along three edges
+
+    return Case({"x": rng.standard_normal(5)}, loss, gradient,
+                ("SumBackward0", "AddBackward0", "MulBackward0"))
+
+
+def _difference_of_squares(rng: np.random.Generator) -> Case:
+    def loss(t: Tensors) -> whylab.Tensor:
+        a, b = t["a"], t["b"]
+        return ((a + b) * (a - b)).sum()
+
+    def gradient(v: Arrays) -> Arrays:
+        return {"a": 2.0 * v["a"], "b": -2.0 * v["b"]}  # (a+b)(a-b) = a^2 - b^2
+
+    return Case({"a": rng.standard_normal(4), "b": rng.standard_normal(4)}, loss, gradient,
+                ("SumBackward0", "MulBackward0", "AddBackward0", "SubBackward0"))
+
+
+def _two_layer_mlp(rng: np.random.Generator) -> Case:
+    x = rng.standard_normal((6, 3))
+    labels = rng.integers(0, 3, size=6)
+
+    def loss(t: Tensors) -> whylab.Tensor:
+        hidden = (constant(x) @ t["w1"] + t["b1"]).relu()
+        return F.cross_entropy(hidden @ t["w2"] + t["b2"], labels_tensor(labels))
+
+    def gradient(v: Arrays) -> Arrays:
+        return mlp_backward(x, labels, v["w1"], v["b1"], v["w2"], v["b2"])
+
+    leaves = {"w1": rng.standard_normal((3, 5)), "b1": 0.1 * rng.standard_normal(5),
+              "w2": rng.standard_normal((5, 3)), "b2": 0.1 * rng.standard_normal(3)}
+    return Case(leaves, loss, gradient,
+                ("MmBackward0", "AddBackward0", "ReluBackward0", "MmBackward0", "AddBackward0"),
+                uses_cross_entropy=True)
+
+
+EXPRESSIONS: dict[str, Expression] = {
+    e.key: e
+    for e in (
+        Expression("tanh-affine", T("sum of tanh(x·w + b)", "tanh(x·w + b) 之和"), _tanh_affine),
+        Expression("softmax-ce", T("softmax cross-entropy of x·W", "x·W 的 softmax 交叉熵"),
+                   _softmax_cross_entropy),
+        Expression("fan-out", T("fan-out: sum of x·x + x", "扇出：x·x + x 之和"), _fan_out),
+        Expression("diff-squares", T("sum of (a + b)·(a − b)", "(a + b)·(a − b) 之和"),
+                   _difference_of_squares),
+        Expression("mlp", T("two-layer MLP with cross-entropy", "两层 MLP 加交叉熵"),
+                   _two_layer_mlp),
+    )
+}
+
+
+SEED = Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+             seed=True)
+
+
+def expression_param(keys: tuple[str, ...], default: str) -> Param:
+    """The reader's choice among the expressions ``keys``."""
+    return Param("expression", "choice", default, T("expression", "表达式"), choices=keys,
+                 choice_labels=tuple(EXPRESSIONS[k].label for k in keys))
+
+
+def make_case(key: str, seed: int) -> Case:
+    """The expression ``key`` with leaves drawn from ``seed``."""
+    return EXPRESSIONS[key].make(np.random.default_rng(seed))
+
+
+def unit_vector(size: int, index: int) -> whylab.Tensor:
+    """The float64 basis vector e_index of length ``size``."""
+    vector = np.zeros(size)
+    vector[index] = 1.0
+    return constant(vector)
+
+
+def leaf_tensors(values: Arrays) -> Tensors:
+    """Fresh float64 leaves that require a gradient, one per named value."""
+    return {name: constant(value).requires_grad_() for name, value in values.items()}
+
+
+def evaluate(case: Case, values: Arrays) -> float:
+    """The loss at ``values``, computed by whylab without recording a graph."""
+    with whylab.no_grad():
+        return float(case.loss({name: constant(v) for name, v in values.items()}).item())
+
+
+def cross_entropy_nodes() -> list[str]:
+    """The node names :func:`whylab.nn.functional.cross_entropy` records (on a fresh leaf)."""
+    from whylab.autograd.memory import graph_nodes
+
+    logits = whylab.zeros(2, 3, dtype=whylab.float64, requires_grad=True)
+    loss = F.cross_entropy(logits, labels_tensor(np.array([0, 2])))
+    return [node.name() for node in graph_nodes(loss) if node.name() != "AccumulateGrad"]
+
+
+def expected_nodes(case: Case) -> list[str]:
+    """Every backward node the case should record, excluding AccumulateGrad."""
+    names = list(case.own_nodes)
+    if case.uses_cross_entropy:
+        names += cross_entropy_nodes()
+    return sorted(names)
