@@ -148,6 +148,23 @@ def test_results_survive_the_json_round_trip():
     assert result_to_dict(again) == data
 
 
+def test_pins_and_direction_survive_the_json_round_trip():
+    diagram = GraphDiagram(
+        T("g", "图"),
+        [GraphNode("a", "A", layer=2, order=1.5), GraphNode("b", "B")],
+        [("a", "b", "")],
+        direction="LR",
+    )
+    data = json.loads(dumps(result_to_dict(Result(figures=[diagram]))))
+    assert result_from_dict(data).figures[0] == diagram
+    # A record cached before pins existed still reads, as an automatic layout.
+    for node in data["figures"][0]["nodes"]:
+        del node["layer"], node["order"]
+    del data["figures"][0]["direction"]
+    old = result_from_dict(data).figures[0]
+    assert old.direction == "TB" and all(n.layer is None and n.order is None for n in old.nodes)
+
+
 def test_unserializable_results_are_refused():
     with pytest.raises(SerializationError):
         result_to_dict({"not": "a result"})

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
 from whylab.explorer.svg import (
+    NODE_HEIGHT,
     format_number,
     linear_axis,
     log_axis,
@@ -227,3 +228,134 @@ def test_pack_in_order_keeps_spacing_and_moves_nothing_that_fits(items):
     for distance in distances:
         spaced.append(spaced[-1] + distance + 1.0)
     assert pack_in_order(spaced, distances) == pytest.approx(spaced)
+
+
+# ---------------------------------------------------------------- pinned layout
+
+
+def pinned(nodes, edges, direction="TB") -> GraphDiagram:
+    """``nodes``: (id, layer, order) triples; None leaves that choice to the layout."""
+    return GraphDiagram(
+        T("P", "钉"),
+        [GraphNode(n, n.upper(), layer=layer, order=order) for n, layer, order in nodes],
+        edges,
+        direction=direction,
+    )
+
+
+def centres(svg: str) -> dict[str, tuple[float, float]]:
+    return {label: (left + width / 2, top) for label, (left, top, width) in node_boxes(svg).items()}
+
+
+def test_pinned_order_survives_edges_that_crossing_reduction_would_untangle():
+    # Every edge crosses every other: automatic layout would flip the second row.
+    nodes = [("a", 0, 0), ("b", 0, 1), ("c", 0, 2), ("x", 1, 0), ("y", 1, 1), ("z", 1, 2)]
+    edges = [("a", "z", ""), ("b", "y", ""), ("c", "x", "")]
+    free = centres(render_graph(graph(["a", "b", "c", "x", "y", "z"], edges), "en", "g"))
+    assert free["Z"][0] < free["X"][0]  # the automatic layout does reorder
+    placed = centres(render_graph(pinned(nodes, edges), "en", "g"))
+    assert placed["X"][0] < placed["Y"][0] < placed["Z"][0]
+    # Equal orders line up across layers, and slots are evenly spaced.
+    for top, bottom in (("A", "X"), ("B", "Y"), ("C", "Z")):
+        assert placed[top][0] == pytest.approx(placed[bottom][0])
+    assert placed["B"][0] - placed["A"][0] == pytest.approx(placed["C"][0] - placed["B"][0])
+
+
+def test_left_to_right_puts_layers_in_columns_and_orders_down_the_column():
+    nodes = [("a", 0, 1), ("b", 0, 0), ("c", 2, 0)]
+    svg = render_graph(pinned(nodes, [("a", "c", "w"), ("b", "c", "")], "LR"), "en", "g")
+    boxes = node_boxes(svg)
+    (ax, ay, _), (bx, by, _), (cx, cy, _) = boxes["A"], boxes["B"], boxes["C"]
+    assert ax == bx < cx  # columns by layer; layer 1 is empty but keeps its place
+    assert by < ay and cy == by  # order 0 above order 1, level with each other
+    edges = parse(svg).findall(f".//{SVG}path[@class='edge']")
+    assert len(edges) == 2
+    start = re.match(r"M(\d+\.\d) ", edges[0].get("d"))
+    assert float(start.group(1)) == pytest.approx(ax + boxes["A"][2])  # leaves A's right side
+
+
+def test_pinned_layers_may_run_against_the_flow_or_share_a_layer():
+    nodes = [("a", 2, None), ("b", 0, None), ("c", None, None), ("d", 2, None)]
+    edges = [("a", "b", "up"), ("b", "c", ""), ("a", "d", "same")]
+    boxes = node_boxes(render_graph(pinned(nodes, edges), "en", "g"))
+    assert boxes["B"][1] < boxes["C"][1] < boxes["A"][1] == boxes["D"][1]
+    svg = render_graph(pinned(nodes, edges, "LR"), "en", "g")
+    assert len(parse(svg).findall(f".//{SVG}path[@class='edge']")) == 3
+
+
+def test_pins_closer_than_a_slot_are_pushed_apart_not_stacked():
+    nodes = [("a", 0, 0), ("b", 0, 0), ("c", 0, 0.5), ("d", 0, None)]
+    boxes = node_boxes(render_graph(pinned(nodes, []), "en", "g"))
+    spans = sorted((left, left + width) for left, _, width in boxes.values())
+    for (_, right), (left, _) in zip(spans, spans[1:], strict=False):
+        assert right <= left + 1e-6
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"layer": -1}, "layer must be 0"),
+        ({"layer": 1.5}, "layer must be an int"),
+        ({"layer": True}, "layer must be an int"),
+        ({"order": math.nan}, "order must be finite"),
+        ({"order": "2"}, "order must be a number"),
+    ],
+)
+def test_bad_pins_are_refused_when_the_node_is_made(fields, message):
+    with pytest.raises(ValueError, match=message):
+        GraphNode("n", "N", **fields)
+
+
+def test_pins_accept_numpy_numbers_and_store_plain_ones():
+    import numpy as np
+
+    node = GraphNode("n", "N", layer=np.int64(3), order=np.int32(2))
+    assert type(node.layer) is int and type(node.order) is float
+
+
+def test_unknown_direction_is_refused():
+    with pytest.raises(ValueError, match="direction"):
+        GraphDiagram(T("G", "图"), [], [], direction="RL")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10), st.data())
+def test_random_pins_keep_layers_order_and_no_overlaps(count, data):
+    names = [f"n{i}" for i in range(count)]
+    layers = data.draw(
+        st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=count, max_size=count)
+    )
+    orders = data.draw(
+        st.lists(st.one_of(st.none(), st.integers(-3, 6)), min_size=count, max_size=count)
+    )
+    pairs = [(a, b) for a in names for b in names if a != b]
+    edges = data.draw(st.lists(st.sampled_from(pairs), unique=True, max_size=15)) if pairs else []
+    direction = data.draw(st.sampled_from(["TB", "LR"]))
+    svg = render_graph(
+        pinned(
+            list(zip(names, layers, orders, strict=True)), [(s, t, "") for s, t in edges], direction
+        ),
+        "en",
+        "g",
+    )
+    boxes = node_boxes(svg)
+    lr = direction == "LR"
+    across = {n: boxes[n.upper()][0 if lr else 1] for n in names}
+    along = {n: boxes[n.upper()][1 if lr else 0] for n in names}
+    for a, la in zip(names, layers, strict=True):
+        for b, lb in zip(names, layers, strict=True):
+            if la is not None and lb is not None:
+                assert (la < lb) == (across[a] < across[b] - 1e-6)
+    by_layer: dict[float, list[str]] = {}
+    for n in names:
+        by_layer.setdefault(across[n], []).append(n)
+    for members in by_layer.values():
+        ordered = [n for n in members if orders[names.index(n)] is not None]
+        ordered.sort(key=lambda n: orders[names.index(n)])
+        positions = [along[n] for n in ordered]
+        assert positions == sorted(positions)
+        spans = sorted(
+            (along[n], along[n] + (NODE_HEIGHT if lr else boxes[n.upper()][2])) for n in members
+        )
+        for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+            assert end <= start + 1e-6

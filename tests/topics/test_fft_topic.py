@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
 from whylab.explorer.experiment import GraphDiagram, ParamError, T
+from whylab.explorer.svg import render_graph
 from whylab.topics.fft import experiments as fft_topic
 
 BY_NAME = {e.name: e for e in fft_topic.EXPERIMENTS}
 NAME = T("claim", "断言")
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def failed(result):
@@ -66,6 +69,28 @@ def test_butterfly_for_8_matches_the_textbook_order():
     first_column = [node.label for node in result.figures[0].nodes if node.group == "stage 0"]
     assert first_column == ["x[0]", "x[4]", "x[2]", "x[6]", "x[1]", "x[5]", "x[3]", "x[7]"]
     assert [row[3] for row in result.tables[0].rows] == first_column
+
+
+@pytest.mark.parametrize("n", ["4", "16"])
+def test_butterfly_is_drawn_as_the_textbook_grid(n):
+    """Columns are stages left to right; row p is position p in every column."""
+    size = int(n)
+    diagram = fft_topic.butterfly.run(n=n).figures[0]
+    root = ET.fromstring(render_graph(diagram, "en", "b").replace(
+        "<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+    boxes = []  # (x, y, label); middle columns repeat labels
+    for group in root.iter(f"{SVG}g"):
+        rect = group.find(f"{SVG}rect")
+        boxes.append((float(rect.get("x")), float(rect.get("y")), group.find(f"{SVG}text").text))
+    columns = sorted({x for x, _, _ in boxes})
+    assert len(columns) == int(math.log2(size)) + 1
+    first = sorted((y, label) for x, y, label in boxes if x == columns[0])
+    last = sorted((y, label) for x, y, label in boxes if x == columns[-1])
+    perm = fft_topic.bit_reversal_permutation(size)
+    assert [label for _, label in first] == [f"x[{perm[p]}]" for p in range(size)]
+    assert [label for _, label in last] == [f"X[{k}]" for k in range(size)]
+    rows = [y for y, _ in first]
+    assert [y for y, _ in last] == rows  # every column uses the same rows
 
 
 def test_cost_growth_counts_at_small_sizes():

@@ -13,6 +13,7 @@ Every user-facing string is a :class:`Text`, a pair of English and Chinese.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -149,22 +150,73 @@ class LineChart:
     kind: Literal["line"] = "line"
 
 
+MAX_PINNED_LAYER = 1000  # a pinned layer beyond this is a bug in the topic, not a diagram
+MAX_PINNED_ORDER = 10_000.0
+
+
 @dataclass(frozen=True)
 class GraphNode:
+    """One box of a :class:`GraphDiagram`.
+
+    By default the renderer chooses where a node goes: its layer by the longest
+    path from the sources, its place within the layer by crossing reduction.
+    When the order of the nodes carries meaning (the rows of an FFT butterfly,
+    the inputs of an autograd graph), pin it:
+
+    * ``layer`` -- put the node in this layer (0 is the first: the top row, or
+      the left column when the diagram runs left to right);
+    * ``order`` -- put the node at this position along its layer, counted in
+      slots of one (pinned) node plus a gap, so nodes with equal ``order``
+      line up across layers. Nothing reorders or moves pinned nodes; a node
+      pinned closer than one slot to its neighbour is pushed just far enough
+      along to keep the gap.
+    """
+
     id: str
     label: str
     detail: str = ""
     group: str = ""
+    layer: int | None = None
+    order: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.layer is not None:
+            if isinstance(self.layer, bool) or not isinstance(self.layer, numbers.Integral):
+                raise ValueError(f"node {self.id!r}: layer must be an int, got {self.layer!r}")
+            if not 0 <= self.layer <= MAX_PINNED_LAYER:
+                raise ValueError(
+                    f"node {self.id!r}: layer must be 0..{MAX_PINNED_LAYER}, got {self.layer}"
+                )
+            object.__setattr__(self, "layer", int(self.layer))
+        if self.order is not None:
+            if isinstance(self.order, bool) or not isinstance(self.order, numbers.Real):
+                raise ValueError(f"node {self.id!r}: order must be a number, got {self.order!r}")
+            if not abs(float(self.order)) <= MAX_PINNED_ORDER:  # also rejects NaN
+                raise ValueError(
+                    f"node {self.id!r}: order must be finite and within "
+                    f"±{MAX_PINNED_ORDER:g}, got {self.order}"
+                )
+            object.__setattr__(self, "order", float(self.order))
 
 
 @dataclass(frozen=True)
 class GraphDiagram:
-    """A directed graph drawn from a real computation (an autograd graph, a dispatch trace)."""
+    """A directed graph drawn from a real computation (an autograd graph, a dispatch trace).
+
+    ``direction`` is ``"TB"`` (layers are rows, edges run down: the default) or
+    ``"LR"`` (layers are columns, edges run left to right, as a butterfly
+    network is usually drawn).
+    """
 
     title: Text
     nodes: Sequence[GraphNode]
     edges: Sequence[tuple[str, str, str]]  # (source id, target id, label)
     kind: Literal["graph"] = "graph"
+    direction: Literal["TB", "LR"] = "TB"
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("TB", "LR"):
+            raise ValueError(f"direction must be 'TB' or 'LR', got {self.direction!r}")
 
 
 @dataclass(frozen=True)

@@ -76,13 +76,12 @@ class Links:
         return f"/static/{name}?v={whylab.__version__}"
 
     def fragment(self, lang: Lang, slug: str, experiment: str) -> str:
+        """The result-fragment URL the page script fetches (live server only)."""
         return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
 
-    def api_experiment(self, slug: str, experiment: str, query: str = "") -> str | None:
-        base = "" if not self.exported else self.live_url
-        if base is None:
-            return None
-        return f"{base}/api/topics/{slug}/experiments/{experiment}" + (f"?{query}" if query else "")
+    def api_experiment(self, slug: str, experiment: str, query: str = "") -> str:
+        """The JSON API URL of a run (live server only)."""
+        return f"/api/topics/{slug}/experiments/{experiment}" + (f"?{query}" if query else "")
 
     def live_topic(self, lang: Lang, slug: str, anchor: str) -> str | None:
         if self.live_url is None:

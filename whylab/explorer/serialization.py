@@ -78,8 +78,16 @@ def _figure(figure: Figure) -> dict[str, Any]:
         return {
             "kind": "graph",
             "title": _text(figure.title),
+            "direction": figure.direction,
             "nodes": [
-                {"id": n.id, "label": n.label, "detail": n.detail, "group": n.group}
+                {
+                    "id": n.id,
+                    "label": n.label,
+                    "detail": n.detail,
+                    "group": n.group,
+                    "layer": n.layer,
+                    "order": n.order,
+                }
                 for n in figure.nodes
             ],
             "edges": [[str(s), str(t), str(label)] for s, t, label in figure.edges],
@@ -149,6 +157,7 @@ def _read_figure(data: dict[str, Any]) -> Figure:
             title=_read_text(data["title"]),
             nodes=[GraphNode(**node) for node in data["nodes"]],
             edges=[tuple(edge) for edge in data["edges"]],
+            direction=data.get("direction", "TB"),  # records cached before pinning existed
         )
     raise SerializationError(f"unknown figure kind {data['kind']!r}")
 

@@ -4,10 +4,13 @@ Two figure types exist (see :mod:`whylab.explorer.experiment`):
 
 * :class:`LineChart` -- axes with "nice" ticks (1-2-5 steps, or decades on a
   log axis), one path per series, markers on short series, a legend;
-* :class:`GraphDiagram` -- a layered drawing of a directed graph: nodes get a
-  row by longest path from the sources, long edges pass through invisible
-  helper points, rows are ordered by the barycentre heuristic to reduce
-  crossings, and each node is centred over its parents where space allows.
+* :class:`GraphDiagram` -- a layered drawing of a directed graph, top to
+  bottom or left to right: nodes get a layer by longest path from the sources,
+  long edges pass through invisible routing points, layers are ordered by the
+  barycentre heuristic to reduce crossings, and each node is centred on its
+  parents where space allows. A node may pin its layer and its position in
+  the layer (see :class:`~whylab.explorer.experiment.GraphNode`) when the
+  order itself means something, as in an FFT butterfly.
 
 Colours come from CSS classes (``s0``..``s7``, ``g0``..``g7``), so the page's
 light and dark themes apply. Series also differ by dash pattern, so the chart
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from whylab.explorer.experiment import GraphDiagram, Lang, LineChart, T
+from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
 
 POINTS = T("points", "个点")
 NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges} 条边")
@@ -257,13 +260,20 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
 # ---------------------------------------------------------------- graph diagrams
 
 NODE_HEIGHT = 44.0
-ROW_GAP = 56.0
-NODE_GAP = 24.0
+LAYER_GAP = {"TB": 56.0, "LR": 96.0}  # between layers, where edges (and their labels) run
+NODE_GAP = 24.0  # between neighbouring boxes of one layer
+POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
 
 
-def _layers(node_ids: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
-    """Row of each node: the longest path reaching it (back edges of cycles ignored)."""
+def _layers(
+    node_ids: list[str], edges: list[tuple[str, str]], pinned: dict[str, int]
+) -> dict[str, int]:
+    """Layer of each node: its pinned layer, else the longest path reaching it.
+
+    Back edges of cycles are ignored; an edge may end in a pinned node on an
+    earlier layer (it is then drawn against the flow).
+    """
     children: dict[str, list[str]] = {n: [] for n in node_ids}
     for source, target in edges:
         children[source].append(target)
@@ -291,18 +301,30 @@ def _layers(node_ids: list[str], edges: list[tuple[str, str]]) -> dict[str, int]
     for node in node_ids:
         if node not in state:
             visit(node)
-    layer = {n: 0 for n in node_ids}
+    layer = {n: pinned.get(n, 0) for n in node_ids}
     for node in reversed(order):  # reverse post-order is a topological order of the forward edges
         for child in children[node]:
-            if (node, child) in forward:
+            if (node, child) in forward and child not in pinned:
                 layer[child] = max(layer[child], layer[node] + 1)
     return layer
 
 
 def _order_rows(
-    rows: list[list[str]], up: dict[str, list[str]], down: dict[str, list[str]]
+    rows: list[list[str]],
+    up: dict[str, list[str]],
+    down: dict[str, list[str]],
+    pinned_order: dict[str, float],
 ) -> None:
-    """Barycentre sweeps: sort each row by the mean position of its neighbours."""
+    """Barycentre sweeps: sort each row by the mean position of its neighbours.
+
+    Nodes with a pinned order come first in their row, sorted by it, and never move.
+    """
+
+    def settle(row: list[str], keys: dict[str, float]) -> None:
+        row.sort(key=lambda n: (0, pinned_order[n]) if n in pinned_order else (1, keys[n]))
+
+    for row in rows:
+        settle(row, {n: float(i) for i, n in enumerate(row)})
     for sweep in range(6):
         going_down = sweep % 2 == 0
         sequence = range(1, len(rows)) if going_down else range(len(rows) - 2, -1, -1)
@@ -315,7 +337,7 @@ def _order_rows(
             for current, node in enumerate(rows[r]):
                 linked = [position[m] for m in neighbours[node] if m in position]
                 keys[node] = sum(linked) / len(linked) if linked else float(current)
-            rows[r].sort(key=keys.__getitem__)
+            settle(rows[r], keys)
 
 
 def pack_in_order(wanted: list[float], distances: list[float]) -> list[float]:
@@ -342,8 +364,55 @@ def pack_in_order(wanted: list[float], distances: list[float]) -> list[float]:
     return [p + o for p, o in zip(positions, offsets, strict=True)]
 
 
-def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
-    """The graph as an ``<svg>`` element, laid out top to bottom."""
+@dataclass
+class GraphLayout:
+    """Where a diagram's nodes go, in two coordinates.
+
+    ``along`` runs within a layer (x for a top-to-bottom diagram, y for a
+    left-to-right one); ``across`` runs from layer to layer. Routing points of
+    long edges (ids starting with a NUL character) have a layer and an
+    ``along`` position but no box.
+    """
+
+    direction: str
+    layer: dict[str, int]
+    along: dict[str, float]  # centre of each node and routing point within its layer
+    layer_start: list[float]  # across: where each layer begins
+    layer_size: list[float]  # across: how thick each layer is
+    chains: list[tuple[list[str], str]]  # each edge from source to target, through its points
+    box_width: dict[str, float]  # real nodes only
+
+    def along_size(self, node: str) -> float:
+        if node not in self.box_width:
+            return 0.0
+        return NODE_HEIGHT if self.direction == "LR" else self.box_width[node]
+
+    def across_size(self, node: str) -> float:
+        if node not in self.box_width:
+            return 0.0
+        return self.box_width[node] if self.direction == "LR" else NODE_HEIGHT
+
+    def across_centre(self, node: str) -> float:
+        r = self.layer[node]
+        return self.layer_start[r] + self.layer_size[r] / 2
+
+    def xy(self, along: float, across: float) -> tuple[float, float]:
+        """Layout coordinates to SVG coordinates."""
+        return (across, along) if self.direction == "LR" else (along, across)
+
+    def box(self, node: str) -> tuple[float, float, float, float]:
+        """(left, top, width, height) of a node's box in SVG coordinates."""
+        width = self.box_width[node]
+        centre_x, centre_y = self.xy(self.along[node], self.across_centre(node))
+        return centre_x - width / 2, centre_y - NODE_HEIGHT / 2, width, NODE_HEIGHT
+
+
+def _box_width(node: GraphNode) -> float:
+    return max(text_width(node.label, 13), text_width(node.detail, 11), 40.0) + 20
+
+
+def layout_graph(diagram: GraphDiagram) -> GraphLayout:
+    """Layers, order within layers and positions of every node of ``diagram``."""
     nodes = {n.id: n for n in diagram.nodes}
     if len(nodes) != len(diagram.nodes):
         raise ValueError(f"graph {diagram.title.en!r}: node ids must be unique")
@@ -353,75 +422,161 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
                 f"graph {diagram.title.en!r}: edge {source}->{target} names a missing node"
             )
     ids = [n.id for n in diagram.nodes]
+    pinned_layer = {n.id: n.layer for n in diagram.nodes if n.layer is not None}
+    pinned_order = {n.id: n.order for n in diagram.nodes if n.order is not None}
     plain_edges = [(s, t) for s, t, _ in diagram.edges if s != t]
-    layer = _layers(ids, plain_edges)
+    layer = _layers(ids, plain_edges, pinned_layer)
 
-    # Split edges that skip rows into chains through helper points.
+    # Split edges that skip layers into chains through routing points. An edge
+    # between two nodes of one layer (possible only when layers are pinned) has
+    # no chain neighbours: it does not pull on the ordering.
     up: dict[str, list[str]] = {n: [] for n in ids}
     down: dict[str, list[str]] = {n: [] for n in ids}
     chains: list[tuple[list[str], str]] = []
     for index, (source, target, label) in enumerate(diagram.edges):
         if source == target:
             continue
-        top_node, bottom_node = (
-            (source, target) if layer[source] < layer[target] else (target, source)
-        )
-        chain = [top_node]
-        for row in range(layer[top_node] + 1, layer[bottom_node]):
-            helper = f"\0{index}:{row}"
-            layer[helper] = row
-            up[helper], down[helper] = [], []
-            chain.append(helper)
-        chain.append(bottom_node)
+        if layer[source] == layer[target]:
+            chains.append(([source, target], label))
+            continue
+        first, last = (source, target) if layer[source] < layer[target] else (target, source)
+        chain = [first]
+        for row in range(layer[first] + 1, layer[last]):
+            point = f"\0{index}:{row}"
+            layer[point] = row
+            up[point], down[point] = [], []
+            chain.append(point)
+        chain.append(last)
         for a, b in zip(chain, chain[1:], strict=False):
             down[a].append(b)
             up[b].append(a)
         chains.append((chain if chain[0] == source else chain[::-1], label))
 
     rows: list[list[str]] = [[] for _ in range(max(layer.values()) + 1)]
-    for node in [*ids, *(h for h in layer if h not in nodes)]:
+    for node in [*ids, *(p for p in layer if p not in nodes)]:
         rows[layer[node]].append(node)
-    _order_rows(rows, up, down)
+    _order_rows(rows, up, down, pinned_order)
 
-    def node_width(node: str) -> float:
-        if node not in nodes:
-            return 0.0
-        n = nodes[node]
-        return max(text_width(n.label, 13), text_width(n.detail, 11), 40.0) + 20
+    layout = GraphLayout(
+        direction=diagram.direction,
+        layer=layer,
+        along={},
+        layer_start=[],
+        layer_size=[],
+        chains=chains,
+        box_width={n: _box_width(nodes[n]) for n in ids},
+    )
+    along = layout.along
 
-    def gap_after(node: str) -> float:
-        return NODE_GAP if node in nodes else 8.0
+    def distance(a: str, b: str) -> float:
+        gap = NODE_GAP if a in nodes else POINT_GAP
+        return layout.along_size(a) / 2 + gap + layout.along_size(b) / 2
 
-    # Start with each row packed from the left, then let rows pull towards their
-    # neighbours: down the graph each node wants to sit over its parents, up the
-    # graph over its children, always keeping the row's order and spacing.
-    x: dict[str, float] = {}
-    for row in rows:
-        cursor = 0.0
+    # A row holding a pinned node is fixed: pinned nodes at their slots, any
+    # unpinned ones after them. Its routing points float between their neighbours.
+    pinned_rows = {r for r, row in enumerate(rows) if any(n in pinned_order for n in row)}
+    slot = max((layout.along_size(n) for n in pinned_order), default=0.0) + NODE_GAP
+    for r, row in enumerate(rows):
+        previous = None
         for node in row:
-            x[node] = cursor + node_width(node) / 2
-            cursor += node_width(node) + gap_after(node)
+            if r in pinned_rows and node not in nodes:
+                linked = [along[m] for m in up[node] if m in along]
+                along[node] = sum(linked) / len(linked) if linked else 0.0
+                continue
+            position = pinned_order[node] * slot if node in pinned_order else -math.inf
+            if previous is not None:
+                position = max(position, along[previous] + distance(previous, node))
+            along[node] = position if math.isfinite(position) else layout.along_size(node) / 2
+            previous = node
+
+    # Let the free rows pull towards their neighbours: down the graph each node
+    # wants to sit level with its parents, up the graph with its children,
+    # always keeping the row's order and spacing.
     for sweep in range(4):
-        neighbours = up if sweep % 2 == 0 else down
-        for row in rows if sweep % 2 == 0 else reversed(rows):
+        going_down = sweep % 2 == 0
+        neighbours = up if going_down else down
+        for r in range(len(rows)) if going_down else reversed(range(len(rows))):
+            row = rows[r]
+            if not row:  # a pinned layer can leave the layers before it empty
+                continue
+            if r in pinned_rows:
+                for point in (p for p in row if p not in nodes):
+                    linked = [along[m] for m in up[point] + down[point]]
+                    along[point] = sum(linked) / len(linked)
+                continue
             wanted = []
             for node in row:
-                linked = [x[m] for m in neighbours[node]]
-                wanted.append(sum(linked) / len(linked) if linked else x[node])
-            distances = [
-                node_width(a) / 2 + gap_after(a) + node_width(b) / 2
-                for a, b in zip(row, row[1:], strict=False)
-            ]
+                linked = [along[m] for m in neighbours[node]]
+                wanted.append(sum(linked) / len(linked) if linked else along[node])
+            distances = [distance(a, b) for a, b in zip(row, row[1:], strict=False)]
             for node, position in zip(row, pack_in_order(wanted, distances), strict=True):
-                x[node] = position
-    shift = MARGIN - min(x[n] - node_width(n) / 2 for n in x)
-    for node in x:
-        x[node] += shift
-    width = max(x[n] + node_width(n) / 2 for n in x) + MARGIN
+                along[node] = position
+    shift = MARGIN - min(along[n] - layout.along_size(n) / 2 for n in along)
+    for node in along:
+        along[node] += shift
 
-    def y_of(node: str) -> float:
-        return MARGIN + layer[node] * (NODE_HEIGHT + ROW_GAP)
+    cursor = MARGIN
+    for row in rows:
+        size = max((layout.across_size(n) for n in row), default=0.0)
+        layout.layer_start.append(cursor)
+        layout.layer_size.append(size)
+        cursor += size + LAYER_GAP[diagram.direction]
+    if diagram.direction == "LR":  # the boxes of a column share its width: a tidy grid
+        for node in ids:
+            layout.box_width[node] = layout.layer_size[layer[node]]
+    return layout
 
+
+Curve = tuple[tuple[float, float], ...]  # a cubic Bézier: start, two controls, end
+
+
+def edge_curves(layout: GraphLayout, chain: list[str]) -> list[Curve]:
+    """One edge as cubic curves in SVG coordinates, from box side to box side."""
+    source, target = chain[0], chain[-1]
+    if layout.layer[source] == layout.layer[target]:
+        # Within one layer: an arc out into the gap after the layer and back.
+        r = layout.layer[source]
+        bulge = layout.layer_start[r] + layout.layer_size[r] + LAYER_GAP[layout.direction] / 2
+        a0, a1 = layout.along[source], layout.along[target]
+        c0 = layout.across_centre(source) + layout.across_size(source) / 2
+        c1 = layout.across_centre(target) + layout.across_size(target) / 2
+        return [(layout.xy(a0, c0), layout.xy(a0, bulge), layout.xy(a1, bulge), layout.xy(a1, c1))]
+    ends = []  # (along, across) where the edge meets each node or routing point
+    for position, node in enumerate(chain):
+        neighbour = chain[1] if position == 0 else chain[position - 1]
+        side = 1 if layout.layer[neighbour] > layout.layer[node] else -1
+        ends.append(
+            (layout.along[node], layout.across_centre(node) + side * layout.across_size(node) / 2)
+        )
+    curves = []
+    for (a0, c0), (a1, c1) in zip(ends, ends[1:], strict=False):
+        middle = (c0 + c1) / 2
+        curves.append(
+            (layout.xy(a0, c0), layout.xy(a0, middle), layout.xy(a1, middle), layout.xy(a1, c1))
+        )
+    return curves
+
+
+def curve_point(curve: Curve, t: float) -> tuple[float, float]:
+    """The point at parameter ``t`` (0 to 1) of a cubic Bézier curve."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = curve
+    s = 1 - t
+    a, b, c, d = s * s * s, 3 * s * s * t, 3 * s * t * t, t * t * t
+    return a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
+
+
+def _path_data(curves: list[Curve]) -> str:
+    (x, y) = curves[0][0]
+    commands = [f"M{x:.1f} {y:.1f}"]
+    for _, (x1, y1), (x2, y2), (x3, y3) in curves:
+        commands.append(f"C{x1:.1f} {y1:.1f} {x2:.1f} {y2:.1f} {x3:.1f} {y3:.1f}")
+    return " ".join(commands)
+
+
+def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
+    """The graph as an ``<svg>`` element, layers top to bottom or left to right."""
+    layout = layout_graph(diagram)
+    nodes = {n.id: n for n in diagram.nodes}
     groups = sorted({n.group for n in diagram.nodes if n.group})
     group_class = {g: f"g{i % PALETTE_SIZE}" for i, g in enumerate(groups)}
     parts: list[str] = [
@@ -429,58 +584,48 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
         '<path class="arrowhead" d="M0 0 L10 5 L0 10 z"/></marker></defs>'
     ]
-    for chain, label in chains:
-        points = []
-        for position, node in enumerate(chain):
-            top_y = y_of(node)
-            if node not in nodes:
-                points.append((x[node], top_y + NODE_HEIGHT / 2))
-            elif position == 0:
-                below = layer[chain[1]] > layer[node]
-                points.append((x[node], top_y + (NODE_HEIGHT if below else 0)))
-            else:
-                above = layer[chain[position - 1]] < layer[node]
-                points.append((x[node], top_y + (0 if above else NODE_HEIGHT)))
-        commands = [f"M{points[0][0]:.1f} {points[0][1]:.1f}"]
-        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
-            middle = (y0 + y1) / 2
-            commands.append(f"C{x0:.1f} {middle:.1f} {x1:.1f} {middle:.1f} {x1:.1f} {y1:.1f}")
+    right, bottom = 0.0, 0.0
+    for chain, label in layout.chains:
+        curves = edge_curves(layout, chain)
+        for curve in curves:
+            right = max(right, *(x for x, _ in curve))
+            bottom = max(bottom, *(y for _, y in curve))
         parts.append(
-            f'<path class="edge" d="{" ".join(commands)}" marker-end="url(#{element_id}-arrow)"/>'
+            f'<path class="edge" d="{_path_data(curves)}" marker-end="url(#{element_id}-arrow)"/>'
         )
         if label:
-            # Near the head of the first segment: edges that cross mid-way keep their
+            # Near the head of the first curve: edges that cross mid-way keep their
             # labels apart, and each label sits by the node it feeds.
-            (x0, y0), (x1, y1) = points[0], points[1]
-            label_x, label_y = x0 + 0.72 * (x1 - x0), y0 + 0.72 * (y1 - y0)
+            label_x, label_y = curve_point(curves[0], 0.72)
             parts.append(
-                f'<text class="edge-label" x="{label_x:.1f}" y="{label_y:.1f}" '
+                f'<text class="edge-label" x="{label_x:.1f}" y="{label_y + 4:.1f}" '
                 f'text-anchor="middle">{escape(label)}</text>'
             )
     for node_id, node in nodes.items():
-        w = node_width(node_id)
-        left, top = x[node_id] - w / 2, y_of(node_id)
+        left, top, width, height = layout.box(node_id)
+        right, bottom = max(right, left + width), max(bottom, top + height)
+        centre = left + width / 2
         label_y = top + (18 if node.detail else 27)
         parts.append(
             f'<g class="node {group_class.get(node.group, "")}">'
-            f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{NODE_HEIGHT}" rx="6"/>'
-            f'<text class="node-label" x="{x[node_id]:.1f}" y="{label_y:.1f}" '
+            f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height}" rx="6"/>'
+            f'<text class="node-label" x="{centre:.1f}" y="{label_y:.1f}" '
             f'text-anchor="middle">{escape(node.label)}</text>'
         )
         if node.detail:
             parts.append(
-                f'<text class="node-detail" x="{x[node_id]:.1f}" y="{top + 34:.1f}" '
+                f'<text class="node-detail" x="{centre:.1f}" y="{top + 34:.1f}" '
                 f'text-anchor="middle">{escape(node.detail)}</text>'
             )
         parts.append("</g>")
 
-    body_height = MARGIN + len(rows) * (NODE_HEIGHT + ROW_GAP) - ROW_GAP
+    width = right + MARGIN
     legend, legend_height = "", 0.0
     if groups:
         legend, legend_height = _legend(
-            [(group_class[g], g) for g in groups], MARGIN, body_height, max(width - 2 * MARGIN, 200)
+            [(group_class[g], g) for g in groups], MARGIN, bottom, max(width - 2 * MARGIN, 200)
         )
-    height = body_height + legend_height + MARGIN
+    height = bottom + legend_height + MARGIN
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))
     return (

@@ -258,8 +258,11 @@ def butterfly(n: str) -> Result:
                 label = f"X[{p}]"
             else:
                 label = f"{p}"
+            # Pinned: stage s is column s, position p is row p, so the wires of each
+            # butterfly cross as in the textbook picture.
             nodes.append(GraphNode(id=f"s{s}p{p}", label=label,
-                                   detail=_format_complex(values[p]), group=f"stage {s}"))
+                                   detail=_format_complex(values[p]), group=f"stage {s}",
+                                   layer=s, order=p))
     wires = butterfly_wires(size)
 
     checks = [
@@ -283,7 +286,8 @@ def butterfly(n: str) -> Result:
         figures=[GraphDiagram(title=T(f"Radix-2 butterflies for n = {size}",
                                       f"n = {size} 的基 2 蝶形网络"),
                               nodes=nodes,
-                              edges=[(w.source, w.target, w.label) for w in wires])],
+                              edges=[(w.source, w.target, w.label) for w in wires],
+                              direction="LR")],
         tables=[table],
         metrics={"stages": last, "butterflies": sum(s.top.shape[0] for s in stages)},
         notes=[T("An edge labelled +Wm^k or −Wm^k multiplies by ±exp(−2πik/m) on the way, "
