@@ -99,16 +99,20 @@ def address_check(readings: Sequence[tuple[Sequence[float], formulas.Layout]],
 
 
 def layout_check(engine: Sequence[formulas.Layout], predicted: Sequence[formulas.Layout]) -> Check:
-    """The engine's sizes, strides and offset equal the formulas' prediction at every step."""
-    differing = [i + 1 for i, (e, p) in enumerate(zip(engine, predicted, strict=True)) if e != p]
+    """The engine's sizes, strides and offset equal the formulas' prediction at every step.
+
+    Layout 0 is the starting tensor (contiguous strides), then one per step.
+    """
+    differing = [i for i, (e, p) in enumerate(zip(engine, predicted, strict=True)) if e != p]
     last = engine[-1] if engine else None
     return Check(
-        name=T("Sizes, strides and offset after each step are those the formulas predict",
-               "每一步之后的尺寸、步长和偏移都与公式的预测一致"),
+        name=T("The starting strides and the sizes, strides and offset after each step are "
+               "those the formulas predict",
+               "初始步长，以及每一步之后的尺寸、步长和偏移，都与公式的预测一致"),
         passed=not differing and len(engine) == len(predicted) > 0,
-        measured=(f"{len(engine)} steps agree; last: {last.describe()}" if not differing
-                  else f"step(s) {differing} differ"),
-        expected=f"{len(predicted)} steps as predicted",
+        measured=(f"{len(engine)} layouts agree; last: {last.describe()}" if not differing
+                  else f"layout(s) {differing} differ"),
+        expected=f"{len(predicted)} layouts as predicted",
     )
 
 
@@ -121,7 +125,7 @@ def shared_storage_check(base_ptr: int, base_cells: int, view_ptrs: Sequence[int
                "no new buffer",
                "每个视图都与原张量共用同一块存储：untyped_storage().data_ptr() 相同，没有新缓冲区"),
         passed=bool(same and view_ptrs),
-        measured=(f"{len(view_ptrs)} views on the same {base_cells}-element storage" if same
+        measured=(f"{len(view_ptrs)} view(s) on the same {base_cells}-element storage" if same
                   else "a view has its own storage"),
         expected="one storage",
     )
@@ -158,13 +162,55 @@ def values_check(name, values: Sequence[float], reference: np.ndarray) -> Check:
 # ---------------------------------------------------------------- view-chain
 
 
-def _tensor_node(node_id: str, code: str, layout: formulas.Layout, row: int,
-                 contiguous: bool) -> GraphNode:
-    """One tensor of the chain: a header (sizes, strides) over the shared storage."""
-    return GraphNode(
-        id=node_id, label=code,
-        detail=f"size {_fmt(layout.sizes)} stride {_fmt(layout.strides)} offset {layout.offset}",
-        group=CONTIGUOUS_GROUP if contiguous else STRIDED_GROUP, layer=1, order=row)
+def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> GraphDiagram:
+    """The storage on the left, every tensor of the chain on the right, pointing into it."""
+    storage = tensors[0].untyped_storage()
+    nodes = [GraphNode(id="storage", label="untyped_storage()",
+                       detail=f"{storage.size} × float64", group=STORAGE_GROUP,
+                       layer=0, order=(len(tensors) - 1) / 2)]
+    for row, (tensor, code) in enumerate(zip(tensors, codes, strict=True)):
+        shown = layout_of(tensor)
+        nodes.append(GraphNode(
+            id=f"t{row}", label=code,
+            detail=f"size {_fmt(shown.sizes)} stride {_fmt(shown.strides)} offset {shown.offset}",
+            group=CONTIGUOUS_GROUP if tensor.is_contiguous() else STRIDED_GROUP,
+            layer=1, order=row))
+    return GraphDiagram(
+        title=T("Every tensor in the chain is a view of the same storage",
+                "链上的每个张量都是同一块存储的视图"),
+        nodes=nodes, edges=[("storage", f"t{row}", "") for row in range(len(tensors))],
+        direction="LR")
+
+
+def _storage_map(final_layout: formulas.Layout, values: np.ndarray) -> Table:
+    """One row per storage cell: its value and which elements of the final view read it."""
+    readers: dict[int, list[str]] = {}
+    for index in formulas.logical_indices(final_layout.sizes):
+        readers.setdefault(formulas.address(final_layout, index), []).append(_fmt(index))
+    return Table(
+        title=T("Where the final view's elements live in the flat storage",
+                "最终视图的元素位于扁平存储的哪些位置"),
+        columns=[T("storage address", "存储地址"), T("value", "数值"),
+                 T("view elements reading it", "读取它的视图元素")],
+        rows=[[cell, f"{values[cell]:.3f}", " ".join(readers.get(cell, ["·"]))]
+              for cell in range(min(values.shape[0], MAX_LISTED_CELLS))],
+    )
+
+
+def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Check:
+    """Write MARKER into one element of ``view`` (picked by the seed) and see where it lands."""
+    shown = layout_of(view)
+    indices = formulas.logical_indices(shown.sizes)
+    if not indices:
+        return write_through_check("()", [], None, False)
+    index = indices[int(np.random.default_rng(seed).integers(len(indices)))]
+    cell = formulas.address(shown, index)
+    storage = x.untyped_storage().data  # the flat buffer itself: writes show up here
+    before = storage.copy()
+    view[index].fill_(MARKER)
+    changed = np.flatnonzero(storage != before).tolist()
+    base_index = tuple(int(i) for i in np.unravel_index(cell, tuple(x.shape)))
+    return write_through_check(_fmt(index), changed, cell, x[base_index].item() == MARKER)
 
 
 @experiment(
@@ -191,86 +237,55 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
     operations = CHAINS[chain]
     generator = whylab.Generator().manual_seed(seed)
     x = whylab.randn(n0, n1, n2, generator=generator, dtype=whylab.float64)
-    storage = x.untyped_storage().data  # the flat buffer itself: writes show up here
-    reference = storage.copy().reshape(n0, n1, n2)
+    storage_values = x.untyped_storage().data.copy()  # before anything writes to it
 
-    views, engine_layouts, predicted_layouts, readings = [], [], [], []
-    tensor, prediction, expected_values = x, layout_of(x), reference
+    # Walk the chain three ways at once: the engine, the page's formulas, NumPy.
+    tensors, codes = [x], ["x"]
+    predicted = [formulas.contiguous((n0, n1, n2))]
+    expected_values = storage_values.reshape(n0, n1, n2)
     for step in operations.steps:
-        tensor = step.engine(tensor)
-        prediction = step.predict(prediction)
+        tensors.append(step.engine(tensors[-1]))
+        codes.append(codes[-1] + step.code)
+        predicted.append(step.predict(predicted[-1]))
         expected_values = step.reference(expected_values)
-        views.append(tensor)
-        engine_layouts.append(layout_of(tensor))
-        predicted_layouts.append(prediction)
-        readings.append((read_every_element(tensor), layout_of(tensor)))
-    final, final_values = views[-1], readings[-1][0]
+    views = tensors[1:]
+    readings = [(read_every_element(t), layout_of(t)) for t in tensors]
 
     checks = [
-        address_check(readings, storage),
-        layout_check(engine_layouts, predicted_layouts),
+        address_check(readings, storage_values),
+        layout_check([layout_of(t) for t in tensors], predicted),
         shared_storage_check(storage_ptr(x), x.untyped_storage().size,
                              [storage_ptr(v) for v in views],
                              [v.untyped_storage().size for v in views]),
         values_check(T("The final view holds the same values as the same indexing in NumPy",
                        "最终视图的数值与 NumPy 做同样索引得到的完全相同"),
-                     final_values, expected_values),
+                     readings[-1][0], expected_values),
+        _write_one_element(x, views[-1], seed),
     ]
 
-    final_layout = engine_layouts[-1]
+    final_layout = layout_of(views[-1])
     cells = formulas.addresses(final_layout)
-    if cells:
-        # Write one element of the final view, picked by the seed, and see where it lands.
-        chosen = int(np.random.default_rng(seed).integers(len(cells)))
-        index = formulas.logical_indices(final_layout.sizes)[chosen]
-        before = storage.copy()
-        final[index].fill_(MARKER)
-        changed = np.flatnonzero(storage != before).tolist()
-        base_index = np.unravel_index(cells[chosen], (n0, n1, n2))
-        base_reads = x[tuple(int(i) for i in base_index)].item() == MARKER
-        checks.append(write_through_check(_fmt(index), changed, cells[chosen], base_reads))
-    else:
-        checks.append(write_through_check("()", [], None, False))
-
-    nodes = [GraphNode(id="storage", label="untyped_storage()",
-                       detail=f"{x.untyped_storage().size} × float64", group=STORAGE_GROUP,
-                       layer=0, order=len(views) / 2)]
-    code = "x"
-    for i, view in enumerate([x, *views]):
-        if i:
-            code += operations.steps[i - 1].code
-        nodes.append(_tensor_node(f"t{i}", code, layout_of(view), i, view.is_contiguous()))
-    edges = [("storage", f"t{i}", "") for i in range(len(views) + 1)]
-
-    readers: dict[int, list[str]] = {}
-    for index, cell in zip(formulas.logical_indices(final_layout.sizes), cells, strict=True):
-        readers.setdefault(cell, []).append(_fmt(index).replace(",)", ")"))
-    storage_map = Table(
-        title=T("Where the final view's elements live in the flat storage",
-                "最终视图的元素位于扁平存储的哪些位置"),
-        columns=[T("storage address", "存储地址"), T("value", "数值"),
-                 T("view elements reading it", "读取它的视图元素")],
-        rows=[[cell, f"{reference.reshape(-1)[cell]:.3f}", " ".join(readers.get(cell, ["·"]))]
-              for cell in range(min(storage.shape[0], MAX_LISTED_CELLS))],
-    )
     steps_table = Table(
         title=T("Layout after each step", "每一步之后的布局"),
         columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步长"),
-                 T("offset", "偏移"), T("contiguous", "连续")],
-        rows=[["x", _fmt(x.shape), _fmt(x.stride()), x.storage_offset(), "yes"]] + [
-            ["x" + "".join(s.code for s in operations.steps[:i + 1]), _fmt(v.shape),
-             _fmt(v.stride()), v.storage_offset(), "yes" if v.is_contiguous() else "no"]
-            for i, v in enumerate(views)],
+                 T("offset", "偏移"), T("is_contiguous()", "is_contiguous()")],
+        rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), str(t.is_contiguous())]
+              for code, t in zip(codes, tensors, strict=True)],
     )
+    notes = []
+    if storage_values.shape[0] > MAX_LISTED_CELLS:
+        notes.append(T(f"The storage map lists the first {MAX_LISTED_CELLS} of "
+                       f"{storage_values.shape[0]} cells; the checks cover all of them.",
+                       f"存储对照表只列出 {storage_values.shape[0]} 个单元中的前 "
+                       f"{MAX_LISTED_CELLS} 个；校验覆盖全部单元。"))
     return Result(
         checks=checks,
-        figures=[GraphDiagram(title=T("Every tensor in the chain views the same storage",
-                                      "链上的每个张量都是同一块存储的视图"),
-                              nodes=nodes, edges=edges, direction="LR")],
-        tables=[steps_table, storage_map],
+        figures=[_chain_diagram(tensors, codes)],
+        tables=[steps_table, _storage_map(final_layout, storage_values)],
+        notes=notes,
         metrics={"elements_in_view": len(cells), "distinct_cells_read": len(set(cells)),
-                 "storage_cells": int(storage.shape[0]),
-                 "final_is_contiguous": str(final.is_contiguous())},
+                 "storage_cells": int(storage_values.shape[0]),
+                 "final_is_contiguous": str(views[-1].is_contiguous())},
     )
 
 
