@@ -103,15 +103,21 @@ def layout_check(engine: Sequence[formulas.Layout], predicted: Sequence[formulas
 
     Layout 0 is the starting tensor (contiguous strides), then one per step.
     """
-    differing = [i for i, (e, p) in enumerate(zip(engine, predicted, strict=True)) if e != p]
-    last = engine[-1] if engine else None
+    differing = [i for i, (e, p) in enumerate(zip(engine, predicted, strict=False))
+                 if e != p]
+    passed = not differing and len(engine) == len(predicted) > 0
+    if passed:
+        measured = f"{len(engine)} layouts agree; last: {engine[-1].describe()}"
+    elif differing:
+        measured = f"layout(s) {differing} differ"
+    else:
+        measured = f"{len(engine)} layouts for {len(predicted)} predictions"
     return Check(
         name=T("The starting strides and the sizes, strides and offset after each step are "
                "those the formulas predict",
                "初始步长，以及每一步之后的尺寸、步长和偏移，都与公式的预测一致"),
-        passed=not differing and len(engine) == len(predicted) > 0,
-        measured=(f"{len(engine)} layouts agree; last: {last.describe()}" if not differing
-                  else f"layout(s) {differing} differ"),
+        passed=passed,
+        measured=measured,
         expected=f"{len(predicted)} layouts as predicted",
     )
 
