@@ -30,7 +30,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Chain:
-    label: Text
+    """Steps applied one after another; the reader picks a chain by its code."""
+
     steps: tuple[Step, ...]
 
     def code(self) -> str:
@@ -40,18 +41,14 @@ class Chain:
 
 CHAINS: dict[str, Chain] = {
     "transpose": Chain(
-        T("transpose(0, 1): swap two dimensions", "transpose(0, 1)：交换两个维度"),
         (Step(".transpose(0, 1)", lambda t: t.transpose(0, 1),
               lambda a: a.transpose(1, 0, 2), lambda m: formulas.transpose(m, 0, 1)),),
     ),
     "step-slice": Chain(
-        T("x[:, ::2]: every second row of each matrix", "x[:, ::2]：每个矩阵隔一行取一行"),
         (Step("[:, ::2]", lambda t: t[:, ::2], lambda a: a[:, ::2],
               lambda m: formulas.slice_dim(m, 1, 0, None, 2)),),
     ),
     "expand": Chain(
-        T("x[1:][:, :, None].expand(-1, -1, 3, -1): slice, new axis, repeat it 3 times",
-          "x[1:][:, :, None].expand(-1, -1, 3, -1)：切片、加新轴、把它重复 3 次"),
         (Step("[1:]", lambda t: t[1:], lambda a: a[1:],
               lambda m: formulas.slice_dim(m, 0, 1, None, 1)),
          Step("[:, :, None]", lambda t: t[:, :, None], lambda a: a[:, :, None],
@@ -61,26 +58,19 @@ CHAINS: dict[str, Chain] = {
               lambda m: formulas.expand(m, (-1, -1, 3, -1)))),
     ),
     "permute": Chain(
-        T("permute(2, 0, 1): move the last dimension to the front",
-          "permute(2, 0, 1)：把最后一维挪到最前"),
         (Step(".permute(2, 0, 1)", lambda t: t.permute(2, 0, 1),
               lambda a: a.transpose(2, 0, 1), lambda m: formulas.permute(m, (2, 0, 1))),),
     ),
     "diagonal": Chain(
-        T("diagonal(): elements with i₀ = i₁", "diagonal()：满足 i₀ = i₁ 的元素"),
         (Step(".diagonal()", lambda t: t.diagonal(), lambda a: np.diagonal(a, 0, 0, 1),
               lambda m: formulas.diagonal(m, 0, 1)),),
     ),
     "unfold": Chain(
-        T("unfold(2, 2, 1): sliding windows of 2 along the last dimension",
-          "unfold(2, 2, 1)：沿最后一维取长度为 2 的滑动窗口"),
         (Step(".unfold(2, 2, 1)", lambda t: t.unfold(2, 2, 1),
               lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, axis=2),
               lambda m: formulas.unfold(m, 2, 2, 1)),),
     ),
     "select-slice-transpose": Chain(
-        T("x[1][:, 1::2].t(): pick a matrix, odd columns, transpose",
-          "x[1][:, 1::2].t()：取一个矩阵、取奇数列、再转置"),
         (Step("[1]", lambda t: t[1], lambda a: a[1], lambda m: formulas.select(m, 0, 1)),
          Step("[:, 1::2]", lambda t: t[:, 1::2], lambda a: a[:, 1::2],
               lambda m: formulas.slice_dim(m, 1, 1, None, 2)),
@@ -107,25 +97,23 @@ def _arange(n: int):
 
 STARTING_LAYOUTS: dict[str, StartingLayout] = {
     "contiguous": StartingLayout(
-        T("contiguous 4 × 6", "连续的 4 × 6"), "torch.arange(24.).reshape(4, 6)",
+        T("contiguous", "连续"), "arange(24.).reshape(4, 6)",
         lambda: _arange(24).reshape(4, 6), lambda: np.arange(24.0).reshape(4, 6)),
     "transposed": StartingLayout(
-        T("transposed: a 6 × 4 tensor's .t()", "转置：6 × 4 张量的 .t()"),
-        "torch.arange(24.).reshape(6, 4).t()",
+        T("transposed", "转置"), "arange(24.).reshape(6, 4).t()",
         lambda: _arange(24).reshape(6, 4).t(), lambda: np.arange(24.0).reshape(6, 4).T),
     "step-sliced": StartingLayout(
-        T("every second column of a 4 × 12 tensor", "4 × 12 张量每隔一列取一列"),
-        "torch.arange(48.).reshape(4, 12)[:, ::2]",
+        T("every 2nd column of 4 × 12", "4 × 12 隔列取"),
+        "arange(48.).reshape(4, 12)[:, ::2]",
         lambda: _arange(48).reshape(4, 12)[:, ::2],
         lambda: np.arange(48.0).reshape(4, 12)[:, ::2]),
     "column-sliced": StartingLayout(
-        T("columns 1–6 of a 4 × 8 tensor", "4 × 8 张量的第 1–6 列"),
-        "torch.arange(32.).reshape(4, 8)[:, 1:7]",
+        T("columns 1–6 of 4 × 8", "4 × 8 的第 1–6 列"),
+        "arange(32.).reshape(4, 8)[:, 1:7]",
         lambda: _arange(32).reshape(4, 8)[:, 1:7],
         lambda: np.arange(32.0).reshape(4, 8)[:, 1:7]),
     "expanded": StartingLayout(
-        T("one row of 6 expanded to 4 rows", "一行 6 个元素扩展成 4 行"),
-        "torch.arange(6.).expand(4, 6)",
+        T("one row expanded to 4", "一行扩展成 4 行"), "arange(6.).expand(4, 6)",
         lambda: _arange(6).expand(4, 6), lambda: np.broadcast_to(np.arange(6.0), (4, 6))),
 }
 

@@ -231,7 +231,8 @@ def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Chec
     ),
     params=[
         Param("chain", "choice", "transpose", T("operations", "操作"),
-              choices=tuple(CHAINS), choice_labels=tuple(c.label for c in CHAINS.values())),
+              choices=tuple(CHAINS), choice_labels=tuple(T(c.code(), c.code())
+                                                         for c in CHAINS.values())),
         Param("n0", "int", 2, T("size n₀", "尺寸 n₀"), minimum=2, maximum=5, step=1),
         Param("n1", "int", 3, T("size n₁", "尺寸 n₁"), minimum=2, maximum=5, step=1),
         Param("n2", "int", 4, T("size n₂", "尺寸 n₂"), minimum=2, maximum=5, step=1),
@@ -372,7 +373,7 @@ def view_or_copy(layout: str, target: str) -> Result:
             _fmt(shape),
             _fmt(view.stride()) if view is not None else "✗",
             _fmt(prediction.strides) if prediction is not None else "—",
-            "copy" if not shares else "view",
+            "✓" if shares else "✗",
         ])
 
     checks = [
@@ -404,7 +405,7 @@ def view_or_copy(layout: str, target: str) -> Result:
         columns=[T("target shape", "目标形状"),
                  T("view(): strides, or ✗ when it fails", "view()：步长；失败记为 ✗"),
                  T("strides predicted by merging", "按合并规则预测的步长"),
-                 T("reshape()", "reshape()")],
+                 T("reshape() shares x's storage", "reshape() 与 x 共用存储")],
         rows=rows,
     )
     block_text = " + ".join(f"{b.numel}@{b.stride}" for b in blocks)
@@ -590,8 +591,8 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
 
 # ---------------------------------------------------------------- copy-cost
 
-TIMED_OPS: dict[str, tuple[Text, Callable]] = {
-    "add-other": (T("t + y (y contiguous)", "t + y（y 连续）"), lambda t, y: t + y),
+TIMED_OPS: dict[str, tuple[Text, Callable]] = {  # y is always a contiguous n × n tensor
+    "add-other": (T("t + y", "t + y"), lambda t, y: t + y),
     "sum-rows": (T("t.sum(dim=1)", "t.sum(dim=1)"), lambda t, y: t.sum(dim=1)),
     "scale": (T("t * 2", "t * 2"), lambda t, y: t * 2.0),
 }
@@ -637,11 +638,13 @@ def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
     title=T("What non-contiguous costs, and what contiguous() costs",
             "不连续要付出什么代价，contiguous() 又要付出什么代价"),
     description=T(
-        "Times one operation on an n × n tensor t, once with t contiguous and once with t a "
-        "transposed view, together with the two copies: clone() (memory read in order) and "
-        "contiguous() of the transposed view (memory read across rows).",
-        "对 n × n 张量 t 计时某个运算：t 连续时算一次，t 为转置视图时再算一次；同时对两种复制计时："
-        "clone()（按内存顺序读）和对转置视图调用 contiguous()（跨行读内存）。",
+        "Times one operation on an n × n tensor t (y is another, contiguous n × n tensor), "
+        "once with t contiguous and once with t = x.t(), a transposed view; then the two "
+        "copies, x.clone() (memory read in order) and x.t().contiguous() (memory read across "
+        "rows), and the two header-only calls x.contiguous() and x.t().",
+        "对 n × n 张量 t 计时某个运算（y 是另一个连续的 n × n 张量）：t 连续时算一次，"
+        "t = x.t()（转置视图）时再算一次；再对两种复制计时——x.clone()（按内存顺序读）和 "
+        "x.t().contiguous()（跨行读内存）——以及两个只建表头的调用 x.contiguous() 和 x.t()。",
     ),
     params=[
         Param("op", "choice", "add-other", T("operation on t", "对 t 的运算"),
@@ -721,12 +724,11 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
     ]
     names = {
         "op_contiguous": T(f"{label.en}, t contiguous", f"{label.zh}，t 连续"),
-        "op_transposed": T(f"{label.en}, t = x.t() (a view)", f"{label.zh}，t = x.t()（视图）"),
-        "clone": T("x.clone(): copy in memory order", "x.clone()：按内存顺序复制"),
-        "contiguous_of_transposed": T("x.t().contiguous(): transposing copy",
-                                      "x.t().contiguous()：转置复制"),
-        "contiguous_of_contiguous": T("x.contiguous(): returns x", "x.contiguous()：返回 x 本身"),
-        "transpose_view": T("x.t(): makes a view", "x.t()：创建视图"),
+        "op_transposed": T(f"{label.en}, t = x.t()", f"{label.zh}，t = x.t()"),
+        "clone": T("x.clone()", "x.clone()"),
+        "contiguous_of_transposed": T("x.t().contiguous()", "x.t().contiguous()"),
+        "contiguous_of_contiguous": T("x.contiguous()", "x.contiguous()"),
+        "transpose_view": T("x.t()", "x.t()"),
     }
     chart = LineChart(
         title=T("Time per call (fastest of the rounds)", "每次调用的耗时（各轮中最快的一次）"),
