@@ -1,0 +1,1 @@
+"""The strided-tensors topic: how views cost nothing, and when a copy is needed."""

@@ -1,0 +1,762 @@
+"""Experiments for "strided tensors": views as sizes, strides and an offset over one storage.
+
+Every experiment runs the real whylab engine. What the engine does is compared
+with the page's formulas, implemented separately in :mod:`.layout` (which does
+not import the engine), and with NumPy doing the same indexing. The comparisons
+are small functions (:func:`address_check`, :func:`layout_check`, ...) so tests
+can hand them wrong inputs and watch them fail.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import numpy as np
+
+import whylab
+from whylab.explorer.experiment import (
+    Check,
+    GraphDiagram,
+    GraphNode,
+    LineChart,
+    Param,
+    Result,
+    Series,
+    T,
+    Table,
+    Text,
+    experiment,
+    report_progress,
+)
+from whylab.topics.strided_tensors import layout as formulas
+from whylab.topics.strided_tensors.chains import CHAINS, STARTING_LAYOUTS, TARGET_SHAPES
+
+MARKER = -1000.0  # written through a view; random normal storage never holds it
+MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every cell)
+# Legend entries of the view diagram; code, so they read the same in both languages.
+CONTIGUOUS_GROUP = "is_contiguous() → True"
+STRIDED_GROUP = "is_contiguous() → False"
+STORAGE_GROUP = "Storage"
+
+
+# ---------------------------------------------------------------- reading the engine
+
+
+def layout_of(tensor: whylab.Tensor) -> formulas.Layout:
+    """The engine's own description of a tensor: sizes, strides, storage offset."""
+    return formulas.Layout(tuple(tensor.shape), tuple(tensor.stride()), tensor.storage_offset())
+
+
+def read_every_element(tensor: whylab.Tensor) -> list[float]:
+    """Each element read through the view by indexing, in row-major logical order."""
+    return [tensor[index].item() for index in formulas.logical_indices(tuple(tensor.shape))]
+
+
+def storage_ptr(tensor: whylab.Tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def _fmt(values: Sequence[int]) -> str:
+    return "(" + ", ".join(str(v) for v in values) + ("," if len(values) == 1 else "") + ")"
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def address_mismatches(values: Sequence[float], storage: np.ndarray,
+                       layout: formulas.Layout) -> int:
+    """How many elements differ from storage[offset + Σ i_j s_j] (by the layout's formula).
+
+    An element whose formula address falls outside the storage counts as a mismatch.
+    """
+    cells = formulas.addresses(layout)
+    if len(cells) != len(values):
+        return max(len(cells), len(values))
+    wrong = 0
+    for value, cell in zip(values, cells, strict=True):
+        if not 0 <= cell < storage.shape[0] or storage[cell] != value:
+            wrong += 1
+    return wrong
+
+
+def address_check(readings: Sequence[tuple[Sequence[float], formulas.Layout]],
+                  storage: np.ndarray) -> Check:
+    """Every element read through every view equals the storage cell its formula names."""
+    elements = sum(len(values) for values, _ in readings)
+    wrong = sum(address_mismatches(values, storage, layout) for values, layout in readings)
+    return Check(
+        name=T("Every element read through each view equals storage[offset + Σ iⱼ sⱼ], "
+               "computed from that view's own sizes, strides and offset",
+               "通过每个视图读出的每个元素，都等于按该视图自己的尺寸、步长和偏移"
+               "算出的 storage[offset + Σ iⱼ sⱼ]"),
+        passed=wrong == 0 and elements > 0,
+        measured=f"{elements} elements, {wrong} mismatches",
+        expected="0 mismatches",
+    )
+
+
+def layout_check(engine: Sequence[formulas.Layout], predicted: Sequence[formulas.Layout]) -> Check:
+    """The engine's sizes, strides and offset equal the formulas' prediction at every step.
+
+    Layout 0 is the starting tensor (contiguous strides), then one per step.
+    """
+    differing = [i for i, (e, p) in enumerate(zip(engine, predicted, strict=False))
+                 if e != p]
+    passed = not differing and len(engine) == len(predicted) > 0
+    if passed:
+        measured = f"{len(engine)} layouts agree; last: {engine[-1].describe()}"
+    elif differing:
+        measured = f"layout(s) {differing} differ"
+    else:
+        measured = f"{len(engine)} layouts for {len(predicted)} predictions"
+    return Check(
+        name=T("The starting strides and the sizes, strides and offset after each step are "
+               "those the formulas predict",
+               "初始步长，以及每一步之后的尺寸、步长和偏移，都与公式的预测一致"),
+        passed=passed,
+        measured=measured,
+        expected=f"{len(predicted)} layouts as predicted",
+    )
+
+
+def shared_storage_check(base_ptr: int, base_cells: int, view_ptrs: Sequence[int],
+                         view_cells: Sequence[int]) -> Check:
+    """Every view points at the base's storage (same address, same size): nothing was copied."""
+    same = all(p == base_ptr for p in view_ptrs) and all(c == base_cells for c in view_cells)
+    return Check(
+        name=T("Each view shares the base's storage: same untyped_storage().data_ptr(), "
+               "no new buffer",
+               "每个视图都与原张量共用同一块存储：untyped_storage().data_ptr() 相同，没有新缓冲区"),
+        passed=bool(same and view_ptrs),
+        measured=(f"{len(view_ptrs)} view(s) on the same {base_cells}-element storage" if same
+                  else "a view has its own storage"),
+        expected="one storage",
+    )
+
+
+def write_through_check(index: str, changed_cells: Sequence[int], predicted_cell: int | None,
+                        base_reads_marker: bool) -> Check:
+    """A write through the view changed exactly the predicted cell, and the base sees it."""
+    if predicted_cell is None:
+        passed, measured = False, "the view is empty: nothing to write"
+    else:
+        passed = list(changed_cells) == [predicted_cell] and base_reads_marker
+        measured = (f"changed cells {list(changed_cells)}; base reads the new value: "
+                    f"{'yes' if base_reads_marker else 'no'}")
+    return Check(
+        name=T(f"Writing view element {index} changes exactly the storage cell the formula "
+               "names, and the base tensor reads the new value",
+               f"写入视图元素 {index}，只改变公式指出的那个存储单元，原张量也读到新值"),
+        passed=bool(passed),
+        measured=measured,
+        expected=f"changed cells [{predicted_cell}]",
+    )
+
+
+def values_check(name, values: Sequence[float], reference: np.ndarray) -> Check:
+    """Exact equality of the engine's values with NumPy's (both only move numbers around)."""
+    reference = np.asarray(reference, dtype=float).reshape(-1)
+    same = len(values) == reference.shape[0] and bool(np.array_equal(values, reference))
+    return Check(name=name, passed=same and len(values) > 0,
+                 measured=f"{len(values)} values, {'identical' if same else 'different'}",
+                 expected="identical")
+
+
+# ---------------------------------------------------------------- view-chain
+
+
+def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> GraphDiagram:
+    """The storage on the left, every tensor of the chain on the right, pointing into it."""
+    storage = tensors[0].untyped_storage()
+    nodes = [GraphNode(id="storage", label="untyped_storage()",
+                       detail=f"{storage.size} × float64", group=STORAGE_GROUP,
+                       layer=0, order=(len(tensors) - 1) / 2)]
+    for row, (tensor, code) in enumerate(zip(tensors, codes, strict=True)):
+        shown = layout_of(tensor)
+        nodes.append(GraphNode(
+            id=f"t{row}", label=code,
+            detail=f"size {_fmt(shown.sizes)} stride {_fmt(shown.strides)} offset {shown.offset}",
+            group=CONTIGUOUS_GROUP if tensor.is_contiguous() else STRIDED_GROUP,
+            layer=1, order=row))
+    return GraphDiagram(
+        title=T("Every tensor in the chain is a view of the same storage",
+                "链上的每个张量都是同一块存储的视图"),
+        nodes=nodes, edges=[("storage", f"t{row}", "") for row in range(len(tensors))],
+        direction="LR")
+
+
+def _storage_map(final_layout: formulas.Layout, values: np.ndarray) -> Table:
+    """One row per storage cell: its value and which elements of the final view read it."""
+    readers: dict[int, list[str]] = {}
+    for index in formulas.logical_indices(final_layout.sizes):
+        readers.setdefault(formulas.address(final_layout, index), []).append(_fmt(index))
+    return Table(
+        title=T("Where the final view's elements live in the flat storage",
+                "最终视图的元素位于扁平存储的哪些位置"),
+        columns=[T("storage address", "存储地址"), T("value", "数值"),
+                 T("view elements reading it", "读取它的视图元素")],
+        rows=[[cell, f"{values[cell]:.3f}", " ".join(readers.get(cell, ["·"]))]
+              for cell in range(min(values.shape[0], MAX_LISTED_CELLS))],
+    )
+
+
+def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Check:
+    """Write MARKER into one element of ``view`` (picked by the seed) and see where it lands."""
+    shown = layout_of(view)
+    indices = formulas.logical_indices(shown.sizes)
+    if not indices:
+        return write_through_check("()", [], None, False)
+    index = indices[int(np.random.default_rng(seed).integers(len(indices)))]
+    cell = formulas.address(shown, index)
+    storage = x.untyped_storage().data  # the flat buffer itself: writes show up here
+    before = storage.copy()
+    view[index].fill_(MARKER)
+    changed = np.flatnonzero(storage != before).tolist()
+    base_index = tuple(int(i) for i in np.unravel_index(cell, tuple(x.shape)))
+    return write_through_check(_fmt(index), changed, cell, x[base_index].item() == MARKER)
+
+
+@experiment(
+    name="view-chain",
+    title=T("A chain of views over one storage", "同一块存储上的一串视图"),
+    description=T(
+        "Applies a chain of view operations to a tensor of random numbers and shows, after each "
+        "step, the sizes, strides and storage offset the engine reports, then where in the flat "
+        "storage every element of the final view lives.",
+        "对一个随机数张量依次施加几个视图操作，列出每一步之后引擎报告的尺寸、步长和存储偏移，"
+        "再列出最终视图的每个元素位于扁平存储中的哪个位置。",
+    ),
+    params=[
+        Param("chain", "choice", "transpose", T("operations", "操作"),
+              choices=tuple(CHAINS), choice_labels=tuple(T(c.code(), c.code())
+                                                         for c in CHAINS.values())),
+        Param("n0", "int", 2, T("size n₀", "尺寸 n₀"), minimum=2, maximum=5, step=1),
+        Param("n1", "int", 3, T("size n₁", "尺寸 n₁"), minimum=2, maximum=5, step=1),
+        Param("n2", "int", 4, T("size n₂", "尺寸 n₂"), minimum=2, maximum=5, step=1),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+)
+def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
+    operations = CHAINS[chain]
+    generator = whylab.Generator().manual_seed(seed)
+    x = whylab.randn(n0, n1, n2, generator=generator, dtype=whylab.float64)
+    storage_values = x.untyped_storage().data.copy()  # before anything writes to it
+
+    # Walk the chain three ways at once: the engine, the page's formulas, NumPy.
+    tensors, codes = [x], ["x"]
+    predicted = [formulas.contiguous((n0, n1, n2))]
+    expected_values = storage_values.reshape(n0, n1, n2)
+    for step in operations.steps:
+        tensors.append(step.engine(tensors[-1]))
+        codes.append(codes[-1] + step.code)
+        predicted.append(step.predict(predicted[-1]))
+        expected_values = step.reference(expected_values)
+    views = tensors[1:]
+    readings = [(read_every_element(t), layout_of(t)) for t in tensors]
+
+    checks = [
+        address_check(readings, storage_values),
+        layout_check([layout_of(t) for t in tensors], predicted),
+        shared_storage_check(storage_ptr(x), x.untyped_storage().size,
+                             [storage_ptr(v) for v in views],
+                             [v.untyped_storage().size for v in views]),
+        values_check(T("The final view holds the same values as the same indexing in NumPy",
+                       "最终视图的数值与 NumPy 做同样索引得到的完全相同"),
+                     readings[-1][0], expected_values),
+        _write_one_element(x, views[-1], seed),
+    ]
+
+    final_layout = layout_of(views[-1])
+    cells = formulas.addresses(final_layout)
+    steps_table = Table(
+        title=T("Layout after each step", "每一步之后的布局"),
+        columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步长"),
+                 T("offset", "偏移"), T("is_contiguous()", "is_contiguous()")],
+        rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), str(t.is_contiguous())]
+              for code, t in zip(codes, tensors, strict=True)],
+    )
+    notes = []
+    if storage_values.shape[0] > MAX_LISTED_CELLS:
+        notes.append(T(f"The storage map lists the first {MAX_LISTED_CELLS} of "
+                       f"{storage_values.shape[0]} cells; the checks cover all of them.",
+                       f"存储对照表只列出 {storage_values.shape[0]} 个单元中的前 "
+                       f"{MAX_LISTED_CELLS} 个；校验覆盖全部单元。"))
+    return Result(
+        checks=checks,
+        figures=[_chain_diagram(tensors, codes)],
+        tables=[steps_table, _storage_map(final_layout, storage_values)],
+        notes=notes,
+        metrics={"elements_in_view": len(cells), "distinct_cells_read": len(set(cells)),
+                 "storage_cells": int(storage_values.shape[0]),
+                 "final_is_contiguous": str(views[-1].is_contiguous())},
+    )
+
+
+# ---------------------------------------------------------------- view-or-copy
+
+
+def numpy_can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether NumPy can reshape without copying (its own, separate implementation)."""
+    try:
+        np.reshape(array, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
+def agreement_check(name, outcomes: Sequence[bool], predictions: Sequence[bool],
+                    shapes: Sequence[str]) -> Check:
+    """Pass when every observed yes/no equals the predicted one."""
+    wrong = [s for s, o, p in zip(shapes, outcomes, predictions, strict=True) if o != p]
+    return Check(name=name, passed=not wrong and len(outcomes) > 0,
+                 measured=(f"{len(outcomes)} target shapes agree" if not wrong
+                           else f"disagree at {', '.join(wrong)}"),
+                 expected=f"all {len(outcomes)} agree")
+
+
+@experiment(
+    name="view-or-copy",
+    title=T("view() or a copy?", "view() 还是复制？"),
+    description=T(
+        "Takes a 4 × 6 tensor in one of several layouts and asks the engine for view() and "
+        "reshape() to other shapes. The page's merging condition, coded separately from the "
+        "engine, predicts which views are possible; reshape() should copy exactly when view() "
+        "fails.",
+        "取一个按某种布局存放的 4 × 6 张量，让引擎对它调用 view() 和 reshape()，变成其他形状。"
+        "页面上的合并条件（独立于引擎另写了一份）预言哪些 view 可行；"
+        "reshape() 应当恰好在 view() 失败时复制。",
+    ),
+    params=[
+        Param("layout", "choice", "transposed", T("layout of the 4 × 6 tensor", "4 × 6 张量的布局"),
+              choices=tuple(STARTING_LAYOUTS),
+              choice_labels=tuple(s.label for s in STARTING_LAYOUTS.values())),
+        Param("target", "choice", "24", T("target shape", "目标形状"),
+              choices=tuple(TARGET_SHAPES),
+              choice_labels=tuple(T(k.replace("x", " × "), k.replace("x", " × "))
+                                  for k in TARGET_SHAPES)),
+    ],
+)
+def view_or_copy(layout: str, target: str) -> Result:
+    start = STARTING_LAYOUTS[layout]
+    x = start.engine()
+    twin = start.reference()
+    source = layout_of(x)
+    blocks = formulas.mergeable_blocks(source)
+    # The chosen target first; the other shapes follow so the checks cover them all.
+    names = [target] + [name for name in TARGET_SHAPES if name != target]
+
+    rows, errors = [], {}
+    viewed, predicted, copied, numpy_views, strides_ok, values_ok = [], [], [], [], [], []
+    for name in names:
+        shape = TARGET_SHAPES[name]
+        prediction = formulas.view_layout(source, shape)
+        try:
+            view = x.view(shape)
+        except RuntimeError as error:
+            view, errors[name] = None, str(error)
+        reshaped = x.reshape(shape)
+        reference = np.reshape(twin, shape)
+        shares = storage_ptr(reshaped) == storage_ptr(x)
+        viewed.append(view is not None)
+        predicted.append(prediction is not None)
+        copied.append(not shares)
+        numpy_views.append(numpy_can_view(twin, shape))
+        if view is not None and prediction is not None:
+            strides_ok.append(formulas.same_addressing(layout_of(view), prediction))
+        values_ok.append(np.array_equal(reshaped.numpy(), reference)
+                         and (view is None or np.array_equal(view.numpy(), reference)))
+        rows.append([
+            _fmt(shape),
+            _fmt(view.stride()) if view is not None else "✗",
+            _fmt(prediction.strides) if prediction is not None else "—",
+            "✓" if shares else "✗",
+        ])
+
+    checks = [
+        agreement_check(T("view() succeeds exactly when the merging condition sⱼ = sⱼ₊₁·nⱼ₊₁ "
+                          "predicts it can",
+                          "view() 恰好在合并条件 sⱼ = sⱼ₊₁·nⱼ₊₁ 预言可行时成功"),
+                        viewed, predicted, names),
+        agreement_check(T("reshape() copies exactly when view() fails (a view shares "
+                          "untyped_storage().data_ptr())",
+                          "reshape() 恰好在 view() 失败时复制（视图的 untyped_storage().data_ptr() "
+                          "与原张量相同）"),
+                        copied, [not v for v in viewed], names),
+        agreement_check(T("NumPy's own reshape(copy=False) can avoid the copy in exactly the "
+                          "same cases",
+                          "NumPy 自己的 reshape(copy=False) 在完全相同的情形下能避免复制"),
+                        numpy_views, predicted, names),
+        Check(name=T("Every successful view has the strides the merging rule gives",
+                     "每个成功的 view 的步长都与合并规则给出的一致"),
+              passed=bool(strides_ok) and all(strides_ok),
+              measured=f"{sum(strides_ok)} of {len(strides_ok)} views",
+              expected=f"{len(strides_ok)} of {len(strides_ok)}"),
+        agreement_check(T("view() and reshape() give the values NumPy's reshape gives",
+                          "view() 和 reshape() 的数值与 NumPy 的 reshape 相同"),
+                        values_ok, [True] * len(values_ok), names),
+    ]
+    table = Table(
+        title=T(f"{start.code}: view and reshape to each shape",
+                f"{start.code}：对各个形状调用 view 与 reshape"),
+        columns=[T("target shape", "目标形状"),
+                 T("view(): strides, or ✗ when it fails", "view()：步长；失败记为 ✗"),
+                 T("strides predicted by merging", "按合并规则预测的步长"),
+                 T("reshape() shares x's storage", "reshape() 与 x 共用存储")],
+        rows=rows,
+    )
+    block_text = " + ".join(f"{b.numel}@{b.stride}" for b in blocks)
+    notes = [T(f"{start.code} has sizes {_fmt(source.sizes)} and strides {_fmt(source.strides)}. "
+               f"Merging neighbours where sⱼ = sⱼ₊₁·nⱼ₊₁ leaves {len(blocks)} block(s) "
+               f"(elements@stride): {block_text}. A target shape can be a view exactly when "
+               "its dimensions split into runs whose products are these block sizes, in order.",
+               f"{start.code} 的尺寸为 {_fmt(source.sizes)}，步长为 {_fmt(source.strides)}。"
+               f"把满足 sⱼ = sⱼ₊₁·nⱼ₊₁ 的相邻维度合并后剩下 {len(blocks)} 块"
+               f"（元素数@步长）：{block_text}。目标形状能成为视图，当且仅当它的各维可以按顺序"
+               "分成若干段，每段尺寸之积恰好等于这些块的大小。")]
+    if target in errors:
+        notes.append(T(f"view{_fmt(TARGET_SHAPES[target])} raised: {errors[target]}",
+                       f"view{_fmt(TARGET_SHAPES[target])} 报错：{errors[target]}"))
+    return Result(
+        checks=checks,
+        tables=[table],
+        notes=notes,
+        metrics={"blocks": len(blocks), "chosen_target_views": str(target not in errors),
+                 "views_possible": sum(viewed), "targets": len(names)},
+    )
+
+
+# ---------------------------------------------------------------- version-counter
+
+WRITABLE_VIEWS: dict[str, tuple[str, Callable]] = {
+    "row": ("[1]", lambda t: t[1]),
+    "column": ("[:, 2]", lambda t: t[:, 2]),
+    "transpose": (".t()", lambda t: t.t()),
+    "diagonal": (".diagonal()", lambda t: t.diagonal()),
+    "flat": (".view(12)", lambda t: t.view(12)),
+}
+IN_PLACE_OPS: dict[str, tuple[str, Callable]] = {
+    "mul_": (".mul_(2)", lambda v: v.mul_(2.0)),
+    "add_": (".add_(1)", lambda v: v.add_(1.0)),
+    "setitem": ("[0] = 7", lambda v: v.__setitem__(0, 7.0)),
+}
+
+
+def version_of(tensor: whylab.Tensor) -> int:
+    """The in-place write count (PyTorch's ``t._version``; whylab keeps a shared counter)."""
+    return tensor._version.value
+
+
+def sequence_check(name, observed: Sequence[int], expected: Sequence[int]) -> Check:
+    """Pass when a recorded sequence of versions is exactly the expected one."""
+    return Check(name=name, passed=list(observed) == list(expected) and len(observed) > 0,
+                 measured=", ".join(str(v) for v in observed),
+                 expected=", ".join(str(v) for v in expected))
+
+
+def saved_tensor_error_check(message: str | None, now: int, saved: int) -> Check:
+    """The backward error was raised and names the version found and the one expected."""
+    wanted = [f"is at version {now}", f"expected version {saved}"]
+    passed = message is not None and "modified by an inplace operation" in message and all(
+        part in message for part in wanted)
+    found = re.search(r"is at version \d+; expected version \d+", message or "")
+    return Check(
+        name=T("backward() refuses: the error names the saved tensor's version now and "
+               "when it was saved",
+               "backward() 拒绝执行：错误信息写出被保存张量现在的版本号和保存时的版本号"),
+        passed=bool(passed),
+        measured=("no error raised" if message is None
+                  else f"“…{found.group(0)}…”" if found else "an error without the versions"),
+        expected=f"“…{wanted[0]}; {wanted[1]}…”",
+    )
+
+
+@experiment(
+    name="version-counter",
+    title=T("Version counters: how autograd notices a write through a view",
+            "版本计数器：自动微分如何察觉经由视图的写入"),
+    description=T(
+        "Writes in place through a view of a tensor and records the version counter of the "
+        "base, the view and a second view after each write; then does the same to a tensor "
+        "that autograd saved for backward.",
+        "经由张量的某个视图原地写入，记录每次写入后原张量、该视图以及另一个视图的版本号；"
+        "再对一个被自动微分保存下来供反向传播使用的张量做同样的事。",
+    ),
+    params=[
+        Param("view", "choice", "diagonal", T("view written through", "写入所经由的视图"),
+              choices=tuple(WRITABLE_VIEWS),
+              choice_labels=tuple(T(f"x{code}", f"x{code}")
+                                  for code, _ in WRITABLE_VIEWS.values())),
+        Param("op", "choice", "mul_", T("in-place operation", "原地操作"),
+              choices=tuple(IN_PLACE_OPS),
+              choice_labels=tuple(T(f"v{code}", f"v{code}") for code, _ in IN_PLACE_OPS.values())),
+        Param("writes", "int", 2, T("number of writes", "写入次数"), minimum=1, maximum=5, step=1),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+)
+def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
+    view_code, take_view = WRITABLE_VIEWS[view]
+    op_code, write = IN_PLACE_OPS[op]
+    generator = whylab.Generator().manual_seed(seed)
+    x = whylab.randn(3, 4, generator=generator, dtype=whylab.float64)
+    v = take_view(x)
+    sibling = x.t()[1:]  # another view of the same storage, never written through
+    detached, data = x.detach(), x.data
+
+    def versions() -> list[int]:
+        return [version_of(t) for t in (x, v, sibling, detached, data)]
+
+    history = [["—", *versions()]]
+    for k in range(1, writes + 1):
+        write(v)
+        history.append([f"{k}: v{op_code}", *versions()])
+    before_out_of_place = version_of(x)
+    doubled = v * 2.0  # out of place: reads the view, writes a new tensor
+    after_out_of_place = version_of(x)
+
+    checks = [
+        sequence_check(T("Each write through the view adds exactly 1 to the base's version",
+                         "每经由视图写入一次，原张量的版本号恰好加 1"),
+                       [row[1] for row in history], list(range(writes + 1))),
+        Check(name=T("The base, the view written through and another view share one counter "
+                     "object",
+                     "原张量、被写入的视图和另一个视图共用同一个计数器对象"),
+              passed=x._version is v._version is sibling._version
+              and all(row[1] == row[2] == row[3] for row in history),
+              measured=f"versions after the last write: x {history[-1][1]}, "
+                       f"v {history[-1][2]}, other view {history[-1][3]}",
+              expected="one shared counter"),
+        Check(name=T("An out-of-place operation on the view (v * 2) leaves the version alone",
+                     "对视图做非原地运算（v * 2）不改变版本号"),
+              passed=before_out_of_place == after_out_of_place
+              and storage_ptr(doubled) != storage_ptr(x),
+              measured=f"{before_out_of_place} → {after_out_of_place}",
+              expected=f"{before_out_of_place} → {before_out_of_place}"),
+        sequence_check(T("detach() shares the counter; .data gets a fresh one that stays at 0",
+                         "detach() 共用计数器；.data 拿到一个新的计数器，一直是 0"),
+                       [history[-1][4], history[-1][5]], [writes, 0]),
+    ]
+
+    # Autograd: exp saves its own result y for backward (d exp(a)/da = exp(a) = y).
+    a = whylab.randn(3, 4, generator=generator, dtype=whylab.float64, requires_grad=True)
+    y = a.exp()
+    loss = y.sum()
+    saved_at = version_of(y)
+    y_view = take_view(y)
+    for _ in range(writes):
+        write(y_view)
+    try:
+        loss.backward()
+        message = None
+    except RuntimeError as error:
+        message = str(error)
+    checks.append(saved_tensor_error_check(message, saved_at + writes, saved_at))
+
+    # Contrast: z = 2a, then z + 1 saves nothing, so writing into z breaks nothing.
+    b = whylab.randn(3, 4, generator=generator, dtype=whylab.float64, requires_grad=True)
+    z = b * 2.0
+    total = (z + 1.0).sum()
+    for _ in range(writes):
+        write(take_view(z))
+    total.backward()
+    checks.append(Check(
+        name=T("Writing into a tensor that no backward formula saved is harmless: "
+               "d/db sum(2b + 1) is still 2 everywhere",
+               "写入一个没有被任何反向公式保存的张量不会出错：d/db sum(2b + 1) 仍处处为 2"),
+        passed=bool(b.grad is not None and np.all(b.grad.numpy() == 2.0)),
+        measured="no gradient" if b.grad is None else
+        f"gradient in [{b.grad.numpy().min():g}, {b.grad.numpy().max():g}]",
+        expected="2 everywhere"))
+
+    table = Table(
+        title=T(f"Version counters while writing through v = x{view_code}",
+                f"经由 v = x{view_code} 写入时各张量的版本号"),
+        columns=[T("write", "写入"), T("x", "x"), T(f"v = x{view_code}", f"v = x{view_code}"),
+                 T("x.t()[1:]", "x.t()[1:]"), T("x.detach()", "x.detach()"),
+                 T("x.data", "x.data")],
+        rows=history,
+    )
+    notes = []
+    if message:
+        notes.append(T(f"backward() after {writes} write(s) through y{view_code}: {message}",
+                       f"经由 y{view_code} 写入 {writes} 次之后调用 backward()：{message}"))
+    return Result(checks=checks, tables=[table], notes=notes,
+                  metrics={"final_version": history[-1][1], "saved_version": saved_at,
+                           "version_at_backward": version_of(y)})
+
+
+# ---------------------------------------------------------------- copy-cost
+
+TIMED_OPS: dict[str, tuple[Text, Callable]] = {  # y is always a contiguous n × n tensor
+    "add-other": (T("t + y", "t + y"), lambda t, y: t + y),
+    "sum-rows": (T("t.sum(dim=1)", "t.sum(dim=1)"), lambda t, y: t.sum(dim=1)),
+    "scale": (T("t * 2", "t * 2"), lambda t, y: t * 2.0),
+}
+CHEAPER_THAN_COPY_AT_LEAST = 10.0  # a header-only call vs. a real n × n copy, at the largest n
+SAME_VALUES_TOLERANCE = 1e-12  # relative; a sum may add the same numbers in another order
+
+
+def fastest_seconds(func: Callable[[], object], rounds: int, budget_s: float = 0.002) -> float:
+    """Seconds per call: the fastest of ``rounds`` loops, each long enough to time (~budget_s).
+
+    Other work on a shared machine only ever adds time, so the fastest loop is the
+    steadiest estimate of what the code itself costs.
+    """
+    func()  # warm-up: first-touch page faults, caches
+    calls = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(calls):
+            func()
+        elapsed = time.perf_counter() - start
+        if elapsed >= budget_s or calls >= 1 << 12:
+            break
+        calls *= 2
+    best = elapsed / calls
+    for _ in range(rounds - 1):
+        start = time.perf_counter()
+        for _ in range(calls):
+            func()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
+    """max |values − reference| / max |reference|; infinite when the shapes differ."""
+    if values.shape != reference.shape:
+        return float("inf")
+    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
+    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
+
+
+@experiment(
+    name="copy-cost",
+    title=T("What non-contiguous costs, and what contiguous() costs",
+            "不连续要付出什么代价，contiguous() 又要付出什么代价"),
+    description=T(
+        "Times one operation on an n × n tensor t (y is another, contiguous n × n tensor), "
+        "once with t contiguous and once with t = x.t(), a transposed view; then the two "
+        "copies, x.clone() (memory read in order) and x.t().contiguous() (memory read across "
+        "rows), and the two header-only calls x.contiguous() and x.t().",
+        "对 n × n 张量 t 计时某个运算（y 是另一个连续的 n × n 张量）：t 连续时算一次，"
+        "t = x.t()（转置视图）时再算一次；再对两种复制计时——x.clone()（按内存顺序读）和 "
+        "x.t().contiguous()（跨行读内存）——以及两个只建表头的调用 x.contiguous() 和 x.t()。",
+    ),
+    params=[
+        Param("op", "choice", "add-other", T("operation on t", "对 t 的运算"),
+              choices=tuple(TIMED_OPS), choice_labels=tuple(label for label, _ in
+                                                            TIMED_OPS.values())),
+        Param("max_log2n", "int", 11, T("largest log₂ n", "最大的 log₂ n"),
+              minimum=8, maximum=11, step=1),
+        Param("rounds", "int", 3, T("timing rounds (fastest kept)", "计时轮数（取最快一次）"),
+              minimum=1, maximum=7, step=1),
+    ],
+    timing=True,
+)
+def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
+    label, operation = TIMED_OPS[op]
+    sizes = [2**k for k in range(7, max_log2n + 1)]
+    timings: dict[str, list[float]] = {key: [] for key in
+                                       ("op_contiguous", "op_transposed", "clone",
+                                        "contiguous_of_transposed", "contiguous_of_contiguous",
+                                        "transpose_view")}
+    self_returns, copies_row_major, worst_difference = [], [], 0.0
+    generator = whylab.Generator().manual_seed(0)
+    for step, n in enumerate(sizes):
+        x = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
+        y = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
+        xt = x.t()  # a view: transposed layout, nothing copied
+        xt_copy = xt.contiguous()  # the same values, row-major
+
+        same = x.contiguous()
+        self_returns.append(same is x and storage_ptr(same) == storage_ptr(x))
+        copies_row_major.append(storage_ptr(xt_copy) != storage_ptr(x)
+                                and tuple(xt_copy.stride()) == (n, 1)
+                                and np.array_equal(xt_copy.numpy(), x.numpy().T))
+        worst_difference = max(worst_difference, relative_difference(
+            operation(xt, y).numpy(), operation(xt_copy, y).numpy()))
+
+        timings["op_contiguous"].append(fastest_seconds(partial(operation, xt_copy, y), rounds))
+        timings["op_transposed"].append(fastest_seconds(partial(operation, xt, y), rounds))
+        timings["clone"].append(fastest_seconds(x.clone, rounds))
+        timings["contiguous_of_transposed"].append(fastest_seconds(xt.contiguous, rounds))
+        timings["contiguous_of_contiguous"].append(fastest_seconds(x.contiguous, rounds))
+        timings["transpose_view"].append(fastest_seconds(x.t, rounds))
+        report_progress((step + 1) / len(sizes))
+
+    largest = sizes[-1]
+    self_return_gain = timings["clone"][-1] / timings["contiguous_of_contiguous"][-1]
+    view_gain = timings["contiguous_of_transposed"][-1] / timings["transpose_view"][-1]
+    checks = [
+        Check(name=T("contiguous() of a contiguous tensor returns the tensor itself: "
+                     "same object, same storage, no copy",
+                     "对连续张量调用 contiguous() 返回它自己：同一个对象、同一块存储，不复制"),
+              passed=all(self_returns), measured=f"{sum(self_returns)} of {len(sizes)} sizes",
+              expected=f"{len(sizes)} of {len(sizes)}"),
+        Check(name=T("contiguous() of the transposed view makes a new row-major storage "
+                     "(strides (n, 1)) holding xᵀ",
+                     "对转置视图调用 contiguous() 会新建一块行主序存储（步长 (n, 1)），内容为 xᵀ"),
+              passed=all(copies_row_major),
+              measured=f"{sum(copies_row_major)} of {len(sizes)} sizes",
+              expected=f"{len(sizes)} of {len(sizes)}"),
+        Check(name=T(f"{label.en} gives the same values whether t is a view or a contiguous copy",
+                     f"无论 t 是视图还是连续副本，{label.zh} 的结果都相同"),
+              passed=worst_difference <= SAME_VALUES_TOLERANCE,
+              measured=f"relative max difference {worst_difference:.1e}",
+              expected=f"≤ {SAME_VALUES_TOLERANCE:.0e}"),
+        Check(name=T(f"At n = {largest}, contiguous() returning itself is at least "
+                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than copying (clone)",
+                     f"n = {largest} 时，返回自身的 contiguous() 比复制（clone）至少便宜 "
+                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
+              passed=self_return_gain >= CHEAPER_THAN_COPY_AT_LEAST,
+              measured=f"{self_return_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
+        Check(name=T(f"At n = {largest}, making the view x.t() is at least "
+                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than the transposing copy "
+                     "x.t().contiguous()",
+                     f"n = {largest} 时，创建视图 x.t() 比转置复制 x.t().contiguous() 至少便宜 "
+                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
+              passed=view_gain >= CHEAPER_THAN_COPY_AT_LEAST,
+              measured=f"{view_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
+    ]
+    names = {
+        "op_contiguous": T(f"{label.en}, t contiguous", f"{label.zh}，t 连续"),
+        "op_transposed": T(f"{label.en}, t = x.t()", f"{label.zh}，t = x.t()"),
+        "clone": T("x.clone()", "x.clone()"),
+        "contiguous_of_transposed": T("x.t().contiguous()", "x.t().contiguous()"),
+        "contiguous_of_contiguous": T("x.contiguous()", "x.contiguous()"),
+        "transpose_view": T("x.t()", "x.t()"),
+    }
+    chart = LineChart(
+        title=T("Time per call (fastest of the rounds)", "每次调用的耗时（各轮中最快的一次）"),
+        x_label=T("n (tensor is n × n, float64)", "n（张量为 n × n，float64）"),
+        y_label=T("seconds", "秒"),
+        series=[Series(names[key], sizes, values) for key, values in timings.items()],
+        log_x=True, log_y=True,
+    )
+    table = Table(
+        title=T("Time per call, fastest of the rounds (µs)",
+                "每次调用的耗时，各轮中最快的一次（微秒）"),
+        columns=[T("n", "n")] + [names[key] for key in timings],
+        rows=[[n] + [f"{timings[key][i] * 1e6:.1f}" for key in timings]
+              for i, n in enumerate(sizes)],
+    )
+    return Result(
+        checks=checks, figures=[chart], tables=[table],
+        metrics={
+            f"op_transposed_over_contiguous_at_{largest}":
+                timings["op_transposed"][-1] / timings["op_contiguous"][-1],
+            f"transposing_copy_over_clone_at_{largest}":
+                timings["contiguous_of_transposed"][-1] / timings["clone"][-1],
+            f"clone_over_self_return_at_{largest}": self_return_gain,
+            f"transposing_copy_over_view_at_{largest}": view_gain,
+            "view_seconds_largest_over_smallest":
+                timings["transpose_view"][-1] / timings["transpose_view"][0],
+        },
+    )
+
+
+EXPERIMENTS = [view_chain, view_or_copy, copy_cost, version_counter]
