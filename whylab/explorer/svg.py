@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -637,6 +637,7 @@ LABEL_CENTRE_RADIUS = 10.0  # another edge this close to a label's centre makes 
 # head, so it sits by the node it feeds, then gradually further away.
 LABEL_POSITIONS = (0.72, 0.8, 0.64, 0.86, 0.56, 0.48, 0.4, 0.3, 0.92, 0.2)
 GRID_CELL = 24.0
+SAMPLE_SPACING = 5.0  # between points sampled along edges to find them near a label
 
 Box = tuple[float, float, float, float]  # left, top, width, height
 
@@ -653,7 +654,7 @@ def _sample(curves: list[Curve]) -> list[tuple[float, float]]:
     points = []
     for curve in curves:
         hull = sum(math.dist(a, b) for a, b in zip(curve, curve[1:], strict=False))
-        steps = max(4, math.ceil(hull / 4))
+        steps = max(4, math.ceil(hull / SAMPLE_SPACING))
         points.extend(curve_point(curve, i / steps) for i in range(steps + 1))
     return points
 
@@ -661,6 +662,13 @@ def _sample(curves: list[Curve]) -> list[tuple[float, float]]:
 def _grown(box: Box, margin: float) -> Box:
     x, y, w, h = box
     return x - margin, y - margin, w + 2 * margin, h + 2 * margin
+
+
+def _cells(left: float, top: float, right: float, bottom: float) -> Iterator[tuple[int, int]]:
+    """The cells of a :data:`GRID_CELL` grid that a rectangle touches."""
+    for i in range(math.floor(left / GRID_CELL), math.floor(right / GRID_CELL) + 1):
+        for j in range(math.floor(top / GRID_CELL), math.floor(bottom / GRID_CELL) + 1):
+            yield i, j
 
 
 class LabelPlacer:
@@ -671,31 +679,45 @@ class LabelPlacer:
     before it; then one where no other edge passes close to the label's centre
     (a line through the middle of a label makes it unclear which edge the
     label belongs to; one clipping a corner does not); then the one nearest
-    the edge's head. Other edges are found through a grid of points sampled
-    along every edge.
+    the edge's head. Boxes already taken and points sampled along every edge
+    are kept in grids, so each test looks only at what is nearby.
     """
 
     def __init__(self, node_boxes: list[Box], edges: list[list[Curve]]):
-        self.taken: list[Box] = [_grown(box, NODE_CLEARANCE) for box in node_boxes]
-        self.grid: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
+        self.taken: list[Box] = []
+        self.taken_grid: dict[tuple[int, int], list[int]] = {}
+        for box in node_boxes:
+            self._reserve(_grown(box, NODE_CLEARANCE))
+        self.edge_grid: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
         for index, curves in enumerate(edges):
             for x, y in _sample(curves):
                 cell = (math.floor(x / GRID_CELL), math.floor(y / GRID_CELL))
-                self.grid.setdefault(cell, []).append((x, y, index))
+                self.edge_grid.setdefault(cell, []).append((x, y, index))
+
+    def _reserve(self, box: Box) -> None:
+        left, top, width, height = box
+        for cell in _cells(left, top, left + width, top + height):
+            self.taken_grid.setdefault(cell, []).append(len(self.taken))
+        self.taken.append(box)
+
+    def _covered(self, box: Box) -> float:
+        """Area of ``box`` that overlaps nodes and labels already placed."""
+        left, top, width, height = box
+        nearby = {
+            index
+            for cell in _cells(left, top, left + width, top + height)
+            for index in self.taken_grid.get(cell, ())
+        }
+        return sum(_overlap(box, self.taken[index]) for index in nearby)
 
     def _edges_near(self, x: float, y: float, own: int) -> int:
         """How many other edges pass within :data:`LABEL_CENTRE_RADIUS` of (x, y)."""
-        near = set()
         reach = LABEL_CENTRE_RADIUS
-        for i in range(
-            math.floor((x - reach) / GRID_CELL), math.floor((x + reach) / GRID_CELL) + 1
-        ):
-            for j in range(
-                math.floor((y - reach) / GRID_CELL), math.floor((y + reach) / GRID_CELL) + 1
-            ):
-                for px, py, index in self.grid.get((i, j), ()):
-                    if index != own and (px - x) ** 2 + (py - y) ** 2 <= reach * reach:
-                        near.add(index)
+        near = set()
+        for cell in _cells(x - reach, y - reach, x + reach, y + reach):
+            for px, py, index in self.edge_grid.get(cell, ()):
+                if index != own and (px - x) ** 2 + (py - y) ** 2 <= reach * reach:
+                    near.add(index)
         return len(near)
 
     def place(self, edge: int, curves: list[Curve], label: str) -> Box:
@@ -706,13 +728,12 @@ class LabelPlacer:
         for rank, t in enumerate(LABEL_POSITIONS):
             x, y = curve_point(curves[0], t)
             box = (x - width / 2, y - LABEL_HEIGHT / 2, width, LABEL_HEIGHT)
-            covered = sum(_overlap(box, other) for other in self.taken)
-            score = (covered, self._edges_near(x, y, edge), rank)
+            score = (self._covered(box), self._edges_near(x, y, edge), rank)
             if best is None or score < best:
                 best, chosen = score, box
             if score[:2] == (0, 0):
                 break  # nothing better than the most preferred clear spot
-        self.taken.append(chosen)
+        self._reserve(chosen)
         return chosen
 
 
