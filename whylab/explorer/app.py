@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import whylab
 from whylab.explorer.cache import ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
-from whylab.explorer.i18n import translate
+from whylab.explorer.i18n import param_error_message, translate
 from whylab.explorer.ratelimit import RateLimiter, retry_after_header
 from whylab.explorer.render import (
     STATIC_DIR,
@@ -219,13 +219,13 @@ def create_app(
     def too_many(request: Request) -> bool:
         return len(request.query_params) > config.max_query_params
 
-    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str]) -> int:
+    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
         """Parse, run and fill ``view``; returns the HTTP status it deserves."""
         try:
             params = view.experiment.parse_params(raw)
         except ParamError as error:
-            view.error = str(error)
-            view.param_errors = {error.param: str(error)}
+            view.error = param_error_message(error, view.experiment, lang)
+            view.param_errors = {error.param: view.error}
             return 422
         view.values = params
         try:
@@ -428,7 +428,7 @@ def create_app(
             for p in topic.placements()
         }
         statuses = await asyncio.gather(
-            *(run_view(view, topic, raw.get(name, {})) for name, view in views.items())
+            *(run_view(view, topic, raw.get(name, {}), lang) for name, view in views.items())
         )
         # A bad parameter is the reader's to fix (422); a slow or busy experiment is
         # reported inside its own block and the rest of the page is still served.
@@ -453,7 +453,7 @@ def create_app(
         if wait:
             view.error = translate("rate_limited", lang, seconds=retry_after_header(wait))
             return html("_result.html", context, 429, {"Retry-After": retry_after_header(wait)})
-        status = await run_view(view, topic, raw)
+        status = await run_view(view, topic, raw, lang)
         headers = {"Retry-After": "5"} if status == 503 else None
         return html("_result.html", context, status, headers)
 

@@ -28,7 +28,7 @@ from whylab.explorer.experiment import (
     Param,
     Text,
 )
-from whylab.explorer.i18n import LANG_NAMES, other_lang, translate
+from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, translate
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
@@ -127,11 +127,6 @@ def input_value(value: Any) -> str:
     return value if isinstance(value, str) else format_param(value)
 
 
-def bound(param: Param, value: float) -> str:
-    """A bound as readers see it: whole numbers for int parameters, short floats otherwise."""
-    return str(int(value)) if param.kind == "int" else f"{value:g}"
-
-
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
     """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order."""
     parts = []
@@ -209,6 +204,11 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
 
 
 @pass_context
+def _bound_messages(context, param: Param) -> dict[str, str]:
+    return bound_messages(param, context["lang"])
+
+
+@pass_context
 def _chart_table(context, chart: LineChart):
     return chart_table(chart, context["lang"])
 
@@ -231,7 +231,7 @@ def make_environment() -> Environment:
         other_lang=other_lang,
         version=whylab.__version__,
         input_value=input_value,
-        bound=bound,
+        bound_messages=_bound_messages,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,
