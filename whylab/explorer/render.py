@@ -108,6 +108,7 @@ class ExperimentView:
     record: RunRecord | None = None
     error: str = ""
     param_errors: dict[str, str] = field(default_factory=dict)
+    result_html: Markup | None = None  # the result block, when already rendered (or cached)
 
     @property
     def anchor(self) -> str:
