@@ -308,3 +308,19 @@ def test_keyboard_skip_link_and_phone_layout(browser, base_url):
     assert overflow <= 0  # wide charts scroll inside their own box, not the page
     context.close()
     assert problems == []
+
+
+def test_figures_on_a_phone_stay_readable_and_scroll_in_their_own_box(browser, base_url):
+    context, page, problems = open_page(browser, viewport={"width": 390, "height": 844})
+    page.goto(f"{base_url}/zh/topics/fft")
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.figure-scroll svg')).map(svg => [
+            svg.getAttribute('class'), svg.getBoundingClientRect().width,
+            svg.viewBox.baseVal.width])"""
+    )
+    assert {kind for kind, _, _ in sizes} == {"chart", "graph"}
+    for kind, drawn, natural in sizes:
+        assert drawn / natural >= 0.75 - 1e-3, (kind, drawn, natural)  # text stays >= 8 px
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    context.close()
+    assert problems == []

@@ -110,6 +110,16 @@ def test_form_fields_are_labelled_typed_and_bounded(client):
     assert 'type="checkbox" id="experiment-sine-log_y"' in form
 
 
+def test_chinese_pages_use_chinese_punctuation_around_interface_words(client):
+    chinese = client.get("/zh/topics/tiny-demo").text
+    assert "引擎：whylab" in chinese and "参数：振幅 = " in chinese
+    assert "（范围 0.1 至 10）" in chinese and "，预期" in chinese and "数据表：" in chinese
+    assert "(范围" not in chinese and "引擎:" not in chinese
+    english = client.get("/en/topics/tiny-demo").text
+    assert "Engine: whylab" in english and "(from 0.1 to 10)" in english
+    assert "</code>, expected" in english
+
+
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
     page = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "2", "sine.cycles": "5"})
     assert page.status_code == 200

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
 from whylab.explorer.svg import (
+    GRAPH_MIN_SCALE,
     NODE_HEIGHT,
     curve_point,
     format_number,
@@ -440,3 +441,9 @@ def test_text_width_knows_wide_narrow_and_small_characters():
     assert text_width("WWWW", 10) > text_width("abcd", 10) > text_width("iiii", 10)
     assert text_width("中文", 10) == pytest.approx(2 * text_width("中", 10))
     assert text_width("W₈³", 10) < text_width("W83", 10)  # sub- and superscripts are small
+
+
+def test_a_narrow_page_may_shrink_a_diagram_only_so_far():
+    root = parse(render_graph(graph(["a", "b"], [("a", "b", "x")]), "en", "g"))
+    width = float(root.get("width"))
+    assert root.get("style") == f"min-width: {width * GRAPH_MIN_SCALE:.0f}px"

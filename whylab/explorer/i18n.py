@@ -53,6 +53,10 @@ UI: dict[str, Text] = {
     "parameters": T("Parameters", "参数"),
     "run": T("Run", "运行"),
     "range": T("from {min} to {max}", "范围 {min} 至 {max}"),
+    # Punctuation between interface words: Chinese text takes fullwidth forms.
+    "colon": T(": ", "："),
+    "comma": T(", ", "，"),
+    "in_parentheses": T(" ({text})", "（{text}）"),
     "running": T("Running…", "运行中…"),
     "run_done": T(
         "Updated: {passed} of {total} checks passed.", "已更新：{total} 项验证中 {passed} 项通过。"

@@ -135,7 +135,7 @@ def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> st
         unit = f" {param.unit}" if param.unit else ""
         value = format_param(record.params[param.name])
         parts.append(f"{param.label.get(lang)} = {value}{unit}")
-    return ", ".join(parts)
+    return translate("comma", lang).join(parts)
 
 
 def format_value(value: Any) -> str:

@@ -287,6 +287,7 @@ LAYER_GAP = {"TB": 56.0, "LR": 120.0}  # between layers, where edges (and their 
 NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
+GRAPH_MIN_SCALE = 0.75  # smallest scale a page may draw a diagram at (labels stay >= 8 px)
 
 
 def _layers(
@@ -796,8 +797,11 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     height = bottom + legend_height + MARGIN
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))
+    # On a narrow screen the page may shrink the drawing, but not below the scale
+    # at which its labels stay readable; past that it scrolls in its own box.
     return (
         f'<svg class="graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'style="min-width: {width * GRAPH_MIN_SCALE:.0f}px" '
         f'role="img" aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
         f'<desc id="{element_id}-d">{escape(description)}</desc>{"".join(parts)}{legend}</svg>'
