@@ -125,6 +125,8 @@ def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
     assert page.status_code == 200
     assert 'name="sine.amplitude" value="2.0"' in page.text
     assert "Amplitude = 2.0 V, Cycles = 5" in page.text
+    noisy = client.get("/zh/topics/tiny-demo", params={"sine.noise": "gauss"}).text
+    assert "噪声 = 高斯" in noisy and "sine.noise=gauss" in noisy  # label shown, value linked
     # the other forms carry this experiment's parameters along as hidden fields
     assert '<input type="hidden" name="sine.cycles" value="5">' in page.text
 

@@ -129,11 +129,19 @@ def input_value(value: Any) -> str:
 
 
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
-    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order."""
+    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order.
+
+    A choice is shown by its label, as the form shows it ("two tones + noise"
+    rather than ``tones``).
+    """
     parts = []
     for param in experiment.params:
         unit = f" {param.unit}" if param.unit else ""
-        value = format_param(record.params[param.name])
+        raw = record.params[param.name]
+        if param.kind == "choice" and param.choice_labels and raw in param.choices:
+            value = param.choice_labels[param.choices.index(raw)].get(lang)
+        else:
+            value = format_param(raw)
         parts.append(f"{param.label.get(lang)} = {value}{unit}")
     return translate("comma", lang).join(parts)
 
