@@ -83,7 +83,7 @@ def browser():
 
 
 def open_page(browser, **context_options):
-    context = browser.new_context(locale="en-US", **context_options)
+    context = browser.new_context(**{"locale": "en-US", **context_options})
     page = context.new_page()
     page.set_default_timeout(20_000)
     problems: list[str] = []
@@ -193,17 +193,63 @@ def test_changing_a_parameter_reruns_updates_chart_and_url_and_reload_restores(p
     assert page.locator("#experiment-superposition-phase").input_value() == "3.14"
 
 
-def test_out_of_range_input_is_caught_before_it_is_sent(page, base_url):
-    page.goto(f"{base_url}/en/topics/{WAVE}")
+def server_message(base_url: str, lang: str, **params: str) -> str:
+    """The 422 message the server gives for these parameters (its result fragment)."""
+    import httpx
+
+    fragment = httpx.get(
+        f"{base_url}/{lang}/topics/{WAVE}/experiments/superposition/result", params=params
+    )
+    assert fragment.status_code == 422
+    return re.search(r"<li>(.*?)</li>", fragment.text).group(1)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_out_of_range_input_is_caught_in_the_page_language_with_the_servers_words(
+    browser, base_url, lang
+):
+    # The browser speaks German: any message it wrote itself would show up here.
+    context, page, problems = open_page(browser, locale="de-DE")
+    page.goto(f"{base_url}/{lang}/topics/{WAVE}")
     before = chart_path(page)
-    page.locator("#experiment-superposition-phase").fill("9")
+    phase = page.locator("#experiment-superposition-phase")
+    phase.fill("9")
     status = page.locator("#experiment-superposition [data-status]")
     page.wait_for_function(
         "() => document.querySelector('#experiment-superposition [data-status]').textContent"
     )
-    assert "less than or equal to 6.283" in status.inner_text()  # names the bound
-    assert page.locator("#experiment-superposition-phase").get_attribute("aria-invalid") == "true"
+    expected = server_message(base_url, lang, phase="9")
+    assert status.inner_text() == expected
+    assert "6.283185307" in expected and "9" in expected  # names the bound and the value
+    assert page.locator("#experiment-superposition-phase-error").inner_text() == expected
+    assert phase.get_attribute("aria-invalid") == "true"
+    assert "experiment-superposition-phase-error" in phase.get_attribute("aria-describedby")
     assert "superposition.phase=9" not in page.url and chart_path(page) == before
+    # A good value clears the mark and runs.
+    phase.fill("1.25")
+    page.wait_for_url(re.compile(r"superposition\.phase=1\.25"))
+    assert page.locator("#experiment-superposition-phase-error").count() == 0
+    assert phase.get_attribute("aria-invalid") is None
+    context.close()
+    assert problems == []
+
+
+def test_int_fields_want_whole_numbers_but_floats_may_fall_between_steps(page, base_url):
+    page.goto(f"{base_url}/en/topics/{WAVE}")
+    samples = page.locator("#experiment-superposition-samples")
+    samples.fill("600.5")
+    error = page.locator("#experiment-superposition-samples-error")
+    error.wait_for()
+    assert error.inner_text() == server_message(base_url, "en", samples="600.5")
+    samples.fill("600")
+    error.wait_for(state="detached")
+    # The phase steps by 0.01, but the server takes any value within its bounds.
+    page.locator("#experiment-superposition-phase").fill("3.14159")
+    page.wait_for_url(re.compile(r"superposition\.phase=3\.14159"))
+    page.wait_for_function(
+        "() => document.querySelector('#experiment-superposition-result .run-meta')"
+        ".textContent.includes('3.14159')"
+    )
 
 
 def test_works_without_javascript(browser, base_url):
@@ -215,6 +261,23 @@ def test_works_without_javascript(browser, base_url):
     assert "1.5" in page.locator("#experiment-superposition-result .run-meta").inner_text()
     context.close()
     assert problems == []
+
+
+def test_without_javascript_a_bad_value_gets_the_servers_message_in_the_page_language(
+    browser, base_url
+):
+    context, page, problems = open_page(browser, java_script_enabled=False, locale="de-DE")
+    page.goto(f"{base_url}/zh/topics/{WAVE}")
+    page.locator("#experiment-superposition-phase").fill("9")
+    with page.expect_response(re.compile(r"superposition\.phase=9")) as answer:
+        page.locator("#experiment-superposition button[type=submit]").click()
+    assert answer.value.status == 422
+    expected = server_message(base_url, "zh", phase="9")
+    assert "必须" in expected
+    assert page.locator("#experiment-superposition-phase-error").inner_text() == expected
+    context.close()
+    # Chromium logs every 4xx document load; that 422 is the answer we asked for.
+    assert [p for p in problems if "status of 422" not in p] == []
 
 
 def test_dark_theme_follows_the_system(browser, base_url):
@@ -243,5 +306,21 @@ def test_keyboard_skip_link_and_phone_layout(browser, base_url):
     assert page.url.endswith("#main")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0  # wide charts scroll inside their own box, not the page
+    context.close()
+    assert problems == []
+
+
+def test_figures_on_a_phone_stay_readable_and_scroll_in_their_own_box(browser, base_url):
+    context, page, problems = open_page(browser, viewport={"width": 390, "height": 844})
+    page.goto(f"{base_url}/zh/topics/fft")
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.figure-scroll svg')).map(svg => [
+            svg.getAttribute('class'), svg.getBoundingClientRect().width,
+            svg.viewBox.baseVal.width])"""
+    )
+    assert {kind for kind, _, _ in sizes} == {"chart", "graph"}
+    for kind, drawn, natural in sizes:
+        assert drawn / natural >= 0.75 - 1e-3, (kind, drawn, natural)  # text stays >= 8 px
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     context.close()
     assert problems == []

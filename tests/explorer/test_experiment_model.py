@@ -10,6 +10,7 @@ import pytest
 
 from whylab.explorer.experiment import (
     Check,
+    Experiment,
     GraphDiagram,
     GraphNode,
     LineChart,
@@ -23,6 +24,7 @@ from whylab.explorer.experiment import (
     progress_hook,
     report_progress,
 )
+from whylab.explorer.i18n import param_error_message
 from whylab.explorer.serialization import (
     SerializationError,
     dumps,
@@ -42,6 +44,52 @@ def test_param_bounds_name_the_bound():
     for bad in ("nan", "inf", "abc", "", "1e999"):
         with pytest.raises(ParamError):
             p.parse(bad)
+
+
+@pytest.mark.parametrize(
+    "kind, raw, reason, bound, en, zh",
+    [
+        (
+            "float",
+            "7",
+            "above",
+            6.283185307179586,
+            "φ: must be ≤ 6.283185307 (got 7)",
+            "φ：必须 ≤ 6.283185307（当前值 7）",
+        ),
+        ("float", "-1", "below", 0.0, "φ: must be ≥ 0 (got -1)", "φ：必须 ≥ 0（当前值 -1）"),
+        ("float", "abc", "not_float", None, "φ: must be a number", "φ：必须是数字"),
+        ("float", "inf", "not_finite", None, "φ: must be a finite number", "φ：必须是有限的数"),
+        ("int", "2.5", "not_int", None, "φ: must be a whole number", "φ：必须是整数"),
+        ("int", "99", "above", 10, "φ: must be ≤ 10 (got 99)", "φ：必须 ≤ 10（当前值 99）"),
+        ("choice", "x", "not_choice", None, "φ: must be one of a, b", "φ：必须是 a, b 之一"),
+        ("bool", "maybe", "not_bool", None, "φ: must be true or false", "φ：必须是 true 或 false"),
+    ],
+)
+def test_param_errors_say_which_rule_broke_in_both_languages(kind, raw, reason, bound, en, zh):
+    extra = {
+        "float": {"minimum": 0.0, "maximum": 6.283185307179586},
+        "int": {"minimum": 0, "maximum": 10},
+        "choice": {"choices": ("a", "b")},
+        "bool": {},
+    }[kind]
+    default = {"float": 1.0, "int": 1, "choice": "a", "bool": False}[kind]
+    param = Param("phi", kind, default, T("φ", "φ"), **extra)
+    with pytest.raises(ParamError) as caught:
+        param.parse(raw)
+    error = caught.value
+    assert (error.param, error.reason, error.bound, error.raw) == ("phi", reason, bound, raw)
+    exp = Experiment("e", T("e", "e"), T("e", "e"), (param,), lambda **_: Result())
+    assert param_error_message(error, exp, "en") == en
+    assert param_error_message(error, exp, "zh") == zh
+
+
+def test_unknown_parameters_are_named_as_given():
+    exp = Experiment("e", T("e", "e"), T("e", "e"), (), lambda **_: Result())
+    with pytest.raises(ParamError) as caught:
+        exp.parse_params({"zz": "1"})
+    assert caught.value.reason == "unknown"
+    assert param_error_message(caught.value, exp, "zh") == "zz：未知参数"
 
 
 def test_int_choice_and_bool_params():

@@ -110,11 +110,23 @@ def test_form_fields_are_labelled_typed_and_bounded(client):
     assert 'type="checkbox" id="experiment-sine-log_y"' in form
 
 
+def test_chinese_pages_use_chinese_punctuation_around_interface_words(client):
+    chinese = client.get("/zh/topics/tiny-demo").text
+    assert "引擎：whylab" in chinese and "参数：振幅 = " in chinese
+    assert "（范围 0.1 至 10）" in chinese and "，预期" in chinese and "数据表：" in chinese
+    assert "(范围" not in chinese and "引擎:" not in chinese
+    english = client.get("/en/topics/tiny-demo").text
+    assert "Engine: whylab" in english and "(from 0.1 to 10)" in english
+    assert "</code>, expected" in english
+
+
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
     page = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "2", "sine.cycles": "5"})
     assert page.status_code == 200
     assert 'name="sine.amplitude" value="2.0"' in page.text
     assert "Amplitude = 2.0 V, Cycles = 5" in page.text
+    noisy = client.get("/zh/topics/tiny-demo", params={"sine.noise": "gauss"}).text
+    assert "噪声 = 高斯" in noisy and "sine.noise=gauss" in noisy  # label shown, value linked
     # the other forms carry this experiment's parameters along as hidden fields
     assert '<input type="hidden" name="sine.cycles" value="5">' in page.text
 
@@ -122,11 +134,31 @@ def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
 def test_bad_parameters_get_422_naming_the_bound_in_the_page_language(client):
     response = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "50"})
     assert response.status_code == 422
-    assert "amplitude: must be &lt;= 10 (got 50)" in response.text
+    assert "Amplitude: must be ≤ 10 (got 50)" in response.text
     assert 'aria-invalid="true"' in response.text and 'value="50"' in response.text
+    assert '<p class="field-error" id="experiment-sine-amplitude-error">' in response.text
     fragment = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "0"})
-    assert fragment.status_code == 422 and "cycles: must be &gt;= 1 (got 0)" in fragment.text
+    assert fragment.status_code == 422 and "周期数：必须 ≥ 1（当前值 0）" in fragment.text
     assert "实验未能完成" in fragment.text
+    whole = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "2.5"})
+    assert whole.status_code == 422 and "周期数：必须是整数" in whole.text
+    choice = client.get("/en/topics/tiny-demo/experiments/sine/result", params={"noise": "pink"})
+    assert choice.status_code == 422 and "must be one of" in choice.text
+    unknown = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"bogus": "1"})
+    assert unknown.status_code == 422 and "bogus：未知参数" in unknown.text
+
+
+def test_number_fields_carry_the_servers_messages_for_the_page_script(client):
+    """The script fills in {value}; the rest is worded exactly as the server's 422."""
+    form = client.get("/zh/topics/tiny-demo").text
+    field = re.search(r'<input type="number" id="experiment-sine-cycles".*?>', form, re.S).group(0)
+    assert 'data-kind="int"' in field
+    assert 'data-above="周期数：必须 ≤ 20（当前值 {value}）"' in field
+    assert 'data-below="周期数：必须 ≥ 1（当前值 {value}）"' in field
+    assert 'data-not-number="周期数：必须是整数"' in field
+    answer = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "21"})
+    assert "周期数：必须 ≤ 20（当前值 21）" in answer.text
+    assert re.search(r'<form class="experiment-form"[^>]* novalidate', form)
 
 
 def test_unknown_and_malformed_page_parameters_are_rejected(client):

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from whylab.explorer.mathml import MathError, latex_to_mathml
-from whylab.explorer.prose import HtmlBlock, Placement, render_prose
+from whylab.explorer.prose import HtmlBlock, Placement, join_wrapped_lines, render_prose
 
 
 def html_of(prose) -> str:
@@ -89,3 +89,35 @@ def test_plain_text_for_search_has_words_and_inline_math_but_no_markup():
 def test_tables_render():
     html = html_of(render_prose("| a | b |\n|---|---|\n| $1$ | 2 |\n", "t.md"))
     assert "<table>" in html and "<math" in html
+
+
+@pytest.mark.parametrize(
+    "source, html",
+    [
+        ("两列等幅\n同频正弦波", "两列等幅同频正弦波"),  # no gap inside a Chinese sentence
+        ("残差，\n残差为零", "残差，残差为零"),  # fullwidth punctuation is wide too
+        ("**相位差**\n决定振幅", "<strong>相位差</strong>决定振幅"),  # through emphasis
+        ("把 FFT\n与 DFT 对照", "把 FFT\n与 DFT 对照"),  # Latin beside Chinese keeps its space
+        ("one\ntwo", "one\ntwo"),
+        ("한국어\n문장", "한국어\n문장"),  # Korean separates words with spaces
+    ],
+)
+def test_line_breaks_inside_chinese_text_leave_no_gap(source, html):
+    rendered = render_prose(source).segments[0].html
+    assert f"<p>{html}</p>" in rendered
+
+
+def test_a_break_next_to_math_stays_a_space():
+    rendered = render_prose("其中\n$x$ 是变量").segments[0].html
+    assert "其中\n<math" in rendered
+
+
+def test_search_text_joins_chinese_lines_like_the_page():
+    prose = render_prose("测量\n合成波的振幅。\n\nFFT\nworks")
+    assert "测量合成波的振幅。" in prose.text and "FFT works" in prose.text
+
+
+def test_wrapped_summaries_join_without_gaps_in_chinese():
+    assert join_wrapped_lines("\n同频率的两列\n正弦波，\n  相加 FFT\nand more\n") == (
+        "同频率的两列正弦波，相加 FFT and more"
+    )

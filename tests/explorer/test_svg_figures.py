@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
 from whylab.explorer.svg import (
+    GRAPH_MIN_SCALE,
     NODE_HEIGHT,
+    curve_point,
     format_number,
     linear_axis,
     log_axis,
@@ -20,6 +22,7 @@ from whylab.explorer.svg import (
     pack_in_order,
     render_graph,
     render_line_chart,
+    text_width,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -154,6 +157,8 @@ def node_boxes(svg: str) -> dict[str, tuple[float, float, float]]:
     """label -> (left, top, width) of each drawn node."""
     boxes = {}
     for group in parse(svg).iter(f"{SVG}g"):
+        if not group.get("class").startswith("node"):
+            continue  # an edge label
         rect = group.find(f"{SVG}rect")
         label = group.find(f"{SVG}text").text
         boxes[label] = (float(rect.get("x")), float(rect.get("y")), float(rect.get("width")))
@@ -359,3 +364,86 @@ def test_random_pins_keep_layers_order_and_no_overlaps(count, data):
         )
         for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
             assert end <= start + 1e-6
+
+
+# ---------------------------------------------------------------- edge labels
+
+
+def label_boxes(svg: str) -> dict[str, tuple[float, float, float, float]]:
+    """text -> (left, top, width, height) of each edge label's background box."""
+    boxes = {}
+    for group in parse(svg).iter(f"{SVG}g"):
+        if group.get("class") == "edge-label":
+            rect = group.find(f"{SVG}rect")
+            boxes[group.find(f"{SVG}text").text] = tuple(
+                float(rect.get(k)) for k in ("x", "y", "width", "height")
+            )
+    return boxes
+
+
+def path_points(d: str, steps: int = 200) -> list[tuple[float, float]]:
+    """Points along an SVG path made of one M and cubic C commands."""
+    numbers = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", d)]
+    start, rest = (numbers[0], numbers[1]), numbers[2:]
+    points = []
+    for i in range(0, len(rest), 6):
+        curve = (start, *(tuple(rest[i + k : i + k + 2]) for k in (0, 2, 4)))
+        points += [curve_point(curve, s / steps) for s in range(steps + 1)]
+        start = curve[-1]
+    return points
+
+
+def overlap(a, b) -> bool:
+    return (
+        min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 1e-6
+        and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > 1e-6
+    )
+
+
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+def test_labels_of_edges_meeting_at_one_node_keep_apart_and_sit_on_their_edge(direction):
+    # Six labelled edges into one node, and six out of another: before labels were
+    # placed with care, these all landed on the same few pixels.
+    sources = [f"s{i}" for i in range(6)]
+    targets = [f"t{i}" for i in range(6)]
+    edges = [(s, "hub", f"in{i}") for i, s in enumerate(sources)]
+    edges += [("hub", t, f"out{i}") for i, t in enumerate(targets)]
+    diagram = GraphDiagram(
+        T("fan", "扇"),
+        [GraphNode(n, n) for n in [*sources, "hub", *targets]],
+        edges,
+        direction=direction,
+    )
+    svg = render_graph(diagram, "en", "g")
+    labels = label_boxes(svg)
+    assert sorted(labels) == sorted(label for _, _, label in edges)
+    nodes = [(left, top, width, 44.0) for left, top, width in node_boxes(svg).values()]
+    boxes = list(labels.values())
+    for i, box in enumerate(boxes):
+        assert not any(overlap(box, other) for other in boxes[i + 1 :])
+        assert not any(overlap(box, node) for node in nodes)
+    # Each label's centre lies on the path of its own edge (paths are in edge order).
+    paths = [p.get("d") for p in parse(svg).findall(f".//{SVG}path[@class='edge']")]
+    for (_, _, label), d in zip(edges, paths, strict=True):
+        left, top, width, height = labels[label]
+        centre = (left + width / 2, top + height / 2)
+        assert min(math.dist(centre, p) for p in path_points(d)) < 1.0
+
+
+def test_edges_sharing_a_box_side_meet_it_at_separate_points():
+    edges = [(s, "hub", "") for s in ("a", "b", "c")]
+    svg = render_graph(graph(["a", "b", "c", "hub"], edges), "en", "g")
+    ends = {path_points(p.get("d"))[-1] for p in parse(svg).findall(f".//{SVG}path")[1:]}
+    assert len(ends) == 3  # the arrowhead path in <defs> is the first path
+
+
+def test_text_width_knows_wide_narrow_and_small_characters():
+    assert text_width("WWWW", 10) > text_width("abcd", 10) > text_width("iiii", 10)
+    assert text_width("中文", 10) == pytest.approx(2 * text_width("中", 10))
+    assert text_width("W₈³", 10) < text_width("W83", 10)  # sub- and superscripts are small
+
+
+def test_a_narrow_page_may_shrink_a_diagram_only_so_far():
+    root = parse(render_graph(graph(["a", "b"], [("a", "b", "x")]), "en", "g"))
+    width = float(root.get("width"))
+    assert root.get("style") == f"min-width: {width * GRAPH_MIN_SCALE:.0f}px"

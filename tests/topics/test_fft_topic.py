@@ -80,6 +80,8 @@ def test_butterfly_is_drawn_as_the_textbook_grid(n):
         "<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
     boxes = []  # (x, y, label); middle columns repeat labels
     for group in root.iter(f"{SVG}g"):
+        if not group.get("class", "").startswith("node"):
+            continue  # an edge label's box
         rect = group.find(f"{SVG}rect")
         boxes.append((float(rect.get("x")), float(rect.get("y")), group.find(f"{SVG}text").text))
     columns = sorted({x for x, _, _ in boxes})
@@ -91,6 +93,26 @@ def test_butterfly_is_drawn_as_the_textbook_grid(n):
     assert [label for _, label in last] == [f"X[{k}]" for k in range(size)]
     rows = [y for y, _ in first]
     assert [y for y, _ in last] == rows  # every column uses the same rows
+
+
+@pytest.mark.parametrize("n", ["4", "8", "16"])
+def test_butterfly_twiddle_labels_overlap_nothing(n):
+    diagram = fft_topic.butterfly.run(n=n).figures[0]
+    root = ET.fromstring(render_graph(diagram, "en", "b").replace(
+        "<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+    labels, nodes = [], []
+    for group in root.iter(f"{SVG}g"):
+        rect = group.find(f"{SVG}rect")
+        box = tuple(float(rect.get(k)) for k in ("x", "y", "width", "height"))
+        (labels if group.get("class") == "edge-label" else nodes).append(box)
+    assert len(labels) == sum(1 for _, _, label in diagram.edges if label)
+
+    def overlap(a, b):
+        return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 0
+                and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > 0)
+
+    for i, box in enumerate(labels):
+        assert not any(overlap(box, other) for other in labels[i + 1:] + nodes)
 
 
 def test_cost_growth_counts_at_small_sizes():
@@ -181,9 +203,9 @@ def test_wiring_check_catches_a_wrong_twiddle():
     wires = fft_topic.butterfly_wires(8)
     assert fft_topic.wiring_check(wires, snapshots).passed
     # Flip the sign of one twiddle on the last stage: the drawing no longer computes the FFT.
-    index = next(i for i, w in enumerate(wires) if w.label == "+W8^1")
+    index = next(i for i, w in enumerate(wires) if w.label == "+W₈¹")
     broken = list(wires)
-    broken[index] = fft_topic.Wire(wires[index].source, wires[index].target, "−W8^1",
+    broken[index] = fft_topic.Wire(wires[index].source, wires[index].target, "−W₈¹",
                                    -wires[index].factor)
     assert not fft_topic.wiring_check(broken, snapshots).passed
     assert not fft_topic.wiring_check(wires[:-1], snapshots).passed  # a missing wire
@@ -191,4 +213,5 @@ def test_wiring_check_catches_a_wrong_twiddle():
 
 def test_last_stage_twiddle_labels():
     labels = {w.label for w in fft_topic.butterfly_wires(8) if w.target.startswith("s3")}
-    assert labels == {""} | {f"{sign}W8^{k}" for sign in "+−" for k in range(4)}
+    superscripts = "⁰¹²³"
+    assert labels == {""} | {f"{sign}W₈{superscripts[k]}" for sign in "+−" for k in range(4)}

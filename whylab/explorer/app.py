@@ -31,12 +31,14 @@ from typing import Any
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import whylab
 from whylab.explorer.cache import ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
-from whylab.explorer.i18n import translate
+from whylab.explorer.fragment_cache import FragmentCache
+from whylab.explorer.i18n import param_error_message, translate
 from whylab.explorer.ratelimit import RateLimiter, retry_after_header
 from whylab.explorer.render import (
     STATIC_DIR,
@@ -46,6 +48,7 @@ from whylab.explorer.render import (
     make_environment,
     topic_context,
 )
+from whylab.explorer.serialization import dumps
 from whylab.explorer.service import ExperimentService
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.workers import Overloaded, RunFailure, WorkerPool
@@ -78,6 +81,10 @@ class ExplorerConfig:
     max_query_params: int = 64
     max_search_chars: int = 200
     warm_cache: bool = False  # run every default in the background at start-up
+    # Rendered result blocks kept in memory (deterministic, cached results only);
+    # 0 entries turns this off. Off too when the result cache is.
+    fragment_cache_entries: int = 256
+    fragment_cache_chars: int = 16_000_000
 
 
 class GuardMiddleware:
@@ -155,6 +162,11 @@ def create_app(
     cache = ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     pool = WorkerPool(config.workers, config.memory_limit_mb, config.max_queue)
     service = ExperimentService(pool, cache)
+    fragments = (
+        FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
+        if cache is not None and config.fragment_cache_entries > 0
+        else None
+    )
     limiter = RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
     env = make_environment()
     links = Links()
@@ -184,6 +196,7 @@ def create_app(
     app.state.registry = registry
     app.state.service = service
     app.state.pool = pool
+    app.state.fragments = fragments
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -219,20 +232,42 @@ def create_app(
     def too_many(request: Request) -> bool:
         return len(request.query_params) > config.max_query_params
 
-    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str]) -> int:
-        """Parse, run and fill ``view``; returns the HTTP status it deserves."""
+    def fragment_key(lang: str, topic: Topic, view: ExperimentView, params: dict[str, Any]):
+        """Where a rendered result block is kept, or None for one never kept (timing)."""
+        if fragments is None or view.experiment.timing:
+            return None
+        canonical = dumps(params)
+        experiment, version = view.experiment.name, whylab.__version__
+        return (lang, topic.slug, topic.source_hash, experiment, view.kind, version, canonical)
+
+    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
+        """Parse, run and fill ``view``; returns the HTTP status it deserves.
+
+        A result block already rendered is taken from the fragment cache as it
+        is; one rendered from a cached record is put there for next time.
+        """
         try:
             params = view.experiment.parse_params(raw)
         except ParamError as error:
-            view.error = str(error)
-            view.param_errors = {error.param: str(error)}
+            view.error = param_error_message(error, view.experiment, lang)
+            view.param_errors = {error.param: view.error}
             return 422
         view.values = params
+        key = fragment_key(lang, topic, view, params)
+        if key is not None and fragments is not None:
+            stored = fragments.get(key)
+            if stored is not None:
+                view.result_html = Markup(stored)
+                return 200
         try:
             view.record = await service.run(topic, view.experiment, params)
         except RunFailure as failure:
             view.error = failure.message
             return failure.status
+        if key is not None and fragments is not None and view.record.cached:
+            context = {"lang": lang, "links": links, "topic": topic, "view": view}
+            view.result_html = Markup(env.get_template("_result.html").render(**context))
+            fragments.put(key, str(view.result_html))
         return 200
 
     def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
@@ -428,7 +463,7 @@ def create_app(
             for p in topic.placements()
         }
         statuses = await asyncio.gather(
-            *(run_view(view, topic, raw.get(name, {})) for name, view in views.items())
+            *(run_view(view, topic, raw.get(name, {}), lang) for name, view in views.items())
         )
         # A bad parameter is the reader's to fix (422); a slow or busy experiment is
         # reported inside its own block and the rest of the page is still served.
@@ -453,7 +488,9 @@ def create_app(
         if wait:
             view.error = translate("rate_limited", lang, seconds=retry_after_header(wait))
             return html("_result.html", context, 429, {"Retry-After": retry_after_header(wait)})
-        status = await run_view(view, topic, raw)
+        status = await run_view(view, topic, raw, lang)
+        if view.result_html is not None:
+            return HTMLResponse(view.result_html, status)
         headers = {"Retry-After": "5"} if status == 503 else None
         return html("_result.html", context, status, headers)
 

@@ -44,12 +44,34 @@ def T(en: str, zh: str) -> Text:
     return Text(en, zh)
 
 
-class ParamError(ValueError):
-    """A parameter value that breaks its declared type or bound (HTTP 422)."""
+ParamErrorReason = Literal[
+    "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"
+]
 
-    def __init__(self, param: str, message: str):
+
+class ParamError(ValueError):
+    """A parameter value that breaks its declared type or bound (HTTP 422).
+
+    ``str(error)`` is the English message the JSON API and the CLI show. The
+    pages word it in the reader's language from ``reason`` (which rule was
+    broken), ``bound`` (the bound it broke, for ``below``/``above``) and ``raw``
+    (the text that was given, cut short).
+    """
+
+    def __init__(
+        self,
+        param: str,
+        message: str,
+        reason: ParamErrorReason,
+        *,
+        bound: float | None = None,
+        raw: str = "",
+    ):
         super().__init__(f"{param}: {message}")
         self.param = param
+        self.reason = reason
+        self.bound = bound
+        self.raw = raw
 
 
 @dataclass(frozen=True)
@@ -82,6 +104,7 @@ class Param:
 
     def parse(self, raw: Any) -> Any:
         """Convert ``raw`` (from a query string, JSON or the CLI) and enforce bounds."""
+        shown = str(raw)[:40]
         if self.kind == "bool":
             if isinstance(raw, bool):
                 return raw
@@ -90,11 +113,14 @@ class Param:
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
-            raise ParamError(self.name, f"expected true or false, got {str(raw)[:40]!r}")
+            raise ParamError(
+                self.name, f"expected true or false, got {shown!r}", "not_bool", raw=shown
+            )
         if self.kind == "choice":
             value = str(raw)
             if value not in self.choices:
-                raise ParamError(self.name, f"must be one of {', '.join(self.choices)}")
+                message = f"must be one of {', '.join(self.choices)}"
+                raise ParamError(self.name, message, "not_choice", raw=shown)
             return value
         try:
             if self.kind == "int":
@@ -106,15 +132,27 @@ class Param:
             else:
                 value = float(raw)
         except (TypeError, ValueError):
-            raise ParamError(self.name, f"expected {self.kind}, got {str(raw)[:40]!r}") from None
+            reason: ParamErrorReason = "not_int" if self.kind == "int" else "not_float"
+            message = f"expected {self.kind}, got {shown!r}"
+            raise ParamError(self.name, message, reason, raw=shown) from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise ParamError(self.name, "must be a finite number")
+            raise ParamError(self.name, "must be a finite number", "not_finite", raw=shown)
         assert self.minimum is not None and self.maximum is not None
         if value < self.minimum:
-            raise ParamError(self.name, f"must be >= {self.minimum:g} (got {value:g})")
+            message = f"must be >= {self.minimum:g} (got {value:g})"
+            raise ParamError(self.name, message, "below", bound=self.minimum, raw=shown)
         if value > self.maximum:
-            raise ParamError(self.name, f"must be <= {self.maximum:g} (got {value:g})")
+            message = f"must be <= {self.maximum:g} (got {value:g})"
+            raise ParamError(self.name, message, "above", bound=self.maximum, raw=shown)
         return value
+
+    def show(self, value: float) -> str:
+        """A bound or value as readers see it: whole for int parameters, else up to 10 digits.
+
+        Ten significant digits keep a bound such as 2π exact for anyone typing
+        it, where six would name a number (6.28319) that is itself out of range.
+        """
+        return str(int(value)) if self.kind == "int" else f"{value:.10g}"
 
 
 # ---------------------------------------------------------------- results
@@ -262,7 +300,7 @@ class Experiment:
         known = {p.name: p for p in self.params}
         for name in raw:
             if name not in known:
-                raise ParamError(str(name)[:40], "unknown parameter")
+                raise ParamError(str(name)[:40], "unknown parameter", "unknown")
         return {p.name: p.parse(raw[p.name] if p.name in raw else p.default) for p in self.params}
 
     def defaults(self) -> dict[str, Any]:

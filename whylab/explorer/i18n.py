@@ -6,7 +6,7 @@ interface around it (buttons, labels, messages). Templates call ``t("key")``.
 
 from __future__ import annotations
 
-from whylab.explorer.experiment import Lang, T, Text
+from whylab.explorer.experiment import Experiment, Lang, Param, ParamError, T, Text
 
 LANG_NAMES: dict[Lang, str] = {"en": "English", "zh": "中文"}
 
@@ -53,6 +53,10 @@ UI: dict[str, Text] = {
     "parameters": T("Parameters", "参数"),
     "run": T("Run", "运行"),
     "range": T("from {min} to {max}", "范围 {min} 至 {max}"),
+    # Punctuation between interface words: Chinese text takes fullwidth forms.
+    "colon": T(": ", "："),
+    "comma": T(", ", "，"),
+    "in_parentheses": T(" ({text})", "（{text}）"),
     "running": T("Running…", "运行中…"),
     "run_done": T(
         "Updated: {passed} of {total} checks passed.", "已更新：{total} 项验证中 {passed} 项通过。"
@@ -107,6 +111,19 @@ UI: dict[str, Text] = {
         "短时间内运行实验过多，请等待 {seconds} 秒。",
     ),
     "experiment_error": T("The experiment did not finish:", "实验未能完成："),
+    # A bad parameter, worded the same by the server (422 pages) and the page script.
+    "param_below": T(
+        "{label}: must be ≥ {bound} (got {value})", "{label}：必须 ≥ {bound}（当前值 {value}）"
+    ),
+    "param_above": T(
+        "{label}: must be ≤ {bound} (got {value})", "{label}：必须 ≤ {bound}（当前值 {value}）"
+    ),
+    "param_not_int": T("{label}: must be a whole number", "{label}：必须是整数"),
+    "param_not_float": T("{label}: must be a number", "{label}：必须是数字"),
+    "param_not_finite": T("{label}: must be a finite number", "{label}：必须是有限的数"),
+    "param_not_choice": T("{label}: must be one of {choices}", "{label}：必须是 {choices} 之一"),
+    "param_not_bool": T("{label}: must be true or false", "{label}：必须是 true 或 false"),
+    "param_unknown": T("{label}: unknown parameter", "{label}：未知参数"),
     "footer": T(
         "whylab {version}. Equations are rendered as MathML on the server; every chart has a "
         "data table.",
@@ -121,6 +138,40 @@ def translate(key: str, lang: Lang, **values: object) -> str:
     """The interface string ``key`` in ``lang``, with ``{placeholders}`` filled in."""
     text = UI[key].get(lang)
     return text.format(**values) if values else text
+
+
+def param_error_message(error: ParamError, experiment: Experiment, lang: Lang) -> str:
+    """``error`` in ``lang``, naming the parameter by its label and the bound it broke."""
+    param = next((p for p in experiment.params if p.name == error.param), None)
+    if param is None:
+        return translate("param_unknown", lang, label=error.param)
+    values = {
+        "label": param.label.get(lang),
+        "value": error.raw,
+        "bound": param.show(error.bound) if error.bound is not None else "",
+        "choices": ", ".join(param.choices),
+    }
+    return translate(f"param_{error.reason}", lang, **values)
+
+
+def bound_messages(param: Param, lang: Lang) -> dict[str, str]:
+    """The messages the page script shows for a number field, with ``{value}`` left to fill.
+
+    The same templates as :func:`param_error_message`, so a value caught in the
+    browser reads exactly as the server would have answered it.
+    """
+    assert param.minimum is not None and param.maximum is not None
+    label = param.label.get(lang)
+    not_number = "param_not_int" if param.kind == "int" else "param_not_float"
+    return {
+        "below": translate(
+            "param_below", lang, label=label, bound=param.show(param.minimum), value="{value}"
+        ),
+        "above": translate(
+            "param_above", lang, label=label, bound=param.show(param.maximum), value="{value}"
+        ),
+        "not-number": translate(not_number, lang, label=label),
+    }
 
 
 def other_lang(lang: Lang) -> Lang:

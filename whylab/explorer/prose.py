@@ -17,6 +17,7 @@ Raw HTML in the Markdown is not passed through.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -140,6 +141,59 @@ def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     return f'<div class="math-display">{mathml}</div>\n'
 
 
+# ---------------------------------------------------------------- line breaks in CJK text
+
+
+def is_wide(ch: str) -> bool:
+    """Chinese or Japanese script, or fullwidth punctuation: no spaces between such characters.
+
+    Hangul is excluded: Korean separates words with spaces.
+    """
+    hangul = "\u1100" <= ch <= "\u11ff" or "\u3130" <= ch <= "\u318f" or "\uac00" <= ch <= "\ud7af"
+    return unicodedata.east_asian_width(ch) in "WFH" and not hangul
+
+
+def break_text(before: str, after: str) -> str:
+    """What a line break in the source becomes between ``before`` and ``after``.
+
+    A space, except between two wide characters, where it would show as a gap
+    in the middle of a Chinese sentence. This is CSS's rule for segment breaks,
+    which browsers do not all apply, so the explorer applies it itself.
+    """
+    return "" if before and after and is_wide(before[-1]) and is_wide(after[0]) else " "
+
+
+def join_wrapped_lines(text: str) -> str:
+    """A wrapped multi-line string (e.g. from TOML) as one line, spaces collapsed."""
+    joined = ""
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if line:
+            joined = joined + break_text(joined, line) + line if joined else line
+    return joined
+
+
+def _edge_character(tokens, start: int, step: int) -> str:  # noqa: ANN001
+    """The character of inline text nearest a soft break, looking from ``start`` by ``step``.
+
+    Emphasis markers are looked through; math or code ends the search (not text).
+    """
+    index = start
+    while 0 <= index < len(tokens):
+        token = tokens[index]
+        if token.type == "text" and token.content:
+            return token.content[-1] if step < 0 else token.content[0]
+        if token.nesting == 0 and token.type != "text":
+            return ""
+        index += step  # an emphasis marker, or the empty text markdown-it leaves beside one
+    return ""
+
+
+def _render_softbreak(self, tokens, idx, options, env) -> str:  # noqa: ANN001
+    before, after = _edge_character(tokens, idx - 1, -1), _edge_character(tokens, idx + 1, 1)
+    return "" if break_text(before, after) == "" else "\n"
+
+
 def _make_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     md.inline.ruler.before("escape", "math_inline", _math_inline)
@@ -151,6 +205,7 @@ def _make_markdown() -> MarkdownIt:
     )
     md.add_render_rule("math_inline", _render_math_inline)
     md.add_render_rule("math_block", _render_math_block)
+    md.add_render_rule("softbreak", _render_softbreak)
     return md
 
 
@@ -161,11 +216,20 @@ _markdown = _make_markdown()
 
 
 def _plain_text(tokens) -> list[str]:  # noqa: ANN001
+    """The text of each block; a soft break inside one follows :func:`break_text`."""
     words: list[str] = []
     for token in tokens:
         if token.children:
-            words.extend(_plain_text(token.children))
-        elif token.type in ("text", "code_inline", "math_inline", "fence", "code_block"):
+            line = ""
+            for index, child in enumerate(token.children):
+                if child.type in ("text", "code_inline", "math_inline"):
+                    line += child.content
+                elif child.type == "softbreak":
+                    line += break_text(line, _edge_character(token.children, index + 1, 1))
+                elif child.type == "hardbreak":
+                    line += " "
+            words.append(line)
+        elif token.type in ("fence", "code_block"):
             words.append(token.content)
     return words
 

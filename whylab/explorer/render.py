@@ -28,7 +28,7 @@ from whylab.explorer.experiment import (
     Param,
     Text,
 )
-from whylab.explorer.i18n import LANG_NAMES, other_lang, translate
+from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, translate
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
@@ -108,6 +108,7 @@ class ExperimentView:
     record: RunRecord | None = None
     error: str = ""
     param_errors: dict[str, str] = field(default_factory=dict)
+    result_html: Markup | None = None  # the result block, when already rendered (or cached)
 
     @property
     def anchor(self) -> str:
@@ -127,19 +128,22 @@ def input_value(value: Any) -> str:
     return value if isinstance(value, str) else format_param(value)
 
 
-def bound(param: Param, value: float) -> str:
-    """A bound as readers see it: whole numbers for int parameters, short floats otherwise."""
-    return str(int(value)) if param.kind == "int" else f"{value:g}"
-
-
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
-    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order."""
+    """``Amplitude = 2.0 V, Seed = 3``: the parameters of a run, in declaration order.
+
+    A choice is shown by its label, as the form shows it ("two tones + noise"
+    rather than ``tones``).
+    """
     parts = []
     for param in experiment.params:
         unit = f" {param.unit}" if param.unit else ""
-        value = format_param(record.params[param.name])
+        raw = record.params[param.name]
+        if param.kind == "choice" and param.choice_labels and raw in param.choices:
+            value = param.choice_labels[param.choices.index(raw)].get(lang)
+        else:
+            value = format_param(raw)
         parts.append(f"{param.label.get(lang)} = {value}{unit}")
-    return ", ".join(parts)
+    return translate("comma", lang).join(parts)
 
 
 def format_value(value: Any) -> str:
@@ -209,6 +213,11 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
 
 
 @pass_context
+def _bound_messages(context, param: Param) -> dict[str, str]:
+    return bound_messages(param, context["lang"])
+
+
+@pass_context
 def _chart_table(context, chart: LineChart):
     return chart_table(chart, context["lang"])
 
@@ -231,7 +240,7 @@ def make_environment() -> Environment:
         other_lang=other_lang,
         version=whylab.__version__,
         input_value=input_value,
-        bound=bound,
+        bound_messages=_bound_messages,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,

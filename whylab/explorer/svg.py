@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from html import escape
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
@@ -34,10 +34,33 @@ NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges}
 PALETTE_SIZE = 8
 
 
+NARROW_CHARACTERS = frozenset("ijlt.,:;!|'\"()[]{} ")
+BROAD_CHARACTERS = frozenset("MWmw@%")
+OPERATOR_CHARACTERS = frozenset("+−=<>×÷±~")
+
+
+def _character_width(ch: str) -> float:
+    """Approximate advance of one character, in ems, for a sans-serif font."""
+    if unicodedata.east_asian_width(ch) in "WF":
+        return 1.0
+    if unicodedata.decomposition(ch).startswith(("<super>", "<sub>")):
+        return 0.42
+    if ch in NARROW_CHARACTERS:
+        return 0.35
+    if ch in BROAD_CHARACTERS:
+        return 0.95
+    if ch in OPERATOR_CHARACTERS:
+        return 0.84
+    if ch.isupper():
+        return 0.68
+    if ch.isdigit():
+        return 0.64
+    return 0.6
+
+
 def text_width(text: str, font_size: float) -> float:
-    """Rough rendered width: wide (CJK) characters count double."""
-    units = sum(2.0 if unicodedata.east_asian_width(ch) in "WF" else 1.0 for ch in text)
-    return units * font_size * 0.58
+    """Rough rendered width: by character class (CJK, sub/superscripts, W, i, ...)."""
+    return sum(_character_width(ch) for ch in text) * font_size
 
 
 def _attr(value: str) -> str:
@@ -260,10 +283,11 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
 # ---------------------------------------------------------------- graph diagrams
 
 NODE_HEIGHT = 44.0
-LAYER_GAP = {"TB": 56.0, "LR": 96.0}  # between layers, where edges (and their labels) run
+LAYER_GAP = {"TB": 56.0, "LR": 120.0}  # between layers, where edges (and their labels) run
 NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
+GRAPH_MIN_SCALE = 0.75  # smallest scale a page may draw a diagram at (labels stay >= 8 px)
 
 
 def _layers(
@@ -381,6 +405,9 @@ class GraphLayout:
     layer_size: list[float]  # across: how thick each layer is
     chains: list[tuple[list[str], str]]  # each edge from source to target, through its points
     box_width: dict[str, float]  # real nodes only
+    # (chain index, 0 at its source or 1 at its target) -> offset along the box side
+    # where the edge meets it, so edges sharing a side do not all meet at one point
+    ports: dict[tuple[int, int], float] = field(default_factory=dict)
 
     def along_size(self, node: str) -> float:
         if node not in self.box_width:
@@ -524,20 +551,50 @@ def layout_graph(diagram: GraphDiagram) -> GraphLayout:
     if diagram.direction == "LR":  # the boxes of a column share its width: a tidy grid
         for node in ids:
             layout.box_width[node] = layout.layer_size[layer[node]]
+    _assign_ports(layout)
     return layout
+
+
+PORT_STEP = 22.0  # most space between neighbouring edge ends on one side of a box
+PORT_SPREAD = 0.5  # ... and the share of the side they may use together
+
+
+def _assign_ports(layout: GraphLayout) -> None:
+    """Spread the edges meeting one side of a box along it, ordered by where they come from.
+
+    Ordering the ends by the position of each edge's next point keeps edges
+    from crossing just beside the box, and gives each arrowhead (and the label
+    near it) a place of its own.
+    """
+    sides: dict[tuple[str, int], list[tuple[float, int, int]]] = {}
+    for index, (chain, _) in enumerate(layout.chains):
+        same_layer = layout.layer[chain[0]] == layout.layer[chain[-1]]
+        for end, node, neighbour in ((0, chain[0], chain[1]), (1, chain[-1], chain[-2])):
+            side = 1 if same_layer or layout.layer[neighbour] > layout.layer[node] else -1
+            sides.setdefault((node, side), []).append((layout.along[neighbour], index, end))
+    for (node, _), ends in sides.items():
+        ends.sort()
+        if len(ends) == 1:
+            layout.ports[ends[0][1:]] = 0.0
+            continue
+        step = min(PORT_STEP, PORT_SPREAD * layout.along_size(node) / (len(ends) - 1))
+        for rank, (_, index, end) in enumerate(ends):
+            layout.ports[(index, end)] = (rank - (len(ends) - 1) / 2) * step
 
 
 Curve = tuple[tuple[float, float], ...]  # a cubic Bézier: start, two controls, end
 
 
-def edge_curves(layout: GraphLayout, chain: list[str]) -> list[Curve]:
-    """One edge as cubic curves in SVG coordinates, from box side to box side."""
+def edge_curves(layout: GraphLayout, index: int) -> list[Curve]:
+    """Edge number ``index`` as cubic curves in SVG coordinates, from box side to box side."""
+    chain = layout.chains[index][0]
     source, target = chain[0], chain[-1]
+    a0 = layout.along[source] + layout.ports[(index, 0)]
+    a1 = layout.along[target] + layout.ports[(index, 1)]
     if layout.layer[source] == layout.layer[target]:
         # Within one layer: an arc out into the gap after the layer and back.
         r = layout.layer[source]
         bulge = layout.layer_start[r] + layout.layer_size[r] + LAYER_GAP[layout.direction] / 2
-        a0, a1 = layout.along[source], layout.along[target]
         c0 = layout.across_centre(source) + layout.across_size(source) / 2
         c1 = layout.across_centre(target) + layout.across_size(target) / 2
         return [(layout.xy(a0, c0), layout.xy(a0, bulge), layout.xy(a1, bulge), layout.xy(a1, c1))]
@@ -545,14 +602,13 @@ def edge_curves(layout: GraphLayout, chain: list[str]) -> list[Curve]:
     for position, node in enumerate(chain):
         neighbour = chain[1] if position == 0 else chain[position - 1]
         side = 1 if layout.layer[neighbour] > layout.layer[node] else -1
-        ends.append(
-            (layout.along[node], layout.across_centre(node) + side * layout.across_size(node) / 2)
-        )
+        along = a0 if position == 0 else a1 if position == len(chain) - 1 else layout.along[node]
+        ends.append((along, layout.across_centre(node) + side * layout.across_size(node) / 2))
     curves = []
-    for (a0, c0), (a1, c1) in zip(ends, ends[1:], strict=False):
+    for (b0, c0), (b1, c1) in zip(ends, ends[1:], strict=False):
         middle = (c0 + c1) / 2
         curves.append(
-            (layout.xy(a0, c0), layout.xy(a0, middle), layout.xy(a1, middle), layout.xy(a1, c1))
+            (layout.xy(b0, c0), layout.xy(b0, middle), layout.xy(b1, middle), layout.xy(b1, c1))
         )
     return curves
 
@@ -573,6 +629,115 @@ def _path_data(curves: list[Curve]) -> str:
     return " ".join(commands)
 
 
+EDGE_LABEL_FONT = 11.0
+LABEL_HEIGHT = 15.0
+LABEL_PADDING = 3.0  # each side of the text, inside the label's background box
+NODE_CLEARANCE = 8.0  # labels keep this far from boxes (and the arrowheads beside them)
+LABEL_CENTRE_RADIUS = 10.0  # another edge this close to a label's centre makes it ambiguous
+# Where along its edge a label may sit (Bézier parameter), best first: near the
+# head, so it sits by the node it feeds, then gradually further away.
+LABEL_POSITIONS = (0.72, 0.8, 0.64, 0.86, 0.56, 0.48, 0.4, 0.3, 0.92, 0.2)
+GRID_CELL = 24.0
+SAMPLE_SPACING = 5.0  # between points sampled along edges to find them near a label
+
+Box = tuple[float, float, float, float]  # left, top, width, height
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Area shared by two boxes."""
+    width = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    height = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def _sample(curves: list[Curve]) -> list[tuple[float, float]]:
+    """Points along an edge, a few pixels apart."""
+    points = []
+    for curve in curves:
+        hull = sum(math.dist(a, b) for a, b in zip(curve, curve[1:], strict=False))
+        steps = max(4, math.ceil(hull / SAMPLE_SPACING))
+        points.extend(curve_point(curve, i / steps) for i in range(steps + 1))
+    return points
+
+
+def _grown(box: Box, margin: float) -> Box:
+    x, y, w, h = box
+    return x - margin, y - margin, w + 2 * margin, h + 2 * margin
+
+
+def _cells(left: float, top: float, right: float, bottom: float) -> Iterator[tuple[int, int]]:
+    """The cells of a :data:`GRID_CELL` grid that a rectangle touches."""
+    for i in range(math.floor(left / GRID_CELL), math.floor(right / GRID_CELL) + 1):
+        for j in range(math.floor(top / GRID_CELL), math.floor(bottom / GRID_CELL) + 1):
+            yield i, j
+
+
+class LabelPlacer:
+    """Chooses where each edge label goes, so labels stay readable where edges meet.
+
+    Every label tries the positions of :data:`LABEL_POSITIONS` along its own
+    edge and takes the best: first one that covers no node and no label placed
+    before it; then one where no other edge passes close to the label's centre
+    (a line through the middle of a label makes it unclear which edge the
+    label belongs to; one clipping a corner does not); then the one nearest
+    the edge's head. Boxes already taken and points sampled along every edge
+    are kept in grids, so each test looks only at what is nearby.
+    """
+
+    def __init__(self, node_boxes: list[Box], edges: list[list[Curve]]):
+        self.taken: list[Box] = []
+        self.taken_grid: dict[tuple[int, int], list[int]] = {}
+        for box in node_boxes:
+            self._reserve(_grown(box, NODE_CLEARANCE))
+        self.edge_grid: dict[tuple[int, int], list[tuple[float, float, int]]] = {}
+        for index, curves in enumerate(edges):
+            for x, y in _sample(curves):
+                cell = (math.floor(x / GRID_CELL), math.floor(y / GRID_CELL))
+                self.edge_grid.setdefault(cell, []).append((x, y, index))
+
+    def _reserve(self, box: Box) -> None:
+        left, top, width, height = box
+        for cell in _cells(left, top, left + width, top + height):
+            self.taken_grid.setdefault(cell, []).append(len(self.taken))
+        self.taken.append(box)
+
+    def _covered(self, box: Box) -> float:
+        """Area of ``box`` that overlaps nodes and labels already placed."""
+        left, top, width, height = box
+        nearby = {
+            index
+            for cell in _cells(left, top, left + width, top + height)
+            for index in self.taken_grid.get(cell, ())
+        }
+        return sum(_overlap(box, self.taken[index]) for index in nearby)
+
+    def _edges_near(self, x: float, y: float, own: int) -> int:
+        """How many other edges pass within :data:`LABEL_CENTRE_RADIUS` of (x, y)."""
+        reach = LABEL_CENTRE_RADIUS
+        near = set()
+        for cell in _cells(x - reach, y - reach, x + reach, y + reach):
+            for px, py, index in self.edge_grid.get(cell, ()):
+                if index != own and (px - x) ** 2 + (py - y) ** 2 <= reach * reach:
+                    near.add(index)
+        return len(near)
+
+    def place(self, edge: int, curves: list[Curve], label: str) -> Box:
+        """The box of ``label`` on edge number ``edge`` (drawn as ``curves``); reserves it."""
+        width = text_width(label, EDGE_LABEL_FONT) + 2 * LABEL_PADDING
+        best: tuple[float, int, int] | None = None
+        chosen: Box = (0.0, 0.0, width, LABEL_HEIGHT)
+        for rank, t in enumerate(LABEL_POSITIONS):
+            x, y = curve_point(curves[0], t)
+            box = (x - width / 2, y - LABEL_HEIGHT / 2, width, LABEL_HEIGHT)
+            score = (self._covered(box), self._edges_near(x, y, edge), rank)
+            if best is None or score < best:
+                best, chosen = score, box
+            if score[:2] == (0, 0):
+                break  # nothing better than the most preferred clear spot
+        self._reserve(chosen)
+        return chosen
+
+
 def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     """The graph as an ``<svg>`` element, layers top to bottom or left to right."""
     layout = layout_graph(diagram)
@@ -585,22 +750,26 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
         '<path class="arrowhead" d="M0 0 L10 5 L0 10 z"/></marker></defs>'
     ]
     right, bottom = 0.0, 0.0
-    for chain, label in layout.chains:
-        curves = edge_curves(layout, chain)
+    edges = [edge_curves(layout, index) for index in range(len(layout.chains))]
+    for curves in edges:
         for curve in curves:
             right = max(right, *(x for x, _ in curve))
             bottom = max(bottom, *(y for _, y in curve))
         parts.append(
             f'<path class="edge" d="{_path_data(curves)}" marker-end="url(#{element_id}-arrow)"/>'
         )
-        if label:
-            # Near the head of the first curve: edges that cross mid-way keep their
-            # labels apart, and each label sits by the node it feeds.
-            label_x, label_y = curve_point(curves[0], 0.72)
-            parts.append(
-                f'<text class="edge-label" x="{label_x:.1f}" y="{label_y + 4:.1f}" '
-                f'text-anchor="middle">{escape(label)}</text>'
-            )
+    # Labels after every edge, so their background boxes cover the lines beneath.
+    placer = LabelPlacer([layout.box(n) for n in nodes], edges)
+    for index, ((_, label), curves) in enumerate(zip(layout.chains, edges, strict=True)):
+        if not label:
+            continue
+        left, top, width, height = placer.place(index, curves, label)
+        right, bottom = max(right, left + width), max(bottom, top + height)
+        parts.append(
+            f'<g class="edge-label"><rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" '
+            f'height="{height:.1f}" rx="3"/><text x="{left + width / 2:.1f}" '
+            f'y="{top + height - 4:.1f}" text-anchor="middle">{escape(label)}</text></g>'
+        )
     for node_id, node in nodes.items():
         left, top, width, height = layout.box(node_id)
         right, bottom = max(right, left + width), max(bottom, top + height)
@@ -628,8 +797,11 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     height = bottom + legend_height + MARGIN
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))
+    # On a narrow screen the page may shrink the drawing, but not below the scale
+    # at which its labels stay readable; past that it scrolls in its own box.
     return (
         f'<svg class="graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'style="min-width: {width * GRAPH_MIN_SCALE:.0f}px" '
         f'role="img" aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
         f'<desc id="{element_id}-d">{escape(description)}</desc>{"".join(parts)}{legend}</svg>'

@@ -24,7 +24,7 @@ from types import ModuleType
 
 from whylab.explorer.experiment import LANGS, Experiment, Lang, Text
 from whylab.explorer.mathml import MathError
-from whylab.explorer.prose import Placement, Prose, render_prose
+from whylab.explorer.prose import Placement, Prose, join_wrapped_lines, render_prose
 from whylab.explorer.search import SearchDoc, SearchIndex
 
 DEFAULT_TOPICS_DIR = Path(__file__).resolve().parent.parent / "topics"
@@ -199,7 +199,7 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
         meta[lang] = TopicMeta(
             title=table["title"].strip(),
             question=table["question"].strip(),
-            summary=" ".join(table["summary"].split()),
+            summary=join_wrapped_lines(table["summary"]),
             tags=tuple(t.strip() for t in table["tags"]),
             keywords=tuple(k.strip() for k in table["keywords"]),
         )

@@ -69,20 +69,71 @@
     const status = form.querySelector("[data-status]");
     let inFlight = null;
 
-    // A value the browser already knows is out of range (min/max/step/required) is not
-    // sent: the field is marked and the browser's own message, naming the bound, shown.
-    function firstInvalidField() {
-      form.querySelectorAll("[aria-invalid]").forEach(function (field) {
-        field.removeAttribute("aria-invalid");
-      });
-      const field = form.querySelector("input:invalid, select:invalid");
-      if (!field) {
-        return false;
+    // A value that breaks its bounds is caught here, before anything is sent, and
+    // answered in the page's language with the server's own wording: the data-*
+    // messages are rendered from the same templates as its 422 answers. A float may
+    // fall between steps (the steps only pace the arrows): the server takes any value
+    // within the bounds, and so do we. An int must be written as a whole number.
+    function boundMessage(field) {
+      const validity = field.validity;
+      if (validity.badInput || validity.valueMissing) {
+        return field.dataset.notNumber;
       }
-      field.setAttribute("aria-invalid", "true");
-      const label = form.querySelector('label[for="' + field.id + '"]');
-      status.textContent = (label ? label.textContent.trim() + ": " : "") + field.validationMessage;
-      return true;
+      if (field.dataset.kind === "int" && !/^\s*[+-]?\d+\s*$/.test(field.value)) {
+        return field.dataset.notNumber;
+      }
+      if (validity.rangeUnderflow) {
+        return field.dataset.below.replace("{value}", field.value);
+      }
+      if (validity.rangeOverflow) {
+        return field.dataset.above.replace("{value}", field.value);
+      }
+      return "";
+    }
+
+    // Mark a field and say why under it, as the server's 422 page does (same ids),
+    // or clear the mark once the value is good again.
+    function showFieldError(field, message) {
+      const noteId = field.id + "-error";
+      let note = document.getElementById(noteId);
+      const described = (field.getAttribute("aria-describedby") || "")
+        .split(" ")
+        .filter(function (id) {
+          return id && id !== noteId;
+        });
+      field.setCustomValidity(message);
+      field.closest(".field").classList.toggle("invalid", Boolean(message));
+      if (message) {
+        if (!note) {
+          note = document.createElement("p");
+          note.className = "field-error";
+          note.id = noteId;
+          field.closest(".field").appendChild(note);
+        }
+        note.textContent = message;
+        described.push(noteId);
+        field.setAttribute("aria-invalid", "true");
+      } else {
+        if (note) {
+          note.remove();
+        }
+        field.removeAttribute("aria-invalid");
+      }
+      field.setAttribute("aria-describedby", described.join(" "));
+    }
+
+    // Check every number field; the first problem also goes to the status line.
+    function firstInvalidField() {
+      let first = "";
+      form.querySelectorAll("input[data-kind]").forEach(function (field) {
+        const message = boundMessage(field);
+        showFieldError(field, message);
+        first = first || message;
+      });
+      if (first) {
+        status.textContent = first;
+      }
+      return Boolean(first);
     }
 
     async function rerun() {

@@ -40,6 +40,8 @@ from whylab.numerics.fft import (
     ifft,
 )
 
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
 MAX_PLOTTED_POINTS = 1024
 DFT_MAX_LOG2N = 10  # the O(n^2) DFT is timed up to n = 1024 (tens of ms per call)
@@ -290,10 +292,10 @@ def butterfly(n: str) -> Result:
                               direction="LR")],
         tables=[table],
         metrics={"stages": last, "butterflies": sum(s.top.shape[0] for s in stages)},
-        notes=[T("An edge labelled +Wm^k or −Wm^k multiplies by ±exp(−2πik/m) on the way, "
+        notes=[T("An edge labelled +Wₘᵏ or −Wₘᵏ multiplies by ±exp(−2πik/m) on the way, "
                  "where m is the block length the stage produces; an unlabelled edge adds the "
                  "value unchanged.",
-                 "标注为 +Wm^k 或 −Wm^k 的边表示沿途乘以 ±exp(−2πik/m)，m 是该级合并后的块长；"
+                 "标注为 +Wₘᵏ 或 −Wₘᵏ 的边表示沿途乘以 ±exp(−2πik/m)，m 是该级合并后的块长；"
                  "没有标注的边把数值原样加过去。")],
     )
 
@@ -314,7 +316,7 @@ def butterfly_wires(n: int) -> list[Wire]:
     for s, stage in enumerate(butterfly_stages(n), start=1):
         for top, bottom, k, w in zip(stage.top, stage.bottom, stage.twiddle_exponent,
                                      stage.twiddles, strict=True):
-            twiddle = f"W{stage.span}^{k}"
+            twiddle = f"W{str(stage.span).translate(SUBSCRIPT)}{str(k).translate(SUPERSCRIPT)}"
             wires += [
                 Wire(f"s{s - 1}p{top}", f"s{s}p{top}", "", 1.0),
                 Wire(f"s{s - 1}p{bottom}", f"s{s}p{top}", f"+{twiddle}", complex(w)),
