@@ -111,3 +111,32 @@ def test_the_registry_reports_every_broken_topic_at_once(topic_copy):
     with pytest.raises(TopicError) as error:
         load_registry(topic_copy)
     assert "second_one" in str(error.value) and "unmatched $" in str(error.value)
+
+
+def test_cache_fingerprint_follows_every_python_file_of_the_topic(tmp_path):
+    import shutil
+
+    from whylab.explorer.topics import code_fingerprint
+
+    folder = tmp_path / "tiny_demo"
+    shutil.copytree(Path(__file__).parent / "fixture_topics" / "tiny_demo", folder)
+    before = code_fingerprint(folder)
+    assert code_fingerprint(folder) == before
+    (folder / "helpers.py").write_text("SCALE = 2\n", encoding="utf-8")
+    with_helper = code_fingerprint(folder)
+    assert with_helper != before
+    (folder / "helpers.py").write_text("SCALE = 3\n", encoding="utf-8")
+    edited = code_fingerprint(folder)
+    assert edited not in (before, with_helper)
+    (folder / "en.md").write_text("prose is not code", encoding="utf-8")
+    assert code_fingerprint(folder) == edited
+
+
+def test_cache_fingerprint_covers_the_engine_but_not_the_explorer():
+    from whylab.explorer.topics import _ENGINE_ROOT, _hash_python_files
+
+    skip = (_ENGINE_ROOT / "explorer", _ENGINE_ROOT / "topics")
+    assert _hash_python_files(_ENGINE_ROOT, skip) != _hash_python_files(_ENGINE_ROOT)
+    assert _hash_python_files(_ENGINE_ROOT / "autograd") != _hash_python_files(
+        _ENGINE_ROOT / "autograd", skip=(_ENGINE_ROOT / "autograd",)
+    )

@@ -66,7 +66,7 @@ class Topic:
     meta: dict[Lang, TopicMeta]
     prose: dict[Lang, Prose]
     experiments: dict[str, Experiment]
-    source_hash: str  # of experiments.py: part of the cache key, so edited code recomputes
+    source_hash: str  # code_fingerprint(): part of the cache key, so edited code recomputes
 
     @property
     def tags(self) -> tuple[Tag, ...]:
@@ -256,8 +256,37 @@ def load_topic(folder: Path) -> Topic:
         prose[lang] = render_prose(source, where=f"{folder.name}/{lang}.md")
     experiments = import_experiments(folder)
     _check_placements(folder, prose, experiments)
-    source_hash = hashlib.sha256((folder / "experiments.py").read_bytes()).hexdigest()[:16]
-    return Topic(slug_of(folder), folder, order, meta, prose, experiments, source_hash)
+    return Topic(slug_of(folder), folder, order, meta, prose, experiments, code_fingerprint(folder))
+
+
+def _hash_python_files(root: Path, skip: tuple[Path, ...] = ()) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        if any(path.is_relative_to(folder) for folder in skip):
+            continue
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_ENGINE_ROOT = DEFAULT_TOPICS_DIR.parent
+#: The engine's own code (everything in the package but the explorer and the topics),
+#: hashed once per process: a result computed by other engine code is another result.
+ENGINE_FINGERPRINT = _hash_python_files(
+    _ENGINE_ROOT, skip=(_ENGINE_ROOT / "explorer", _ENGINE_ROOT / "topics")
+)
+
+
+def code_fingerprint(folder: Path) -> str:
+    """A hash of every ``.py`` file of the topic and of the engine it runs on.
+
+    It is part of the result-cache key, so editing an experiment, a helper module
+    of the topic or the engine itself recomputes the results instead of serving
+    ones the current code would not produce.
+    """
+    digest = hashlib.sha256(ENGINE_FINGERPRINT.encode())
+    digest.update(_hash_python_files(Path(folder)).encode())
+    return digest.hexdigest()[:16]
 
 
 def discover_topic_folders(topics_dir: Path = DEFAULT_TOPICS_DIR) -> list[Path]:
