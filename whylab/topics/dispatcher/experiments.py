@@ -1,0 +1,14 @@
+"""Experiments for "What happens when you call a @ b?": the hops of one matmul, the key
+set of a call under each guard, and what the dispatcher costs per call.
+
+Everything runs whylab's real dispatcher and reads what it did from
+``whylab.dispatch.trace()``. The rules it is compared with -- torch.matmul's rank
+table and the key-set formula -- are written out separately from the engine, in
+:mod:`~whylab.topics.dispatcher.matmul_rules` and
+:mod:`~whylab.topics.dispatcher.key_rules`. Reader choices select among
+predefined cases; nothing a reader sends is evaluated.
+"""
+
+from whylab.topics.dispatcher.matmul_experiment import matmul_trace
+
+EXPERIMENTS = [matmul_trace]
