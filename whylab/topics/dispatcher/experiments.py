@@ -9,6 +9,8 @@ table and the key-set formula -- are written out separately from the engine, in
 predefined cases; nothing a reader sends is evaluated.
 """
 
+from whylab.topics.dispatcher.key_set_experiment import key_set
 from whylab.topics.dispatcher.matmul_experiment import matmul_trace
+from whylab.topics.dispatcher.overhead_experiment import overhead
 
-EXPERIMENTS = [matmul_trace]
+EXPERIMENTS = [matmul_trace, key_set, overhead]
