@@ -20,19 +20,18 @@ from whylab._tensor.tensor import Tensor
 from whylab.dispatch import (
     DispatchKey,
     DispatchKeySet,
+    TraceEvent,
     exclude_keys,
     excluded_keys,
     get_op,
     include_keys,
     included_keys,
     trace,
-    TraceEvent,
 )
 from whylab.explorer.experiment import Check, Param, Result, T, Table, experiment
 from whylab.topics.dispatcher.key_rules import (
     GUARD_RULES,
     OP_RULES,
-    PRIORITY,
     by_priority,
     call_key_set,
     highest_key,
@@ -146,8 +145,8 @@ def guard_check(guard: str, included: frozenset[str], excluded: frozenset[str]) 
     """The guard changed the thread-local sets exactly as the page says."""
     rule = GUARD_RULES[guard]
     return Check(
-        name=T(f"The guard {guard} sets the include and exclude sets stated on the page",
-               f"保护块 {guard} 设置的包含集与排除集和本页所写的一致"),
+        name=T(f"Guard '{guard}' sets the included and excluded keys stated on the page",
+               f"保护块（{guard}）设置的包含集与排除集和本页所写的一致"),
         passed=(included, excluded) == (rule.included, rule.excluded),
         measured=f"incl {shown(included)}, excl {shown(excluded)}",
         expected=f"incl {shown(rule.included)}, excl {shown(rule.excluded)}")
@@ -320,8 +319,9 @@ def key_set(op: str, device: str, requires_grad: bool, guard: str) -> Result:
     )
     return Result(
         checks=checks,
-        figures=[trace_diagram(run.events, T(f"Hops of {op} on {device} under {guard}",
-                                             f"{op} 在 {device} 上、保护块 {guard} 下的每一跳"))],
+        figures=[trace_diagram(run.events, T(
+            f"Hops of {op} on {device.upper()}, guard: {guard}",
+            f"{op} 在 {device.upper()} 上的每一跳，保护块：{guard}"))],
         tables=[formula_table, trace_table(run.events, T("The recorded hops", "记录下的每一跳")),
                 metadata_table],
         metrics={"highest_key": str(predicted), "hops": len(run.events),

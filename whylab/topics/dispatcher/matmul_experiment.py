@@ -157,13 +157,15 @@ def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, bat
     ]
     depth_one = top_level_ops(events)
     summary = Table(
-        title=T("What the rules predict and what the trace shows", "规则的预测与跟踪记录的对照"),
-        columns=[T("a", "a"), T("b", "b"), T("shape by the formula", "公式给出的形状"),
+        title=T(f"a{list(shape_a)} @ b{list(shape_b)}: what the rules predict and what the "
+                "trace shows",
+                f"a{list(shape_a)} @ b{list(shape_b)}：规则的预测与跟踪记录的对照"),
+        columns=[T("shape by the formula", "公式给出的形状"),
                  T("shape from the engine", "引擎给出的形状"),
                  T("product by the rules", "规则预测的乘法"),
                  T("ops matmul called (trace)", "matmul 调用的算子（跟踪）"),
                  T("grad_fn", "grad_fn")],
-        rows=[[str(shape_a), str(shape_b), str(prediction.shape), str(tuple(c.shape)),
+        rows=[[str(prediction.shape), str(tuple(c.shape)),
                prediction.inner_op, " → ".join(depth_one), str(grad_fn_name)]],
     )
     return Result(

@@ -10,6 +10,7 @@ operator call, one row per (depth, key), higher keys above lower ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from whylab.dispatch import TraceEvent
@@ -99,12 +100,21 @@ def trace_diagram(events: list[TraceEvent], title: Text) -> GraphDiagram:
     return GraphDiagram(title=title, nodes=nodes, edges=edges)
 
 
+def compact_argument(text: str) -> str:
+    """``Tensor[2, 3] float64`` → ``[2,3]``: the arguments column only needs the shapes."""
+    return re.sub(r"Tensor\[([^\]]*)\] \w+", lambda m: "[" + m.group(1).replace(" ", "") + "]",
+                  text)
+
+
 def trace_table(events: list[TraceEvent], title: Text) -> Table:
-    """Every hop in call order, with the kernel's full name and the arguments it saw."""
+    """Every hop in call order, with the kernel's name (below ``whylab.``) and the
+    shapes of the tensor arguments it received."""
     return Table(
         title=title,
         columns=[T("#", "#"), T("depth", "深度"), T("operator", "算子"), T("key", "键"),
-                 T("kernel that ran", "实际运行的 kernel"), T("arguments", "参数")],
-        rows=[[i, e.depth, e.op, e.key, e.kernel, "; ".join(e.inputs)]
+                 T("kernel that ran (whylab.…)", "实际运行的 kernel（whylab.…）"),
+                 T("arguments", "参数")],
+        rows=[[i, e.depth, e.op, e.key, e.kernel.removeprefix("whylab."),
+               ", ".join(compact_argument(a) for a in e.inputs)]
               for i, e in enumerate(events)],
     )
