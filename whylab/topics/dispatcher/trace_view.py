@@ -107,14 +107,18 @@ def compact_argument(text: str) -> str:
 
 
 def trace_table(events: list[TraceEvent], title: Text) -> Table:
-    """Every hop in call order, with the kernel's name (below ``whylab.``) and the
-    shapes of the tensor arguments it received."""
+    """Every hop in call order, with the kernel's name (below ``whylab.``). The first
+    hop of each call also shows the call's arguments (tensors by their shapes)."""
+    first_hops = {call.hops[0] for call in group_calls(events)}
+    rows = []
+    for i, event in enumerate(events):
+        call = event.op
+        if i in first_hops:
+            call += "(" + ", ".join(compact_argument(a) for a in event.inputs) + ")"
+        rows.append([i, event.depth, call, event.key, event.kernel.removeprefix("whylab.")])
     return Table(
         title=title,
-        columns=[T("#", "#"), T("depth", "深度"), T("operator", "算子"), T("key", "键"),
-                 T("kernel that ran (whylab.…)", "实际运行的 kernel（whylab.…）"),
-                 T("arguments", "参数")],
-        rows=[[i, e.depth, e.op, e.key, e.kernel.removeprefix("whylab."),
-               ", ".join(compact_argument(a) for a in e.inputs)]
-              for i, e in enumerate(events)],
+        columns=[T("#", "#"), T("depth", "深度"), T("operator call", "算子调用"), T("key", "键"),
+                 T("kernel that ran (whylab.…)", "实际运行的 kernel（whylab.…）")],
+        rows=rows,
     )
