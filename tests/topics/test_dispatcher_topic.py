@@ -260,8 +260,8 @@ def _event(op, key, depth=0):
 
 
 def test_matmul_checks_can_fail():
-    assert not mt.inner_op_check("bmm", "mm", "rule").passed
-    assert not mt.inner_op_check(None, "dot", "rule").passed
+    assert not mt.inner_op_check("bmm", "mm", "2d-2d").passed
+    assert not mt.inner_op_check(None, "dot", "1d-1d").passed
     assert not mt.shape_check(NAME, (2, 3), (3, 2)).passed
     assert not mt.values_check(np.ones(3), np.ones(3) + 1e-9).passed
     assert not mt.values_check(np.ones(3), np.ones((3, 1))).passed

@@ -17,7 +17,7 @@ import whylab
 from whylab.dispatch import TraceEvent, trace
 from whylab.explorer.experiment import Check, Param, Result, T, Table, Text, experiment
 from whylab.topics.dispatcher.key_rules import PRIORITY
-from whylab.topics.dispatcher.matmul_rules import INNER_OPS, predict
+from whylab.topics.dispatcher.matmul_rules import INNER_OPS, RULES, predict
 from whylab.topics.dispatcher.trace_view import (
     group_calls,
     top_level_ops,
@@ -48,9 +48,10 @@ def first_product(events: list[TraceEvent]) -> str | None:
 
 def inner_op_check(traced: str | None, predicted: str, rule: str) -> Check:
     """Pass when the product the engine chose is the one the rule table names."""
+    rule_en, rule_zh = RULES[rule]
     return Check(
-        name=T(f"matmul chose the product the rule table predicts ({rule})",
-               f"matmul 选用的乘法与规则表的预测一致（{rule}）"),
+        name=T(f"matmul chose the product the rule table predicts ({rule_en})",
+               f"matmul 选用的乘法与规则表的预测一致（{rule_zh}）"),
         passed=traced == predicted, measured=str(traced), expected=predicted)
 
 

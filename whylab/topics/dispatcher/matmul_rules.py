@@ -22,6 +22,17 @@ import numpy as np
 
 INNER_OPS = ("dot", "mv", "mm", "bmm")
 
+#: Each row of the rule table, in English and Chinese.
+RULES = {
+    "1d-1d": ("1-D · 1-D", "1 维 · 1 维"),
+    "2d-1d": ("2-D · 1-D", "2 维 · 1 维"),
+    "1d-2d": ("1-D · 2-D: unsqueeze, mm, squeeze", "1 维 · 2 维：unsqueeze、mm、squeeze"),
+    "2d-2d": ("2-D · 2-D", "2 维 · 2 维"),
+    "fold-a": ("fold the batch of a into one product", "把 a 的批维度折叠进一次乘法"),
+    "fold-b": ("fold the batch of bᵀ into one product", "把 bᵀ 的批维度折叠进一次乘法"),
+    "bmm": ("broadcast the batch dimensions, bmm", "广播批维度，再做 bmm"),
+}
+
 
 @dataclass(frozen=True)
 class MatmulPrediction:
@@ -29,7 +40,7 @@ class MatmulPrediction:
 
     inner_op: str
     shape: tuple[int, ...]
-    rule: str  # which row of the rule table applied, in words
+    rule: str  # which row of the rule table applied: a key of RULES
 
 
 def broadcast_batch(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
@@ -88,19 +99,19 @@ def predict(
     dim_a, dim_b = len(shape_a), len(shape_b)
     shape = result_shape(shape_a, shape_b)
     if dim_a == 1 and dim_b == 1:
-        return MatmulPrediction("dot", shape, "1-D · 1-D")
+        return MatmulPrediction("dot", shape, "1d-1d")
     if dim_a == 2 and dim_b == 1:
-        return MatmulPrediction("mv", shape, "2-D · 1-D")
+        return MatmulPrediction("mv", shape, "2d-1d")
     if dim_a == 1 and dim_b == 2:
-        return MatmulPrediction("mm", shape, "1-D · 2-D: unsqueeze, mm, squeeze")
+        return MatmulPrediction("mm", shape, "1d-2d")
     if dim_a == 2 and dim_b == 2:
-        return MatmulPrediction("mm", shape, "2-D · 2-D")
+        return MatmulPrediction("mm", shape, "2d-2d")
     if max(dim_a, dim_b) >= 3 and min(dim_a, dim_b) <= 2:
         folded_op = "mm" if min(dim_a, dim_b) == 2 else "mv"
         if dim_a >= dim_b:
             # a's batch folds into rows; a contiguous a always flattens for free.
             if requires_grad or flattens_without_copy(shape_a, contiguous_strides(shape_a)):
-                return MatmulPrediction(folded_op, shape, "fold the batch of a into one product")
+                return MatmulPrediction(folded_op, shape, "fold-a")
         else:
             # b is the larger one: fold bᵀ. For a 2-D a that would need a copy of the
             # result, so it folds only for the gradient's sake.
@@ -109,5 +120,5 @@ def predict(
             transposed_strides = strides[:-2] + (strides[-1], strides[-2])
             free = dim_a == 1 and flattens_without_copy(transposed_shape, transposed_strides)
             if requires_grad or free:
-                return MatmulPrediction(folded_op, shape, "fold the batch of bᵀ into one product")
-    return MatmulPrediction("bmm", shape, "broadcast the batch dimensions, bmm")
+                return MatmulPrediction(folded_op, shape, "fold-b")
+    return MatmulPrediction("bmm", shape, "bmm")
