@@ -7,6 +7,10 @@ table and the key-set formula -- are written out separately from the engine, in
 :mod:`~whylab.topics.dispatcher.matmul_rules` and
 :mod:`~whylab.topics.dispatcher.key_rules`. Reader choices select among
 predefined cases; nothing a reader sends is evaluated.
+
+The experiments live in their own modules (``matmul_experiment``,
+``key_set_experiment``, ``overhead_experiment``); the diagram and the hop tables
+are drawn by ``trace_view``.
 """
 
 from whylab.topics.dispatcher.key_set_experiment import key_set
