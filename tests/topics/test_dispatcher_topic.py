@@ -1,0 +1,301 @@
+"""The dispatcher topic: defaults, matmul's rank rules against torch, guards, bounds,
+and checks that can fail."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import whylab
+from whylab.dispatch import TraceEvent, trace
+from whylab.explorer.experiment import GraphDiagram, ParamError, T
+from whylab.explorer.svg import render_graph
+from whylab.topics.dispatcher import key_rules, matmul_rules
+from whylab.topics.dispatcher import key_set_experiment as ks
+from whylab.topics.dispatcher import matmul_experiment as mt
+from whylab.topics.dispatcher import overhead_experiment as oh
+from whylab.topics.dispatcher.experiments import EXPERIMENTS
+from whylab.topics.dispatcher.trace_view import group_calls, top_level_ops
+
+BY_NAME = {e.name: e for e in EXPERIMENTS}
+NAME = T("claim", "断言")
+TOPIC = Path(ks.__file__).parent
+
+
+def failed(result):
+    return [f"{c.name.en}: {c.measured} vs {c.expected}" for c in result.checks if not c.passed]
+
+
+class _OpLog(TorchDispatchMode):
+    """Records the aten operators torch runs below autograd."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def torch_matmul(a: np.ndarray, b: np.ndarray, grad_a: bool, grad_b: bool):
+    """torch's product op, result shape and values for a @ b."""
+    ta = torch.tensor(a, requires_grad=grad_a)
+    tb = torch.tensor(b, requires_grad=grad_b)
+    with _OpLog() as log:
+        result = ta @ tb
+    product = next(op for op in log.ops if op in matmul_rules.INNER_OPS)
+    return product, tuple(result.shape), result.detach().numpy()
+
+
+def whylab_product(a: np.ndarray, b: np.ndarray, grad_a: bool, grad_b: bool):
+    wa = whylab.tensor(a, requires_grad=grad_a)
+    wb = whylab.tensor(b, requires_grad=grad_b)
+    with trace() as recorded:
+        result = wa @ wb
+    return mt.first_product(recorded.events), tuple(result.shape)
+
+
+# ---------------------------------------------------------------- defaults
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_defaults_pass_every_check(name):
+    experiment = BY_NAME[name]
+    result = experiment.run(**experiment.defaults())
+    assert result.checks and result.passed, failed(result)
+
+
+def test_overhead_is_marked_as_timing_and_the_others_are_not():
+    assert BY_NAME["overhead"].timing
+    assert not BY_NAME["matmul-trace"].timing and not BY_NAME["key-set"].timing
+
+
+def test_topic_code_does_not_import_torch():
+    for path in TOPIC.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names]
+        imported += [node.module or "" for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom)]
+        assert not any(name.split(".")[0] == "torch" for name in imported), path.name
+
+
+# ---------------------------------------------------------------- matmul rules
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("rank_a, rank_b", list(itertools.product(range(1, 5), repeat=2)))
+def test_every_rank_pair_matches_torch(rank_a, rank_b, requires_grad):
+    params = dict(rank_a=rank_a, rank_b=rank_b, rows=2, inner=3, cols=4, batch=3,
+                  requires_grad=requires_grad, seed=1)
+    result = mt.matmul_trace.run(**params)
+    assert result.passed, failed(result)
+
+    shape_a, shape_b = mt.operand_shapes(rank_a, rank_b, 2, 3, 4, 3)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
+    torch_op, torch_shape, torch_values = torch_matmul(a, b, requires_grad, requires_grad)
+    prediction = matmul_rules.predict(shape_a, shape_b, requires_grad)
+    assert prediction.inner_op == torch_op
+    assert prediction.shape == torch_shape
+    assert result.metrics["product_op"] == torch_op
+    wa = whylab.tensor(a)
+    np.testing.assert_allclose((wa @ whylab.tensor(b)).numpy(), torch_values, rtol=1e-12,
+                               atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rank_a=st.integers(1, 4), rank_b=st.integers(1, 4), rows=st.integers(1, 3),
+       inner=st.integers(1, 3), cols=st.integers(1, 3), batch=st.integers(1, 3),
+       requires_grad=st.booleans())
+def test_rule_table_matches_torch_with_size_one_dimensions(rank_a, rank_b, rows, inner, cols,
+                                                           batch, requires_grad):
+    # Sizes of 1 make the stride test of the fold rule go either way.
+    shape_a, shape_b = mt.operand_shapes(rank_a, rank_b, rows, inner, cols, batch)
+    a, b = np.ones(shape_a), np.ones(shape_b)
+    torch_op, torch_shape, _ = torch_matmul(a, b, requires_grad, requires_grad)
+    prediction = matmul_rules.predict(shape_a, shape_b, requires_grad)
+    assert (prediction.inner_op, prediction.shape) == (torch_op, torch_shape)
+    assert whylab_product(a, b, requires_grad, requires_grad) == (torch_op, torch_shape)
+
+
+def test_shape_formula_and_broadcasting():
+    assert matmul_rules.result_shape((5,), (5,)) == ()
+    assert matmul_rules.result_shape((2, 1, 4, 3), (5, 3, 6)) == (2, 5, 4, 6)
+    assert matmul_rules.result_shape((3,), (2, 3, 4)) == (2, 4)
+    assert matmul_rules.broadcast_batch((2, 1), (3,)) == (2, 3)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        matmul_rules.broadcast_batch((2,), (3,))
+    with pytest.raises(ValueError, match="inner sizes differ"):
+        matmul_rules.result_shape((2, 3), (4, 5))
+
+
+def test_one_d_times_two_d_is_unsqueeze_mm_squeeze():
+    vector, matrix = whylab.ones(3), whylab.ones(3, 2)
+    with trace() as recorded:
+        vector @ matrix
+    assert top_level_ops(recorded.events) == ["unsqueeze", "mm", "squeeze"]
+    calls = group_calls(recorded.events)
+    assert [c.op for c in calls] == ["matmul", "unsqueeze", "mm", "squeeze"]
+    assert all(recorded.events[c.parent_hop].op == "matmul" for c in calls[1:])
+
+
+def test_autograd_kernel_runs_but_records_nothing_without_grad():
+    result = mt.matmul_trace.run(**{**mt.matmul_trace.defaults(), "requires_grad": False})
+    assert result.passed, failed(result)
+    assert "grad_fn None" in result.checks[-1].measured
+
+
+def test_whylab_folds_when_only_the_larger_operand_requires_grad_unlike_torch():
+    # The prose states this difference; if the engine changes, update en.md and zh.md.
+    a, b = np.ones((2, 3)), np.ones((4, 3, 5))
+    assert torch_matmul(a, b, False, True)[0] == "bmm"
+    assert whylab_product(a, b, False, True)[0] == "mm"
+
+
+def test_diagram_nodes_are_the_hops_and_it_renders():
+    params = {**mt.matmul_trace.defaults(), "rank_a": 4, "rank_b": 3}
+    result = mt.matmul_trace.run(**params)
+    diagram = result.figures[0]
+    assert isinstance(diagram, GraphDiagram)
+    assert len(diagram.nodes) == result.metrics["hops"] == len(result.tables[1].rows)
+    ids = {node.id for node in diagram.nodes}
+    assert all(s in ids and t in ids for s, t, _ in diagram.edges)
+    # A tree: every hop but the first has exactly one incoming arrow.
+    assert sorted(t for _, t, _ in diagram.edges) == sorted(ids - {"h0"})
+    svg = ET.fromstring(render_graph(diagram, "en", "fig"))
+    assert svg.tag.endswith("svg")
+
+
+# ---------------------------------------------------------------- key sets and guards
+
+
+@pytest.mark.parametrize("op", ks.OPS)
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("guard", ks.GUARDS)
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_key_set_every_case_passes(op, device, guard, requires_grad):
+    result = ks.key_set.run(op=op, device=device, requires_grad=requires_grad, guard=guard)
+    assert result.passed, failed(result)
+
+
+@pytest.mark.parametrize("guard, highest, recorded", [
+    ("none", "Autograd", True),
+    ("exclude-autograd", "CPU", False),
+    ("include-tracer", "Tracer", True),
+    ("no-grad", "Autograd", False),
+    ("inference-mode", "CPU", False),
+])
+def test_guards_change_the_winning_key_and_the_recording(guard, highest, recorded):
+    result = ks.key_set.run(op="add", device="cpu", requires_grad=True, guard=guard)
+    assert result.metrics["highest_key"] == highest
+    assert (result.metrics["grad_fn"] != "None") == recorded
+
+
+def test_inference_mode_skips_the_version_bump_unlike_torch():
+    # The prose states this difference; if the engine changes, update en.md and zh.md.
+    run = ks.run_op("add_", "cpu", True, "inference-mode")
+    assert not run.version_bumped and "ADInplaceOrView" not in ks.traced_path(run.events)
+    tensor = torch.ones(3) * 1
+    with torch.inference_mode():
+        tensor.add_(1)
+    assert tensor._version == 1
+
+
+def test_views_and_inplace_ops_pass_adinplaceorview():
+    for op in ("add_", "transpose"):
+        run = ks.run_op(op, "cpu", False, "none")
+        assert ks.traced_path(run.events) == ["Tracer", "Autograd", "ADInplaceOrView", "CPU"]
+    run = ks.run_op("add", "meta", False, "none")
+    assert ks.traced_path(run.events) == ["Tracer", "Autograd", "Meta"]
+
+
+def test_key_formula():
+    keys = key_rules.call_key_set({"CPU", "Autograd", "ADInplaceOrView"}, {"Tracer"},
+                                  {"Autograd"})
+    assert keys == {"Tracer", "CPU", "ADInplaceOrView"}
+    kernels = key_rules.OP_RULES["add"].kernel_keys()
+    assert key_rules.highest_key(keys - {"Tracer"}, kernels) == "CPU"
+    assert key_rules.predicted_path(keys, kernels) == ["Tracer", "CPU"]
+    with pytest.raises(ValueError, match="unknown dispatch keys"):
+        key_rules.by_priority({"Sparse"})
+
+
+# ---------------------------------------------------------------- parameter bounds
+
+
+@pytest.mark.parametrize("name, raw, message", [
+    ("matmul-trace", {"rank_a": 5}, "rank_a: must be <= 4"),
+    ("matmul-trace", {"rank_b": 0}, "rank_b: must be >= 1"),
+    ("matmul-trace", {"rows": 7}, "rows: must be <= 6"),
+    ("matmul-trace", {"batch": "two"}, "batch: expected int"),
+    ("matmul-trace", {"requires_grad": "maybe"}, "requires_grad: expected true or false"),
+    ("key-set", {"guard": "__import__('os')"}, "guard: must be one of"),
+    ("key-set", {"op": "matmul"}, "op: must be one of add, add_, transpose"),
+    ("key-set", {"device": "cuda"}, "device: must be one of cpu, meta"),
+    ("overhead", {"largest": "4096"}, "largest: must be one of 512, 1024"),
+    ("overhead", {"rounds": 0}, "rounds: must be >= 1"),
+    ("overhead", {"code": "1"}, "code: unknown parameter"),
+])
+def test_out_of_range_params_are_rejected(name, raw, message):
+    with pytest.raises(ParamError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        BY_NAME[name].parse_params(raw)
+
+
+# ---------------------------------------------------------------- checks can fail
+
+
+def _event(op, key, depth=0):
+    return TraceEvent(op, key, f"kernel.{op}", depth)
+
+
+def test_matmul_checks_can_fail():
+    assert not mt.inner_op_check("bmm", "mm", "2d-2d").passed
+    assert not mt.inner_op_check(None, "dot", "1d-1d").passed
+    assert not mt.shape_check(NAME, (2, 3), (3, 2)).passed
+    assert not mt.values_check(np.ones(3), np.ones(3) + 1e-9).passed
+    assert not mt.values_check(np.ones(3), np.ones((3, 1))).passed
+    out_of_order = [_event("mm", "Tracer"), _event("mm", "CPU"), _event("mm", "Autograd")]
+    assert not mt.descending_keys_check(out_of_order).passed
+    assert not mt.descending_keys_check([]).passed
+    with_autograd = [_event("matmul", "Tracer"), _event("matmul", "Autograd"),
+                     _event("mm", "Tracer", 1), _event("mm", "Autograd", 1), _event("mm", "CPU", 1)]
+    assert mt.autograd_check(with_autograd, "mm", True, "MmBackward0").passed
+    assert not mt.autograd_check(with_autograd, "mm", True, None).passed
+    assert not mt.autograd_check(with_autograd, "mm", False, "MmBackward0").passed
+    assert not mt.autograd_check(with_autograd[:2], "mm", False, None).passed
+
+
+def test_key_set_checks_can_fail():
+    assert not ks.guard_check("inference-mode", frozenset(), frozenset({"Autograd"})).passed
+    assert not ks.highest_key_check("Autograd", ["Tracer", "CPU"], frozenset({"CPU"})).passed
+    assert not ks.path_check(["Tracer", "Autograd", "CPU"], ["Tracer", "CPU"]).passed
+    assert not ks.kernel_table_check("add", frozenset({"Tracer", "CPU"})).passed
+    assert not ks.fallthrough_check("add", frozenset({"ADInplaceOrView"}),
+                                    ["Tracer", "ADInplaceOrView", "CPU"]).passed
+    assert not ks.fallthrough_check("add_", frozenset({"ADInplaceOrView"}), ["CPU"]).passed
+    assert not ks.recording_check(True, "no-grad", frozenset({"Autograd"}), True).passed
+    assert not ks.recording_check(True, "none", frozenset({"Autograd"}), False).passed
+    cpu = whylab.ones(2, 3)
+    assert not ks.meta_check(cpu, cpu).passed  # holds data: not a Meta result
+    meta = whylab.empty(3, 2, device="meta", dtype=whylab.float32)
+    assert not ks.meta_check(cpu, meta).passed  # wrong shape
+    assert ks.meta_check(cpu, whylab.empty(2, 3, device="meta", dtype=cpu.dtype)).passed
+    assert not ks.version_check(False, ["Tracer", "ADInplaceOrView", "CPU"]).passed
+    assert not ks.values_check(np.ones(2), np.zeros(2)).passed
+
+
+def test_overhead_checks_can_fail():
+    assert not oh.ratio_check(NAME, 1.5, at_least=2.0).passed
+    assert not oh.ratio_check(NAME, 1.6, at_most=1.5).passed
+    assert oh.ratio_check(NAME, 1.1, at_most=1.5).passed

@@ -1,0 +1,189 @@
+"""Experiment ``matmul-trace``: run ``a @ b`` under a dispatcher trace and draw every hop.
+
+The operands are whylab tensors of the chosen ranks; the product runs through
+the real dispatcher inside ``whylab.dispatch.trace()``. The checks compare the
+trace with the rule table of :mod:`~whylab.topics.dispatcher.matmul_rules`
+(written from the prose, not from the engine) and the numbers with NumPy's
+``np.matmul``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import whylab
+from whylab.dispatch import TraceEvent, trace
+from whylab.explorer.experiment import Check, Param, Result, T, Table, Text, experiment
+from whylab.topics.dispatcher.key_rules import PRIORITY
+from whylab.topics.dispatcher.matmul_rules import INNER_OPS, RULES, predict
+from whylab.topics.dispatcher.trace_view import (
+    group_calls,
+    top_level_ops,
+    trace_diagram,
+    trace_table,
+)
+
+VALUE_TOLERANCE = 1e-12  # relative, float64
+OUTER_BATCH = 2  # the extra leading batch size of a 4-D a
+
+
+def operand_shapes(rank_a: int, rank_b: int, rows: int, inner: int, cols: int,
+                   batch: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shapes of a and b: a is (2, batch, rows, inner) cut to its rank, b is
+    (1, batch, inner, cols) cut to its rank; a 1-D operand is just (inner,).
+
+    The 1 in b's outer batch dimension broadcasts against a's 2.
+    """
+    shape_a = (inner,) if rank_a == 1 else ((OUTER_BATCH, batch)[4 - rank_a:] + (rows, inner))
+    shape_b = (inner,) if rank_b == 1 else ((1, batch)[4 - rank_b:] + (inner, cols))
+    return shape_a, shape_b
+
+
+def first_product(events: list[TraceEvent]) -> str | None:
+    """The first of dot/mv/mm/bmm that matmul called (depth 1 in the trace)."""
+    return next((op for op in top_level_ops(events) if op in INNER_OPS), None)
+
+
+def inner_op_check(traced: str | None, predicted: str, rule: str) -> Check:
+    """Pass when the product the engine chose is the one the rule table names."""
+    rule_en, rule_zh = RULES[rule]
+    return Check(
+        name=T(f"matmul chose the product the rule table predicts ({rule_en})",
+               f"matmul 选用的乘法与规则表的预测一致（{rule_zh}）"),
+        passed=traced == predicted, measured=str(traced), expected=predicted)
+
+
+def shape_check(name: Text, measured: tuple[int, ...], expected: tuple[int, ...]) -> Check:
+    """Pass when two shapes are equal."""
+    return Check(name=name, passed=tuple(measured) == tuple(expected),
+                 measured=str(tuple(measured)), expected=str(tuple(expected)))
+
+
+def values_check(values: np.ndarray, reference: np.ndarray,
+                 tolerance: float = VALUE_TOLERANCE) -> Check:
+    """Pass when the values agree with ``reference`` to a relative error of ``tolerance``."""
+    values, reference = np.asarray(values), np.asarray(reference)
+    if values.shape != reference.shape:
+        error = math.inf
+    else:
+        scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
+        error = float(np.max(np.abs(values - reference), initial=0.0)) / scale
+    return Check(name=T("The values equal np.matmul", "数值与 np.matmul 相同"),
+                 passed=bool(error <= tolerance), measured=f"relative max error {error:.1e}",
+                 expected=f"≤ {tolerance:.0e}")
+
+
+def descending_keys_check(events: list[TraceEvent]) -> Check:
+    """Within one call, each hop is at a lower key than the hop before it."""
+    calls = group_calls(events)
+    bad = [c.op for c in calls
+           if [PRIORITY.index(events[i].key) for i in c.hops]
+           != sorted({PRIORITY.index(events[i].key) for i in c.hops})]
+    return Check(
+        name=T("Every call starts at its highest key and only moves down",
+               "每次调用都从最高的键开始，只向下转发"),
+        passed=not bad and bool(calls),
+        measured=f"{len(calls)} calls" + (f", out of order: {bad}" if bad else ""),
+        expected="keys strictly descending in every call")
+
+
+def autograd_check(events: list[TraceEvent], product: str | None, requires_grad: bool,
+                   grad_fn_name: str | None) -> Check:
+    """The product passes its Autograd kernel either way; a node is recorded only with grad."""
+    passed_autograd = any(e.op == product and e.key == "Autograd" and e.depth == 1
+                          for e in events)
+    recorded = grad_fn_name is not None
+    expectation = ("Autograd kernel ran, grad_fn recorded" if requires_grad
+                   else "Autograd kernel ran, grad_fn None")
+    return Check(
+        name=T("The product passes through its Autograd kernel; a graph node is recorded "
+               "only when the operands require grad",
+               "乘法一定经过它的 Autograd kernel；只有操作数需要梯度时才记录计算图节点"),
+        passed=passed_autograd and recorded == requires_grad,
+        measured=(f"{product} @ Autograd {'ran' if passed_autograd else 'missing'}, "
+                  f"grad_fn {grad_fn_name}"),
+        expected=expectation)
+
+
+@experiment(
+    name="matmul-trace",
+    title=T("Every hop of a @ b", "a @ b 经过的每一跳"),
+    description=T(
+        "Runs a @ b on whylab tensors inside whylab.dispatch.trace() and draws each hop: "
+        "which operator, at which dispatch key, ran which kernel, called from where. The "
+        "product matmul chose is compared with the rule table on this page, the shape with "
+        "the shape formula and np.matmul, the values with np.matmul.",
+        "在 whylab.dispatch.trace() 中对 whylab 张量执行 a @ b，画出每一跳："
+        "哪个算子、在哪个分派键上、运行了哪个 kernel、由谁调用。把 matmul 选用的乘法与本页的"
+        "规则表对照，把结果形状与形状公式和 np.matmul 对照，把数值与 np.matmul 对照。",
+    ),
+    params=[
+        Param("rank_a", "int", 3, T("rank of a", "a 的维数"), minimum=1, maximum=4, step=1),
+        Param("rank_b", "int", 2, T("rank of b", "b 的维数"), minimum=1, maximum=4, step=1),
+        Param("rows", "int", 2, T("rows n of a", "a 的行数 n"), minimum=1, maximum=6, step=1),
+        Param("inner", "int", 3, T("inner size k", "内维 k"), minimum=1, maximum=6, step=1),
+        Param("cols", "int", 2, T("columns p of b", "b 的列数 p"), minimum=1, maximum=6, step=1),
+        Param("batch", "int", 3, T("batch size", "批大小"), minimum=1, maximum=4, step=1),
+        Param("requires_grad", "bool", True, T("a and b require grad", "a 和 b 需要梯度")),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+)
+def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, batch: int,
+                 requires_grad: bool, seed: int) -> Result:
+    shape_a, shape_b = operand_shapes(rank_a, rank_b, rows, inner, cols, batch)
+    rng = np.random.default_rng(seed)
+    a_values, b_values = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
+    a = whylab.tensor(a_values, requires_grad=requires_grad)
+    b = whylab.tensor(b_values, requires_grad=requires_grad)
+    with trace() as recorded:
+        c = a @ b
+    events = list(recorded.events)
+    prediction = predict(shape_a, shape_b, requires_grad)
+    product = first_product(events)
+    reference = np.matmul(a_values, b_values)
+    grad_fn_name = type(c.grad_fn).__name__ if c.grad_fn is not None else None
+
+    checks = [
+        inner_op_check(product, prediction.inner_op, prediction.rule),
+        shape_check(T("The result's shape follows the shape formula",
+                      "结果形状符合形状公式"), c.shape, prediction.shape),
+        shape_check(T("The result's shape equals np.matmul's", "结果形状与 np.matmul 的相同"),
+                    c.shape, reference.shape),
+        values_check(c.detach().numpy(), reference),
+        descending_keys_check(events),
+        autograd_check(events, product, requires_grad, grad_fn_name),
+    ]
+    depth_one = top_level_ops(events)
+    summary = Table(
+        title=T(f"a{list(shape_a)} @ b{list(shape_b)}: what the rules predict and what the "
+                "trace shows",
+                f"a{list(shape_a)} @ b{list(shape_b)}：规则的预测与跟踪记录的对照"),
+        columns=[T("shape by the formula", "公式给出的形状"),
+                 T("shape from the engine", "引擎给出的形状"),
+                 T("product by the rules", "规则预测的乘法"),
+                 T("ops matmul called (trace)", "matmul 调用的算子（跟踪）"),
+                 T("grad_fn", "grad_fn")],
+        rows=[[str(prediction.shape), str(tuple(c.shape)),
+               prediction.inner_op, " → ".join(depth_one), str(grad_fn_name)]],
+    )
+    return Result(
+        checks=checks,
+        figures=[trace_diagram(events, T(
+            f"Dispatcher hops of a{list(shape_a)} @ b{list(shape_b)}",
+            f"a{list(shape_a)} @ b{list(shape_b)} 在分派器中的每一跳"))],
+        tables=[summary, trace_table(events, T("The recorded hops", "记录下的每一跳"))],
+        metrics={"hops": len(events), "operator_calls": len(group_calls(events)),
+                 "product_op": str(product),
+                 "max_abs_error_vs_numpy": float(np.max(np.abs(c.detach().numpy() - reference),
+                                                        initial=0.0))},
+        notes=[T("Each column is one operator call; inside it the arrows go down the keys "
+                 "(each wrapper kernel redispatches to the next key with a kernel). An arrow "
+                 "into another column is a kernel calling another operator: the composite "
+                 "matmul calling its pieces. Keys an operator falls through are not drawn.",
+                 "每一列是一次算子调用；列内的箭头沿着键向下（每个包装 kernel 把调用转发给下一个"
+                 "有 kernel 的键）。指向另一列的箭头表示某个 kernel 调用了别的算子，例如组合算子 "
+                 "matmul 调用它的各个部件。被直接跳过（fallthrough）的键不画出来。")],
+    )

@@ -1,0 +1,124 @@
+"""torch.matmul's rank rules, written out from the page's prose -- not from the engine.
+
+The experiments compare what the engine really did (read from a dispatcher
+trace) with what these rules predict, so this module must not import the
+engine: it works on plain shapes, NumPy strides and a ``requires_grad`` flag.
+
+The rules (PyTorch's ``matmul``, which whylab follows):
+
+* 1-D · 1-D → ``dot``; 2-D · 1-D → ``mv``; 2-D · 2-D → ``mm``;
+  1-D · 2-D → the vector becomes a 1×k matrix, ``mm``, and the 1 is squeezed away;
+* one operand at least 3-D and the other at most 2-D → the batch dimensions of the
+  larger one may be *folded* into the rows of a single ``mm`` (or ``mv``), when
+  that fold is a free reshape or when the smaller operand needs a gradient;
+* anything else → broadcast the batch dimensions and call ``bmm``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+INNER_OPS = ("dot", "mv", "mm", "bmm")
+
+#: Each row of the rule table, in English and Chinese.
+RULES = {
+    "1d-1d": ("1-D · 1-D", "1 维 · 1 维"),
+    "2d-1d": ("2-D · 1-D", "2 维 · 1 维"),
+    "1d-2d": ("1-D · 2-D: unsqueeze, mm, squeeze", "1 维 · 2 维：unsqueeze、mm、squeeze"),
+    "2d-2d": ("2-D · 2-D", "2 维 · 2 维"),
+    "fold-a": ("fold the batch of a into one product", "把 a 的批维度折叠进一次乘法"),
+    "fold-b": ("fold the batch of bᵀ into one product", "把 bᵀ 的批维度折叠进一次乘法"),
+    "bmm": ("broadcast the batch dimensions, bmm", "广播批维度，再做 bmm"),
+}
+
+
+@dataclass(frozen=True)
+class MatmulPrediction:
+    """What the rules say ``a @ b`` does: the product operator and the result's shape."""
+
+    inner_op: str
+    shape: tuple[int, ...]
+    rule: str  # which row of the rule table applied: a key of RULES
+
+
+def broadcast_batch(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
+    """Broadcast two batch shapes: align on the right, pad with 1s, sizes equal or 1."""
+    length = max(len(batch_a), len(batch_b))
+    padded_a = (1,) * (length - len(batch_a)) + tuple(batch_a)
+    padded_b = (1,) * (length - len(batch_b)) + tuple(batch_b)
+    result = []
+    for size_a, size_b in zip(padded_a, padded_b, strict=True):
+        if size_a != size_b and 1 not in (size_a, size_b):
+            raise ValueError(f"batch shapes {batch_a} and {batch_b} do not broadcast")
+        result.append(max(size_a, size_b) if min(size_a, size_b) == 1 else size_a)
+    return tuple(result)
+
+
+def result_shape(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape formula: broadcast(batch_a, batch_b) + (n if a is ≥2-D) + (p if b is ≥2-D)."""
+    if not shape_a or not shape_b:
+        raise ValueError("matmul needs operands of at least one dimension")
+    inner_a = shape_a[-1]
+    inner_b = shape_b[-2] if len(shape_b) >= 2 else shape_b[0]
+    if inner_a != inner_b:
+        raise ValueError(f"inner sizes differ: {shape_a} @ {shape_b}")
+    shape = broadcast_batch(tuple(shape_a[:-2]), tuple(shape_b[:-2]))
+    if len(shape_a) >= 2:
+        shape += (shape_a[-2],)
+    if len(shape_b) >= 2:
+        shape += (shape_b[-1],)
+    return shape
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Strides in elements of a C-contiguous array, as NumPy lays it out."""
+    array = np.empty(shape, dtype=np.float64)
+    return tuple(stride // array.itemsize for stride in array.strides)
+
+
+def flattens_without_copy(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether all dimensions but the last can merge into one by a reshape that is a view.
+
+    That needs ``stride[i] == stride[i + 1] * size[i + 1]`` for every leading dimension.
+    """
+    if int(np.prod(shape)) == 0:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def predict(
+    shape_a: tuple[int, ...], shape_b: tuple[int, ...], requires_grad: bool
+) -> MatmulPrediction:
+    """The matmul rule table applied to two contiguous operands.
+
+    ``requires_grad`` says whether both operands require a gradient (the experiment
+    sets it for both; PyTorch looks at the smaller operand only -- see the prose).
+    """
+    dim_a, dim_b = len(shape_a), len(shape_b)
+    shape = result_shape(shape_a, shape_b)
+    if dim_a == 1 and dim_b == 1:
+        return MatmulPrediction("dot", shape, "1d-1d")
+    if dim_a == 2 and dim_b == 1:
+        return MatmulPrediction("mv", shape, "2d-1d")
+    if dim_a == 1 and dim_b == 2:
+        return MatmulPrediction("mm", shape, "1d-2d")
+    if dim_a == 2 and dim_b == 2:
+        return MatmulPrediction("mm", shape, "2d-2d")
+    if max(dim_a, dim_b) >= 3 and min(dim_a, dim_b) <= 2:
+        folded_op = "mm" if min(dim_a, dim_b) == 2 else "mv"
+        if dim_a >= dim_b:
+            # a's batch folds into rows; a contiguous a always flattens for free.
+            if requires_grad or flattens_without_copy(shape_a, contiguous_strides(shape_a)):
+                return MatmulPrediction(folded_op, shape, "fold-a")
+        else:
+            # b is the larger one: fold bᵀ. For a 2-D a that would need a copy of the
+            # result, so it folds only for the gradient's sake.
+            transposed_shape = shape_b[:-2] + (shape_b[-1], shape_b[-2])
+            strides = contiguous_strides(shape_b)
+            transposed_strides = strides[:-2] + (strides[-1], strides[-2])
+            free = dim_a == 1 and flattens_without_copy(transposed_shape, transposed_strides)
+            if requires_grad or free:
+                return MatmulPrediction(folded_op, shape, "fold-b")
+    return MatmulPrediction("bmm", shape, "bmm")
