@@ -419,17 +419,19 @@ DERIVATIVES = [
     Derivative("sin", "SinBackward0", self=lambda grad, self: grad * self.cos()),
     Derivative("cos", "CosBackward0", self=lambda grad, self: grad * -self.sin()),
     Derivative(
-        "tanh", "TanhBackward0", self=lambda grad, result: grad * (1 - result * result)
+        "tanh", "TanhBackward0", self=lambda grad, result: whylab.ops.tanh_backward(grad, result)
     ),
     Derivative(
-        "sigmoid", "SigmoidBackward0", self=lambda grad, result: grad * ((1 - result) * result)
+        "sigmoid", "SigmoidBackward0",
+        self=lambda grad, result: whylab.ops.sigmoid_backward(grad, result),
     ),
     Derivative(
         "erf", "ErfBackward0",
         self=lambda grad, self: grad * (2.0 / math.sqrt(math.pi)) * (-(self * self)).exp(),
     ),
     Derivative(
-        "relu", "ReluBackward0", self=lambda grad, result: whylab.where(result > 0, grad, 0.0)
+        "relu", "ReluBackward0",
+        self=lambda grad, result: whylab.ops.threshold_backward(grad, result, 0),
     ),
     # -- reductions ------------------------------------------------------------------
     Derivative(
@@ -477,11 +479,11 @@ DERIVATIVES = [
     ),
     Derivative(
         "softmax", "SoftmaxBackward0",
-        self=lambda grad, result, dim: result * (grad - (grad * result).sum(dim, keepdim=True)),
+        self=lambda grad, result, dim: whylab.ops._softmax_backward_data(grad, result, dim),
     ),
     Derivative(
         "log_softmax", "LogSoftmaxBackward0",
-        self=lambda grad, result, dim: grad - result.exp() * grad.sum(dim, keepdim=True),
+        self=lambda grad, result, dim: whylab.ops._log_softmax_backward_data(grad, result, dim),
     ),
     # -- linear algebra --------------------------------------------------------------
     Derivative(
@@ -605,6 +607,42 @@ DERIVATIVES = [
                 self_geometry[2] if storage_offset is None else storage_offset,
             ),
         ),
+    ),
+    # -- fused backward operators (what the formulas above call) -----------------------
+    # Their own derivatives make double backward work through them.
+    Derivative(
+        "threshold_backward", "ThresholdBackwardBackward0",
+        grad_output=lambda grad, self, threshold: whylab.ops.threshold_backward(
+            grad, self, threshold
+        ),
+        self=lambda grad: whylab.zeros_like(grad),
+    ),
+    Derivative(
+        "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
+        grad_output=lambda grad, output, dim: whylab.ops._softmax_backward_data(
+            grad, output, dim
+        ),
+        output=lambda grad, grad_output, output, dim: (
+            grad * (grad_output - (grad_output * output).sum(dim, keepdim=True))
+            - (grad * output).sum(dim, keepdim=True) * grad_output
+        ),
+    ),
+    Derivative(
+        "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
+        grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim, keepdim=True),
+        output=lambda grad, grad_output, output, dim: (
+            -grad * output.exp() * grad_output.sum(dim, keepdim=True)
+        ),
+    ),
+    Derivative(
+        "tanh_backward", "TanhBackwardBackward0",
+        grad_output=lambda grad, output: whylab.ops.tanh_backward(grad, output),
+        output=lambda grad, grad_output, output: -2 * output * grad * grad_output,
+    ),
+    Derivative(
+        "sigmoid_backward", "SigmoidBackwardBackward0",
+        grad_output=lambda grad, output: whylab.ops.sigmoid_backward(grad, output),
+        output=lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output),
     ),
     # -- copies and conversions --------------------------------------------------------
     Derivative("clone", "CloneBackward0", self=lambda grad: grad),

@@ -163,14 +163,19 @@ class Function(metaclass=_FunctionMeta):
         """Run ``forward`` and, when some tensor argument requires grad, record the node."""
         ctx = cls._backward_cls()
         tensor_positions = tuple(i for i, arg in enumerate(args) if isinstance(arg, Tensor))
-        record = grad_mode.is_grad_enabled() and any(
-            args[i].requires_grad for i in tensor_positions
-        )
+        state = grad_mode._state
+        record = state.enabled and any(args[i]._requires_grad for i in tensor_positions)
         ctx.needs_input_grad = tuple(
-            isinstance(a, Tensor) and a.requires_grad and record for a in args
+            record and isinstance(a, Tensor) and a._requires_grad for a in args
         )
-        with grad_mode.no_grad():
+        # forward runs in no_grad mode (switched here directly: a no_grad() context
+        # object per call costs more than the rest of this bookkeeping).
+        previous = state.enabled
+        state.enabled = False
+        try:
             outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state.enabled = previous
         if not record:
             return outputs
         ctx._tensor_positions = tensor_positions

@@ -182,6 +182,8 @@ def _class_index_loss(op, log_probs, target, weight, ignore_index, reduction, sm
             f"{op}: Target {labels[out_of_range].flat[0]} is out of bounds for {n_classes} "
             "classes"
         )
+    if weight is None and smoothing == 0 and log_probs.dim() == 2 and keep.all():
+        return _plain_class_index_loss(log_probs, labels, reduction)
     safe_labels = np.where(keep, labels, 0)
     class_weight = np.ones(n_classes) if weight is None else _numpy(weight).astype(np.float64)
     element_weight = np.where(keep, class_weight[safe_labels], 0.0)
@@ -203,6 +205,19 @@ def _class_index_loss(op, log_probs, target, weight, ignore_index, reduction, sm
     if reduction == "mean" and total_weight == 0:
         # A mean over no counted targets: torch returns nan, with a zero gradient.
         loss = loss + float("nan")
+    return loss
+
+
+def _plain_class_index_loss(log_probs, labels, reduction):
+    """The common case of :func:`_class_index_loss`: (N, C) input, no class weights, no
+    smoothing, no ignored targets. The coefficients are then one-hot rows (scaled by
+    ``1 / N`` for ``"mean"``), built directly instead of through the general formula."""
+    rows = labels.shape[0]
+    coefficients = np.zeros(tuple(log_probs.shape), dtype=_numpy(log_probs).dtype)
+    coefficients[np.arange(rows), labels] = 1.0 / rows if reduction == "mean" and rows else 1.0
+    loss = _NegatedWeightedSum.apply(log_probs, coefficients, 1, reduction != "none")
+    if reduction == "mean" and rows == 0:
+        loss = loss + float("nan")  # a mean over no targets, as in the general path
     return loss
 
 

@@ -8,6 +8,7 @@ Importing this package registers every operator.
 """
 
 from whylab.dispatch.native import (  # noqa: F401  (imported for their registrations)
+    backward_ops,
     elementwise,
     factory,
     indexing,
@@ -16,4 +17,4 @@ from whylab.dispatch.native import (  # noqa: F401  (imported for their registra
     shape,
 )
 
-_FAMILIES = (elementwise, factory, indexing, linalg, reduction, shape)
+_FAMILIES = (backward_ops, elementwise, factory, indexing, linalg, reduction, shape)

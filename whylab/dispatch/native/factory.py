@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from whylab._tensor import dtypes
-from whylab._tensor.device import to_device
+from whylab._tensor.device import CPU, to_device
 from whylab._tensor.dtypes import to_dtype
+from whylab._tensor.geometry import contiguous_strides
+from whylab._tensor.storage import Storage
 from whylab._tensor.tensor import Tensor, tensor_method
 from whylab.dispatch.native._registry import native
 from whylab.kernels.cpu import common as cpu_common
@@ -251,6 +253,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy: expected np.ndarray (got {type(array).__name__})")
     dtype = dtypes.from_numpy_dtype(array.dtype)
+    if array.flags.c_contiguous:
+        # The common case, without the stride checks below: a row-major array is its own
+        # flat buffer (reshape(-1) is then a view, never a copy).
+        storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+        shape = array.shape
+        return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
     if any(s < 0 for s in array.strides):
         raise ValueError(
             "from_numpy: At least one stride in the given numpy array is negative, and tensors "
@@ -263,9 +271,6 @@ def from_numpy(array: np.ndarray) -> Tensor:
             "from_numpy: given numpy array strides not a multiple of the element "
             "byte size. Copy the numpy array to reallocate the memory."
         )
-    from whylab._tensor.device import CPU
-    from whylab._tensor.storage import Storage
-
     strides = tuple(s // itemsize for s in array.strides)
     extent = (
         0
