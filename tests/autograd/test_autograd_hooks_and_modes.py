@@ -168,6 +168,58 @@ def test_inference_tensor_cannot_be_saved_for_backward():
     )  # add saves nothing: allowed, as in torch
 
 
+def _version(tensor) -> int:
+    """torch's ``_version`` is an int; whylab's is the shared VersionCounter."""
+    counter = tensor._version
+    return counter if isinstance(counter, int) else counter.value
+
+
+def _inference_mode_observations(module):
+    """What inference mode does to an ordinary tensor, a view of it and a new tensor."""
+    x = module.tensor([0.3, 1.2], dtype=module.float64, requires_grad=True)
+    y = x * 2
+    z = y.sin()  # saves y for backward
+    before = _version(y)
+    with module.inference_mode():
+        y.mul_(3.0)
+        view = y[1:]
+        made = module.ones(3)
+        made_view = made[1:]
+        x.add_(0.5)  # allowed on a leaf: Autograd, which would refuse it, is excluded
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as error:
+        z.sum().backward()
+    return {
+        "y bumped": _version(y) - before,
+        "x bumped": _version(x),
+        "view is inference": view.is_inference(),
+        "view tracks y": view._base is y and _version(view) == _version(y),
+        "made is inference": made.is_inference(),
+        "view of made is inference": made_view.is_inference(),
+        "view of made has a base": made_view._base is not None,
+        "error names the version": "is at version 1; expected version 0" in str(error.value),
+    }
+
+
+def test_inference_mode_keeps_version_counting_for_ordinary_tensors_like_torch():
+    # Before the fix, whylab excluded ADInplaceOrView too: y.mul_ went unnoticed and
+    # backward silently gave the gradient of the modified y.
+    ours = _inference_mode_observations(whylab)
+    assert ours == _inference_mode_observations(torch)
+    assert ours["y bumped"] == 1 and ours["error names the version"]
+
+
+def test_inplace_write_to_a_view_in_inference_mode_bumps_the_base_like_torch():
+    def versions(module):
+        base = module.zeros(4, dtype=module.float64) * 1
+        view = base[::2]
+        with module.inference_mode():
+            view.fill_(2.0)
+            base.zero_()
+        return _version(base), _version(view)
+
+    assert versions(whylab) == versions(torch) == (2, 2)
+
+
 def test_requires_grad_rules_like_torch():
     x = whylab.ones(2, requires_grad=True)
     y = x * 2

@@ -293,6 +293,52 @@ def test_inplace_dtype_and_shape_errors():
     assert ints.tolist() == [2, 4, 6]
 
 
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+WRITES_TO_EXPANDED = {
+    "fill_": lambda m, e: e.fill_(1.5),
+    "zero_": lambda m, e: e.zero_(),
+    "fill_ 0-d tensor": lambda m, e: e.fill_(m.tensor(1.5, dtype=m.float64)),
+    "copy_": lambda m, e: e.copy_(m.ones(1, 3, 3, 4, dtype=m.float64)),
+    "copy_ broadcast": lambda m, e: e.copy_(m.ones(4, dtype=m.float64)),
+    "add_": lambda m, e: e.add_(1.0),
+    "add_ tensor": lambda m, e: e.add_(m.ones(4, dtype=m.float64)),
+    "mul_": lambda m, e: e.mul_(2.0),
+    "sub_": lambda m, e: e.sub_(1.0),
+    "clamp_": lambda m, e: e.clamp_(0.0, 5.0),
+    "setitem number": lambda m, e: e.__setitem__(0, 7.0),
+    "setitem tensor": lambda m, e: e.__setitem__(0, m.ones(4, dtype=m.float64)),
+    "setitem non-overlapping part": lambda m, e: e.__setitem__((0, 0, 0), 7.0),
+}
+
+
+def _write_to_expanded(module, name):
+    """Write into x[1:, :, None].expand(-1, -1, 3, -1); return the outcome and x."""
+    x = module.arange(24, dtype=module.float64).reshape(2, 3, 4)
+    expanded = x[1:, :, None].expand(-1, -1, 3, -1)
+    try:
+        WRITES_TO_EXPANDED[name](module, expanded)
+    except RuntimeError as error:
+        return str(error), x
+    return None, x
+
+
+@pytest.mark.parametrize("name", WRITES_TO_EXPANDED)
+def test_inplace_writes_to_an_expanded_tensor_like_torch(name):
+    # torch fills an expanded tensor with a number (every aliased element gets the same
+    # value) but refuses the other writes with its internal-overlap message.
+    w_error, w_x = _write_to_expanded(whylab, name)
+    t_error, t_x = _write_to_expanded(torch, name)
+    if t_error is None:
+        assert w_error is None
+    else:
+        assert t_error == INTERNAL_OVERLAP
+        assert w_error is not None and w_error.endswith(INTERNAL_OVERLAP)
+    assert_same(w_x, t_x)
+
+
 def test_python_operators_on_comparisons_return_bool_tensors():
     w, t = pair(np.array([1.0, 2.0, 3.0]))
     for w_result, t_result in [

@@ -93,19 +93,19 @@ def test_topic_code_does_not_import_torch():
 # ---------------------------------------------------------------- matmul rules
 
 
-@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("grad_a, grad_b", list(itertools.product([False, True], repeat=2)))
 @pytest.mark.parametrize("rank_a, rank_b", list(itertools.product(range(1, 5), repeat=2)))
-def test_every_rank_pair_matches_torch(rank_a, rank_b, requires_grad):
+def test_every_rank_pair_matches_torch(rank_a, rank_b, grad_a, grad_b):
     params = dict(rank_a=rank_a, rank_b=rank_b, rows=2, inner=3, cols=4, batch=3,
-                  requires_grad=requires_grad, seed=1)
+                  grad_a=grad_a, grad_b=grad_b, seed=1)
     result = mt.matmul_trace.run(**params)
     assert result.passed, failed(result)
 
     shape_a, shape_b = mt.operand_shapes(rank_a, rank_b, 2, 3, 4, 3)
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
-    torch_op, torch_shape, torch_values = torch_matmul(a, b, requires_grad, requires_grad)
-    prediction = matmul_rules.predict(shape_a, shape_b, requires_grad)
+    torch_op, torch_shape, torch_values = torch_matmul(a, b, grad_a, grad_b)
+    prediction = matmul_rules.predict(shape_a, shape_b, grad_a, grad_b)
     assert prediction.inner_op == torch_op
     assert prediction.shape == torch_shape
     assert result.metrics["product_op"] == torch_op
@@ -117,16 +117,16 @@ def test_every_rank_pair_matches_torch(rank_a, rank_b, requires_grad):
 @settings(max_examples=40, deadline=None)
 @given(rank_a=st.integers(1, 4), rank_b=st.integers(1, 4), rows=st.integers(1, 3),
        inner=st.integers(1, 3), cols=st.integers(1, 3), batch=st.integers(1, 3),
-       requires_grad=st.booleans())
+       grad_a=st.booleans(), grad_b=st.booleans())
 def test_rule_table_matches_torch_with_size_one_dimensions(rank_a, rank_b, rows, inner, cols,
-                                                           batch, requires_grad):
+                                                           batch, grad_a, grad_b):
     # Sizes of 1 make the stride test of the fold rule go either way.
     shape_a, shape_b = mt.operand_shapes(rank_a, rank_b, rows, inner, cols, batch)
     a, b = np.ones(shape_a), np.ones(shape_b)
-    torch_op, torch_shape, _ = torch_matmul(a, b, requires_grad, requires_grad)
-    prediction = matmul_rules.predict(shape_a, shape_b, requires_grad)
+    torch_op, torch_shape, _ = torch_matmul(a, b, grad_a, grad_b)
+    prediction = matmul_rules.predict(shape_a, shape_b, grad_a, grad_b)
     assert (prediction.inner_op, prediction.shape) == (torch_op, torch_shape)
-    assert whylab_product(a, b, requires_grad, requires_grad) == (torch_op, torch_shape)
+    assert whylab_product(a, b, grad_a, grad_b) == (torch_op, torch_shape)
 
 
 def test_shape_formula_and_broadcasting():
@@ -151,16 +151,27 @@ def test_one_d_times_two_d_is_unsqueeze_mm_squeeze():
 
 
 def test_autograd_kernel_runs_but_records_nothing_without_grad():
-    result = mt.matmul_trace.run(**{**mt.matmul_trace.defaults(), "requires_grad": False})
+    result = mt.matmul_trace.run(**{**mt.matmul_trace.defaults(), "grad_a": False,
+                                    "grad_b": False})
     assert result.passed, failed(result)
-    assert "grad_fn None" in result.checks[-1].measured
+    autograd = next(c for c in result.checks if "Autograd kernel" in c.name.en)
+    assert "grad_fn None" in autograd.measured
 
 
-def test_whylab_folds_when_only_the_larger_operand_requires_grad_unlike_torch():
-    # The prose states this difference; if the engine changes, update en.md and zh.md.
-    a, b = np.ones((2, 3)), np.ones((4, 3, 5))
-    assert torch_matmul(a, b, False, True)[0] == "bmm"
-    assert whylab_product(a, b, False, True)[0] == "mm"
+@pytest.mark.parametrize("shape_a, shape_b, grad_a, grad_b, product", [
+    ((2, 3), (4, 3, 5), False, True, "bmm"),  # only the larger b requires grad: no fold
+    ((2, 3), (4, 3, 5), True, False, "mm"),  # the smaller a requires grad: fold bᵀ
+    ((4, 2, 3), (3, 5), True, False, "mm"),  # larger a, free view: folds either way
+    ((3,), (4, 3, 5), False, True, "bmm"),
+    ((3,), (4, 3, 5), True, False, "mv"),
+])
+def test_fold_follows_the_smaller_operands_flag_like_torch(shape_a, shape_b, grad_a, grad_b,
+                                                           product):
+    # The prose states this rule (it used to be a listed difference); checked against torch.
+    a, b = np.ones(shape_a), np.ones(shape_b)
+    assert torch_matmul(a, b, grad_a, grad_b)[0] == product
+    assert whylab_product(a, b, grad_a, grad_b)[0] == product
+    assert matmul_rules.predict(shape_a, shape_b, grad_a, grad_b).inner_op == product
 
 
 def test_diagram_nodes_are_the_hops_and_it_renders():
@@ -202,14 +213,53 @@ def test_guards_change_the_winning_key_and_the_recording(guard, highest, recorde
     assert (result.metrics["grad_fn"] != "None") == recorded
 
 
-def test_inference_mode_skips_the_version_bump_unlike_torch():
-    # The prose states this difference; if the engine changes, update en.md and zh.md.
+def test_inference_mode_bumps_the_version_of_an_ordinary_tensor_like_torch():
+    # The prose states this (it used to be a listed difference); checked against torch.
     run = ks.run_op("add_", "cpu", True, "inference-mode")
-    assert not run.version_bumped and "ADInplaceOrView" not in ks.traced_path(run.events)
+    assert run.version_bumped and "ADInplaceOrView" in ks.traced_path(run.events)
+    assert "modified by an inplace operation" in run.backward_error
     tensor = torch.ones(3) * 1
     with torch.inference_mode():
         tensor.add_(1)
     assert tensor._version == 1
+    with torch.inference_mode():
+        excluded = str(torch._C._dispatch_tls_local_exclude_set())
+    assert "Autograd" in excluded and "ADInplaceOrView" not in excluded
+
+
+@pytest.mark.parametrize("op", ks.OPS)
+def test_result_keys_under_inference_mode_match_torch(op):
+    # A new tensor made inside is an inference tensor; an in-place result or a view of an
+    # ordinary tensor stays ordinary.
+    run = ks.run_op(op, "cpu", True, "inference-mode")
+    x = torch.ones(3, 4, dtype=torch.float64, requires_grad=True)
+    target = x.clone() if op == "add_" else x
+    with torch.inference_mode():
+        if op == "add":
+            out = torch.add(target, torch.ones(4, dtype=torch.float64))
+        elif op == "add_":
+            out = target.add_(torch.ones(4, dtype=torch.float64))
+        else:
+            out = target.transpose(0, 1)
+    torch_keys = str(torch._C._dispatch_keys(out))
+    assert ("ADInplaceOrView" in torch_keys) == ("ADInplaceOrView" in run.output_keys)
+    assert ("AutogradCPU" in torch_keys) == ("Autograd" in run.output_keys)
+    assert out.is_inference() == run.output.is_inference()
+
+
+def test_writing_an_inference_tensor_outside_inference_mode_differs_from_torch():
+    # The prose lists this difference; if the engine changes, update en.md and zh.md.
+    assert "ADInplaceOrView" in str(torch._C._dispatch_tls_local_include_set())
+    with torch.inference_mode():
+        assert "ADInplaceOrView" not in str(torch._C._dispatch_tls_local_include_set())
+        frozen = torch.ones(3)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+        frozen.add_(1)
+    assert len(whylab.dispatch.included_keys()) == 0
+    with whylab.inference_mode():
+        ours = whylab.ones(3)
+    ours.add_(1)
+    assert ours.tolist() == [2.0, 2.0, 2.0] and ours._version.value == 0
 
 
 def test_views_and_inplace_ops_pass_adinplaceorview():
@@ -239,7 +289,7 @@ def test_key_formula():
     ("matmul-trace", {"rank_b": 0}, "rank_b: must be >= 1"),
     ("matmul-trace", {"rows": 7}, "rows: must be <= 6"),
     ("matmul-trace", {"batch": "two"}, "batch: expected int"),
-    ("matmul-trace", {"requires_grad": "maybe"}, "requires_grad: expected true or false"),
+    ("matmul-trace", {"grad_a": "maybe"}, "grad_a: expected true or false"),
     ("key-set", {"guard": "__import__('os')"}, "guard: must be one of"),
     ("key-set", {"op": "matmul"}, "op: must be one of add, add_, transpose"),
     ("key-set", {"device": "cuda"}, "device: must be one of cpu, meta"),
@@ -274,10 +324,21 @@ def test_matmul_checks_can_fail():
     assert not mt.autograd_check(with_autograd, "mm", True, None).passed
     assert not mt.autograd_check(with_autograd, "mm", False, "MmBackward0").passed
     assert not mt.autograd_check(with_autograd[:2], "mm", False, None).passed
+    assert not mt.inner_op_check("mm", "bmm", "bmm", "copy").passed
+    assert not mt.larger_flag_check("mm", "bmm", "b").passed
+    assert not mt.larger_flag_check(None, None, "a").passed
 
 
 def test_key_set_checks_can_fail():
-    assert not ks.guard_check("inference-mode", frozenset(), frozenset({"Autograd"})).passed
+    assert not ks.guard_check("inference-mode", frozenset(),
+                              frozenset({"Autograd", "ADInplaceOrView"})).passed
+    assert not ks.output_keys_check("add", "inference-mode", frozenset({"CPU"}),
+                                    frozenset({"CPU", "Autograd", "ADInplaceOrView"})).passed
+    assert not ks.saved_tensor_check(True, None).passed
+    assert not ks.saved_tensor_check(False, "one of the variables needed for gradient "
+                                            "computation has been modified by an inplace "
+                                            "operation").passed
+    assert not ks.saved_tensor_check(True, "some other error").passed
     assert not ks.highest_key_check("Autograd", ["Tracer", "CPU"], frozenset({"CPU"})).passed
     assert not ks.path_check(["Tracer", "Autograd", "CPU"], ["Tracer", "CPU"]).passed
     assert not ks.kernel_table_check("add", frozenset({"Tracer", "CPU"})).passed

@@ -8,13 +8,19 @@ thread-local flag, separate from the dispatch keys, exactly as in PyTorch:
 * :class:`enable_grad` turns it back on inside a ``no_grad`` block;
 * :class:`set_grad_enabled` sets it to a given value, as a call or a block.
 
-:class:`inference_mode` goes further: it removes the autograd dispatch keys
-(Autograd and ADInplaceOrView) from every call, so neither recording nor
-version counting costs anything, and tensors made inside are *inference
-tensors* that can never take part in autograd later (saving one for backward
-raises PyTorch's error). Deviation: PyTorch also rejects ``requires_grad_()``
-on an inference tensor and in-place writes to one outside inference mode;
-whylab does not check those two.
+:class:`inference_mode` goes further: it excludes the Autograd dispatch key
+from every call, so nothing is recorded and not even the grad-mode check runs.
+Tensors made inside are *inference tensors*: their key set lacks both Autograd
+and ADInplaceOrView, so in-place writes to them bump no version counter and
+views of them are not tracked, and they can never take part in autograd later
+(saving one for backward raises PyTorch's error). ADInplaceOrView itself is not
+excluded, exactly as in PyTorch: an ordinary tensor still carries that key, so
+an in-place write to it inside inference mode bumps its version counter, and a
+backward pass that saved it raises the in-place version error instead of
+computing a wrong gradient. Deviations: PyTorch also rejects ``requires_grad_()``
+on an inference tensor, in-place writes to one outside inference mode, and
+in-place writes outside inference mode to a view made inside it; whylab does
+not check those three.
 
 All four work as context managers and as function decorators.
 """
@@ -182,10 +188,13 @@ class set_grad_enabled(_GradModeContext):
 class inference_mode(_GradModeContext):
     """Context manager and decorator that switches autograd off entirely.
 
-    Inside, the Autograd and ADInplaceOrView dispatch keys are excluded from
-    every call: nothing is recorded and version counters are not bumped.
-    Tensors created inside are *inference tensors* (``t.is_inference()``);
-    PyTorch forbids saving them for backward later, and so does whylab.
+    Inside, the Autograd dispatch key is excluded from every call, so nothing
+    is recorded. Tensors created inside are *inference tensors*
+    (``t.is_inference()``): made without the Autograd and ADInplaceOrView keys,
+    they have no tracked views or version bumps, and PyTorch forbids saving
+    them for backward later, as does whylab. Ordinary tensors keep their
+    ADInplaceOrView key: an in-place write to one inside the block still bumps
+    its version counter, and a view of one is still an ordinary tensor.
     ``inference_mode(False)`` is a no-op block, as in PyTorch.
     """
 
@@ -208,7 +217,9 @@ class inference_mode(_GradModeContext):
         if self._mode:
             _state.enabled = False
             _state.inference = True
-            self._key_guard = exclude_keys(DispatchKey.Autograd, DispatchKey.ADInplaceOrView)
+            # Only Autograd: ADInplaceOrView must still run for ordinary tensors,
+            # which carry it, so their in-place writes keep bumping the version.
+            self._key_guard = exclude_keys(DispatchKey.Autograd)
             self._key_guard.__enter__()
             self._previous_mask = creation_state.key_mask
             creation_state.key_mask = self._previous_mask & ~AUTOGRAD_KEYS_MASK

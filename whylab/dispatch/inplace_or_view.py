@@ -2,7 +2,9 @@
 
 For a *view* operator (``-> Tensor(a)``) the kernel lets the backend build the
 view, then records the tensor it views (``_base``) and makes the view share its
-base's version counter. For an *in-place* operator (``Tensor(a!) self``) it lets
+base's version counter and key set (so a view of an ordinary tensor made inside
+``inference_mode`` is still an ordinary tensor, as in PyTorch; only tensors that
+carry this key reach it). For an *in-place* operator (``Tensor(a!) self``) it lets
 the backend write, then bumps the version counter, so autograd can notice that
 a tensor it saved has changed. Every other operator falls through this key.
 """
@@ -18,10 +20,12 @@ def _mark_view(out, source: Tensor):
     if isinstance(out, Tensor):
         out._base = base
         out._version = source._version
+        out._keys = source._keys
         return out
     for view in out:  # split, chunk, unbind return several views
         view._base = base
         view._version = source._version
+        view._keys = source._keys
     return out
 
 
@@ -33,6 +37,7 @@ def _view_kernel(op):
         if type(out) is Tensor:  # the common case, inlined: one view
             out._base = self if self._base is None else self._base
             out._version = self._version
+            out._keys = self._keys
             return out
         return _mark_view(out, self)
 

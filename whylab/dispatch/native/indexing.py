@@ -18,6 +18,7 @@ from whylab.dispatch.native.elementwise import _copy_, _fill_
 from whylab.dispatch.native.shape import _select, _slice, _unsqueeze
 from whylab.kernels import views
 from whylab.kernels.cpu import indexing as cpu
+from whylab.kernels.cpu.inplace import check_no_internal_overlap
 from whylab.kernels.meta import indexing as meta
 
 _alias = view_kernel("alias(Tensor(a) self) -> Tensor(a)", views.alias)
@@ -228,6 +229,9 @@ def _method_setitem(self, index, value):
         if isinstance(value, Tensor):
             _copy_(target, value, False)
         else:
+            # PyTorch fills with the number as a 0-d tensor (fill_.Tensor), which
+            # refuses an expanded target; fill_ with a plain number would accept it.
+            check_no_internal_overlap("fill_", target)
             _fill_(target, value)
         return
     if not isinstance(value, Tensor):

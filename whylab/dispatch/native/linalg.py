@@ -3,7 +3,8 @@
 ``matmul`` is a composite: it looks at the ranks of its operands and calls
 ``dot``, ``mv``, ``mm`` or ``bmm`` through the dispatcher (so a trace of
 ``a @ b`` shows ``matmul`` and then ``mm``), folding batch dimensions into
-``mm`` when that needs no copy, and broadcasting batch dimensions otherwise.
+``mm`` when that needs no copy or when the smaller operand requires grad, and
+broadcasting batch dimensions otherwise.
 """
 
 from __future__ import annotations
@@ -35,15 +36,19 @@ _outer = native("outer(Tensor self, Tensor vec2) -> Tensor", cpu.outer, meta.out
 def _should_fold(tensor1, tensor2) -> bool:
     """Whether matmul can fold the batch of the larger operand into ``mm``'s rows.
 
-    Mirrors PyTorch: always fold when a gradient is needed (it keeps backward a
-    single mm); otherwise only when the fold is a view, not a copy.
+    Mirrors PyTorch's ``should_fold``. ``t1`` is the operand with more dimensions
+    (transposed when it is the right one) and ``t2`` the other, which is never
+    folded. Fold whenever ``t2`` requires grad, even at the price of a copy: then
+    ``t2``'s gradient is one ``mm`` rather than a batch of products summed over
+    the batch. Whether ``t1`` requires grad plays no part. Otherwise fold only
+    when flattening ``t1``'s batch is a view, not a copy.
     """
     tensor1_larger = tensor1.ndim >= tensor2.ndim
     t1 = tensor1 if tensor1_larger else _transpose(tensor2, -2, -1)
-    dim_t2 = tensor2.ndim if tensor1_larger else tensor1.ndim
-    if not (t1.ndim >= 3 and dim_t2 <= 2):
+    t2 = tensor2 if tensor1_larger else tensor1
+    if not (t1.ndim >= 3 and t2.ndim <= 2):
         return False
-    if tensor1.requires_grad or tensor2.requires_grad:
+    if t2.requires_grad:
         return True
     if tensor1.ndim == 2:
         return False

@@ -15,13 +15,19 @@ from whylab.kernels import rules
 
 
 def check_no_internal_overlap(op: str, self: Tensor) -> None:
-    """Refuse to write into a tensor whose elements alias each other (an expand)."""
+    """Refuse to write into a tensor whose elements alias each other (an expand).
+
+    Like PyTorch's ``assert_no_internal_overlap``, this catches the case it can
+    prove cheaply: a dimension of stride 0 and size above 1. (PyTorch's message
+    for an *input* that overlaps the output, "some elements of the input tensor
+    and the written-to tensor ...", is a different check.)
+    """
     for size, stride in zip(self._sizes, self._strides, strict=True):
         if stride == 0 and size > 1:
             raise RuntimeError(
-                f"{op}: unsupported operation: some elements of the input tensor and the "
-                "written-to tensor refer to a single memory location. Please clone() the tensor "
-                "before performing the operation."
+                f"{op}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location. Please clone() the tensor before "
+                "performing the operation."
             )
 
 
@@ -87,6 +93,8 @@ def div_(self, other, rounding_mode=None):
     if rounding_mode is not None:
         from whylab.kernels.cpu.elementwise import div
 
+        check_no_internal_overlap("div_", self)
+
         result = div(self, other, rounding_mode)
         return copy_(self, result)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -101,6 +109,7 @@ def pow_(self, exponent):
 def clamp_(self, min=None, max=None):
     from whylab.kernels.cpu.elementwise import clamp
 
+    check_no_internal_overlap("clamp_", self)
     result = clamp(self, min, max)
     rules.check_inplace_cast("clamp_", result.dtype, self.dtype)
     return copy_(self, result)
@@ -118,14 +127,21 @@ def copy_(self, src, non_blocking=False):
 
 
 def fill_(self, value):
+    """Write ``value`` into every element.
+
+    As in PyTorch, filling with a Python number is allowed on an expanded tensor
+    (every aliased element receives the same value, so the result is well
+    defined), while filling with a 0-d tensor (PyTorch's ``fill_.Tensor``, which
+    ``t[i] = 7`` uses) refuses one.
+    """
     if isinstance(value, Tensor):
         if value._sizes:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{len(value._sizes)} dimensions."
             )
+        check_no_internal_overlap("fill_", self)
         value = value.item()
-    check_no_internal_overlap("fill_", self)
     self._array[...] = value
     return self
 

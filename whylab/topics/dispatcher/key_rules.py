@@ -16,17 +16,19 @@ from dataclasses import dataclass
 PRIORITY = ("Tracer", "Autograd", "ADInplaceOrView", "Meta", "CUDA", "CPU")
 BACKENDS = frozenset({"CPU", "CUDA", "Meta"})
 
-#: Every tensor carries its backend key plus the two autograd keys.
+#: Every tensor made outside inference_mode carries its backend key plus these two.
 TENSOR_WRAPPER_KEYS = frozenset({"Autograd", "ADInplaceOrView"})
 
 
 @dataclass(frozen=True)
 class GuardRule:
-    """What a guard does to the thread-local key sets and to grad mode."""
+    """What a guard does to the thread-local key sets, to grad mode, and to the key set
+    of the tensors created inside it."""
 
     included: frozenset[str]
     excluded: frozenset[str]
     grad_mode: bool
+    makes_inference_tensors: bool = False
 
 
 GUARD_RULES = {
@@ -34,7 +36,10 @@ GUARD_RULES = {
     "exclude-autograd": GuardRule(frozenset(), frozenset({"Autograd"}), True),
     "include-tracer": GuardRule(frozenset({"Tracer"}), frozenset(), True),
     "no-grad": GuardRule(frozenset(), frozenset(), False),
-    "inference-mode": GuardRule(frozenset(), frozenset({"Autograd", "ADInplaceOrView"}), False),
+    # Only Autograd is excluded: ordinary tensors keep reaching ADInplaceOrView. The
+    # tensors made inside carry neither wrapper key (inference tensors).
+    "inference-mode": GuardRule(frozenset(), frozenset({"Autograd"}), False,
+                                makes_inference_tensors=True),
 }
 
 
@@ -59,6 +64,23 @@ OP_RULES = {
     "add_": OpRule(is_view=False, is_inplace=True),
     "transpose": OpRule(is_view=True, is_inplace=False),
 }
+
+
+def output_keys(op: str, self_keys: Iterable[str], input_keys: Iterable[str],
+                guard: str) -> frozenset[str]:
+    """The key set the result of ``op`` carries.
+
+    An in-place op returns ``self`` and a view shares ``self``'s key set; a new
+    tensor gets its backend plus both wrapper keys, or only its backend when it is
+    made inside a guard that makes inference tensors.
+    """
+    rule = OP_RULES[op]
+    if rule.is_view or rule.is_inplace:
+        return frozenset(self_keys)
+    backend = set(input_keys) & BACKENDS
+    if GUARD_RULES[guard].makes_inference_tensors:
+        return frozenset(backend)
+    return frozenset(backend | TENSOR_WRAPPER_KEYS)
 
 
 def by_priority(keys: Iterable[str]) -> list[str]:

@@ -4,8 +4,10 @@ One small operator (``add``, in-place ``add_`` or the view ``transpose``) runs o
 CPU or Meta tensors under a chosen guard, inside ``whylab.dispatch.trace()``.
 The page's formula, applied to the declarations in
 :mod:`~whylab.topics.dispatcher.key_rules`, predicts the key set, the winning
-key and the keys the call visits; the trace shows what the engine did. The same
-call on the other backend checks that Meta computes CPU's metadata without data.
+key, the keys the call visits and the key set of the result; the trace shows
+what the engine did. For ``add_`` on a tensor that autograd saved for backward,
+a backward pass afterwards shows whether the write was noticed. The same call
+on the other backend checks that Meta computes CPU's metadata without data.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from whylab.topics.dispatcher.key_rules import (
     by_priority,
     call_key_set,
     highest_key,
+    output_keys,
     predicted_path,
 )
 from whylab.topics.dispatcher.trace_view import group_calls, trace_diagram, trace_table
@@ -79,10 +82,13 @@ class OpRun:
     output: Tensor
     events: list[TraceEvent]
     tensor_keys: frozenset[str]
+    self_keys: frozenset[str]
+    output_keys: frozenset[str]
     included: frozenset[str]
     excluded: frozenset[str]
     recorded_node: bool
     version_bumped: bool
+    backward_error: str | None  # what backward through the written tensor raised
 
 
 def make_inputs(device: str, requires_grad: bool, seed: int = 0) -> tuple[Tensor, Tensor]:
@@ -108,10 +114,16 @@ def apply_op(op: str, x: Tensor, y: Tensor) -> Tensor:
 
 
 def run_op(op: str, device: str, requires_grad: bool, guard: str) -> OpRun:
-    """Make the inputs (outside the guard), then run ``op`` under the guard and a trace."""
+    """Make the inputs (outside the guard), then run ``op`` under the guard and a trace.
+
+    For ``add_`` with ``requires_grad``, ``target * target`` is computed first, so
+    autograd saves the tensor about to be written; after the write, a backward
+    pass through that product reports whether the write was noticed.
+    """
     x, y = make_inputs(device, requires_grad)
     # An in-place write to a leaf that requires grad is an error; write into a copy.
     target = x.clone() if op == "add_" else x
+    saves_target = (target * target).sum() if op == "add_" and requires_grad else None
     grad_fn_before = target.grad_fn
     version_before = target._version.value
     arguments = (target,) if op == "transpose" else (target, y)
@@ -121,8 +133,15 @@ def run_op(op: str, device: str, requires_grad: bool, guard: str) -> OpRun:
         with trace() as recorded:
             output = apply_op(op, target, y)
     new_node = output.grad_fn is not None and output.grad_fn is not grad_fn_before
-    return OpRun(output, list(recorded.events), tensor_keys, included, excluded, new_node,
-                 target._version.value != version_before)
+    backward_error = None
+    if saves_target is not None:
+        try:
+            saves_target.backward()
+        except RuntimeError as error:
+            backward_error = str(error)
+    return OpRun(output, list(recorded.events), tensor_keys, key_names(target._keys),
+                 key_names(output._keys), included, excluded, new_node,
+                 target._version.value != version_before, backward_error)
 
 
 def numpy_reference(op: str, seed: int = 0) -> np.ndarray:
@@ -235,6 +254,32 @@ def version_check(bumped: bool, path: list[str]) -> Check:
         expected="bumped" if ran else "unchanged")
 
 
+def output_keys_check(op: str, guard: str, predicted: frozenset[str],
+                      measured: frozenset[str]) -> Check:
+    """The result carries the key set the page's rules give it."""
+    made = "a view or in-place result" if OP_RULES[op].is_view or OP_RULES[op].is_inplace \
+        else "a new tensor"
+    made_zh = "视图或原地结果" if made != "a new tensor" else "新建的张量"
+    return Check(
+        name=T(f"The result of {op} ({made}) carries the keys the rules give it under "
+               f"guard '{guard}'",
+               f"{op} 的结果（{made_zh}）在保护块（{guard}）下带着规则所给的键"),
+        passed=measured == predicted, measured=shown(measured), expected=shown(predicted))
+
+
+def saved_tensor_check(bumped: bool, error: str | None) -> Check:
+    """Backward through a saved tensor that was written raises exactly when its version moved."""
+    raised = error is not None and "modified by an inplace operation" in error
+    return Check(
+        name=T("A backward pass that saved the written tensor raises the in-place error "
+               "exactly when the write bumped its version",
+               "若反向传播保存过被写入的张量，那么恰好在这次写入让版本号加一时，"
+               "反向传播报出原地修改错误"),
+        passed=raised == bumped,
+        measured="in-place error" if raised else (error or "no error"),
+        expected="in-place error" if bumped else "no error")
+
+
 def values_check(values: np.ndarray, reference: np.ndarray) -> Check:
     """The CPU result equals NumPy's (same elementwise operations, so exactly)."""
     equal = values.shape == reference.shape and bool(np.array_equal(values, reference))
@@ -250,10 +295,13 @@ def values_check(values: np.ndarray, reference: np.ndarray) -> Check:
     title=T("The key set of one call", "一次调用的键集合"),
     description=T(
         "Runs one small operator on CPU or Meta tensors under a guard, inside a trace. The "
-        "formula on this page predicts the key set K, the winning key k* and every key the "
-        "call visits; the trace shows what the dispatcher did.",
-        "在某个保护块中、在跟踪下，对 CPU 或 Meta 张量运行一个小算子。本页的公式预测键集合 K、"
-        "胜出的键 k* 以及调用经过的每个键；跟踪记录给出分派器实际做了什么。",
+        "rules on this page predict the key set K, the winning key k*, every key the call "
+        "visits and the keys the result carries; the trace shows what the dispatcher did. "
+        "For add_ on a tensor that requires grad, a backward pass afterwards shows whether "
+        "the write was noticed.",
+        "在某个保护块中、在跟踪下，对 CPU 或 Meta 张量运行一个小算子。本页的规则预测键集合 K、"
+        "胜出的键 k*、调用经过的每个键以及结果带的键；跟踪记录给出分派器实际做了什么。"
+        "对需要梯度的张量执行 add_ 时，之后再跑一次反向传播，看这次写入有没有被察觉。",
     ),
     params=[
         Param("op", "choice", "add", T("operator", "算子"), choices=OPS,
@@ -293,8 +341,12 @@ def key_set(op: str, device: str, requires_grad: bool, guard: str) -> Result:
         meta_check(runs["cpu"].output, runs["meta"].output),
         values_check(runs["cpu"].output.detach().numpy(), numpy_reference(op)),
     ]
+    checks.append(output_keys_check(
+        op, guard, output_keys(op, run.self_keys, run.tensor_keys, guard), run.output_keys))
     if op == "add_":
         checks.append(version_check(run.version_bumped, path))
+        if requires_grad:
+            checks.append(saved_tensor_check(run.version_bumped, run.backward_error))
 
     kernel_at_top = next((e.kernel for e in run.events if e.key == predicted), "—")
     formula_table = Table(

@@ -17,7 +17,7 @@ import whylab
 from whylab.dispatch import TraceEvent, trace
 from whylab.explorer.experiment import Check, Param, Result, T, Table, Text, experiment
 from whylab.topics.dispatcher.key_rules import PRIORITY
-from whylab.topics.dispatcher.matmul_rules import INNER_OPS, RULES, predict
+from whylab.topics.dispatcher.matmul_rules import FOLD_REASONS, INNER_OPS, RULES, predict
 from whylab.topics.dispatcher.trace_view import (
     group_calls,
     top_level_ops,
@@ -46,13 +46,37 @@ def first_product(events: list[TraceEvent]) -> str | None:
     return next((op for op in top_level_ops(events) if op in INNER_OPS), None)
 
 
-def inner_op_check(traced: str | None, predicted: str, rule: str) -> Check:
+def inner_op_check(traced: str | None, predicted: str, rule: str,
+                   fold_reason: str | None = None) -> Check:
     """Pass when the product the engine chose is the one the rule table names."""
     rule_en, rule_zh = RULES[rule]
+    if fold_reason is not None:
+        reason_en, reason_zh = FOLD_REASONS[fold_reason]
+        rule_en, rule_zh = f"{rule_en}: {reason_en}", f"{rule_zh}：{reason_zh}"
     return Check(
         name=T(f"matmul chose the product the rule table predicts ({rule_en})",
                f"matmul 选用的乘法与规则表的预测一致（{rule_zh}）"),
         passed=traced == predicted, measured=str(traced), expected=predicted)
+
+
+def larger_flag_check(product: str | None, flipped_product: str | None, larger: str) -> Check:
+    """Pass when flipping requires_grad on the larger operand leaves the product unchanged."""
+    return Check(
+        name=T(f"Flipping requires_grad on the larger operand ({larger}) does not change "
+               "the product",
+               f"翻转较大操作数（{larger}）的 requires_grad，选用的乘法不变"),
+        passed=product is not None and product == flipped_product,
+        measured=f"{product} → {flipped_product}", expected=f"{product} → {product}")
+
+
+def traced_product(a_values: np.ndarray, b_values: np.ndarray, grad_a: bool,
+                   grad_b: bool) -> tuple[whylab.Tensor, list[TraceEvent]]:
+    """Run a @ b on fresh whylab tensors inside a trace: the result and the hops."""
+    a = whylab.tensor(a_values, requires_grad=grad_a)
+    b = whylab.tensor(b_values, requires_grad=grad_b)
+    with trace() as recorded:
+        c = a @ b
+    return c, list(recorded.events)
 
 
 def shape_check(name: Text, measured: tuple[int, ...], expected: tuple[int, ...]) -> Check:
@@ -91,7 +115,10 @@ def descending_keys_check(events: list[TraceEvent]) -> Check:
 
 def autograd_check(events: list[TraceEvent], product: str | None, requires_grad: bool,
                    grad_fn_name: str | None) -> Check:
-    """The product passes its Autograd kernel either way; a node is recorded only with grad."""
+    """The product passes its Autograd kernel either way; a node is recorded only with grad.
+
+    ``requires_grad`` says whether any operand requires grad.
+    """
     passed_autograd = any(e.op == product and e.key == "Autograd" and e.depth == 1
                           for e in events)
     recorded = grad_fn_name is not None
@@ -99,8 +126,8 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
                    else "Autograd kernel ran, grad_fn None")
     return Check(
         name=T("The product passes through its Autograd kernel; a graph node is recorded "
-               "only when the operands require grad",
-               "乘法一定经过它的 Autograd kernel；只有操作数需要梯度时才记录计算图节点"),
+               "only when an operand requires grad",
+               "乘法一定经过它的 Autograd kernel；只有某个操作数需要梯度时才记录计算图节点"),
         passed=passed_autograd and recorded == requires_grad,
         measured=(f"{product} @ Autograd {'ran' if passed_autograd else 'missing'}, "
                   f"grad_fn {grad_fn_name}"),
@@ -126,36 +153,40 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
         Param("inner", "int", 3, T("inner size k", "内维 k"), minimum=1, maximum=6, step=1),
         Param("cols", "int", 2, T("columns p of b", "b 的列数 p"), minimum=1, maximum=6, step=1),
         Param("batch", "int", 3, T("batch size", "批大小"), minimum=1, maximum=4, step=1),
-        Param("requires_grad", "bool", True, T("a and b require grad", "a 和 b 需要梯度")),
+        Param("grad_a", "bool", True, T("a requires grad", "a 需要梯度")),
+        Param("grad_b", "bool", True, T("b requires grad", "b 需要梯度")),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],
 )
 def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, batch: int,
-                 requires_grad: bool, seed: int) -> Result:
+                 grad_a: bool, grad_b: bool, seed: int) -> Result:
     shape_a, shape_b = operand_shapes(rank_a, rank_b, rows, inner, cols, batch)
     rng = np.random.default_rng(seed)
     a_values, b_values = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
-    a = whylab.tensor(a_values, requires_grad=requires_grad)
-    b = whylab.tensor(b_values, requires_grad=requires_grad)
-    with trace() as recorded:
-        c = a @ b
-    events = list(recorded.events)
-    prediction = predict(shape_a, shape_b, requires_grad)
+    c, events = traced_product(a_values, b_values, grad_a, grad_b)
+    prediction = predict(shape_a, shape_b, grad_a, grad_b)
     product = first_product(events)
     reference = np.matmul(a_values, b_values)
     grad_fn_name = type(c.grad_fn).__name__ if c.grad_fn is not None else None
 
     checks = [
-        inner_op_check(product, prediction.inner_op, prediction.rule),
+        inner_op_check(product, prediction.inner_op, prediction.rule, prediction.fold_reason),
         shape_check(T("The result's shape follows the shape formula",
                       "结果形状符合形状公式"), c.shape, prediction.shape),
         shape_check(T("The result's shape equals np.matmul's", "结果形状与 np.matmul 的相同"),
                     c.shape, reference.shape),
         values_check(c.detach().numpy(), reference),
         descending_keys_check(events),
-        autograd_check(events, product, requires_grad, grad_fn_name),
+        autograd_check(events, product, grad_a or grad_b, grad_fn_name),
     ]
+    if prediction.fold_reason is not None:
+        # One operand ≥3-D, the other ≤2-D: only the smaller one's flag may matter.
+        a_is_larger = rank_a >= rank_b
+        _, flipped_events = traced_product(a_values, b_values,
+                                           grad_a != a_is_larger, grad_b == a_is_larger)
+        checks.append(larger_flag_check(product, first_product(flipped_events),
+                                        "a" if a_is_larger else "b"))
     depth_one = top_level_ops(events)
     summary = Table(
         title=T(f"a{list(shape_a)} @ b{list(shape_b)}: what the rules predict and what the "

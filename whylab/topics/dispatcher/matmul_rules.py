@@ -2,15 +2,16 @@
 
 The experiments compare what the engine really did (read from a dispatcher
 trace) with what these rules predict, so this module must not import the
-engine: it works on plain shapes, NumPy strides and a ``requires_grad`` flag.
+engine: it works on plain shapes, NumPy strides and two ``requires_grad`` flags.
 
 The rules (PyTorch's ``matmul``, which whylab follows):
 
 * 1-D · 1-D → ``dot``; 2-D · 1-D → ``mv``; 2-D · 2-D → ``mm``;
   1-D · 2-D → the vector becomes a 1×k matrix, ``mm``, and the 1 is squeezed away;
 * one operand at least 3-D and the other at most 2-D → the batch dimensions of the
-  larger one may be *folded* into the rows of a single ``mm`` (or ``mv``), when
-  that fold is a free reshape or when the smaller operand needs a gradient;
+  larger one are *folded* into the rows of a single ``mm`` (or ``mv``) when the
+  smaller operand requires grad (whether the larger one does plays no part), or
+  else when that fold is a free reshape;
 * anything else → broadcast the batch dimensions and call ``bmm``.
 """
 
@@ -34,6 +35,15 @@ RULES = {
 }
 
 
+#: Why the batched case folded or not, in English and Chinese.
+FOLD_REASONS = {
+    "grad": ("the smaller operand requires grad", "较小的操作数需要梯度"),
+    "view": ("the fold is a free view", "折叠只是零拷贝的视图"),
+    "copy": ("the smaller operand needs no grad and the fold would copy",
+             "较小的操作数不需要梯度，而折叠需要复制"),
+}
+
+
 @dataclass(frozen=True)
 class MatmulPrediction:
     """What the rules say ``a @ b`` does: the product operator and the result's shape."""
@@ -41,6 +51,7 @@ class MatmulPrediction:
     inner_op: str
     shape: tuple[int, ...]
     rule: str  # which row of the rule table applied: a key of RULES
+    fold_reason: str | None = None  # for one ≥3-D and one ≤2-D operand: a key of FOLD_REASONS
 
 
 def broadcast_batch(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
@@ -89,12 +100,12 @@ def flattens_without_copy(shape: tuple[int, ...], strides: tuple[int, ...]) -> b
 
 
 def predict(
-    shape_a: tuple[int, ...], shape_b: tuple[int, ...], requires_grad: bool
+    shape_a: tuple[int, ...], shape_b: tuple[int, ...], grad_a: bool, grad_b: bool
 ) -> MatmulPrediction:
     """The matmul rule table applied to two contiguous operands.
 
-    ``requires_grad`` says whether both operands require a gradient (the experiment
-    sets it for both; PyTorch looks at the smaller operand only -- see the prose).
+    ``grad_a`` and ``grad_b`` say which operands require a gradient; only the
+    smaller operand's flag can change the product.
     """
     dim_a, dim_b = len(shape_a), len(shape_b)
     shape = result_shape(shape_a, shape_b)
@@ -110,15 +121,19 @@ def predict(
         folded_op = "mm" if min(dim_a, dim_b) == 2 else "mv"
         if dim_a >= dim_b:
             # a's batch folds into rows; a contiguous a always flattens for free.
-            if requires_grad or flattens_without_copy(shape_a, contiguous_strides(shape_a)):
-                return MatmulPrediction(folded_op, shape, "fold-a")
+            rule, smaller_needs_grad = "fold-a", grad_b
+            free = flattens_without_copy(shape_a, contiguous_strides(shape_a))
         else:
             # b is the larger one: fold bᵀ. For a 2-D a that would need a copy of the
-            # result, so it folds only for the gradient's sake.
+            # result, so then it folds only for the gradient's sake.
+            rule, smaller_needs_grad = "fold-b", grad_a
             transposed_shape = shape_b[:-2] + (shape_b[-1], shape_b[-2])
             strides = contiguous_strides(shape_b)
             transposed_strides = strides[:-2] + (strides[-1], strides[-2])
             free = dim_a == 1 and flattens_without_copy(transposed_shape, transposed_strides)
-            if requires_grad or free:
-                return MatmulPrediction(folded_op, shape, "fold-b")
+        if smaller_needs_grad:
+            return MatmulPrediction(folded_op, shape, rule, "grad")
+        if free:
+            return MatmulPrediction(folded_op, shape, rule, "view")
+        return MatmulPrediction("bmm", shape, "bmm", "copy")
     return MatmulPrediction("bmm", shape, "bmm")

@@ -4,10 +4,11 @@ The same elementwise ``add`` of two n×n float64 matrices is timed five ways:
 raw ``np.add``; whylab's ``add`` on tensors that do not require grad (Tracer
 absent, the Autograd kernel runs and records nothing); with an input that
 requires grad (a graph node per call); the same under ``no_grad``; and under
-``inference_mode`` (the Autograd keys excluded, so the call goes straight to
-the CPU kernel). Each time is the fastest of many short loops in interleaved rounds: on a
-shared machine other work only ever adds time, and a short loop has a good
-chance of running without being interrupted.
+``inference_mode`` (the Autograd key excluded, and ``add`` has no
+ADInplaceOrView kernel, so the call goes straight to the CPU kernel). Each
+time is the fastest of many short loops in interleaved rounds: on a shared
+machine other work only ever adds time, and a short loop has a good chance of
+running without being interrupted.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def amplitude_check(name, measured: float, expected: float, tolerance: float) ->
     return Check(
         name=name,
         passed=bool(error <= tolerance),
-        measured=f"{measured:.10g} (error {error:.2e})",
+        measured=f"{measured:.10g} (|Δ| = {error:.2e})",
         expected=f"{expected:.10g} ± {tolerance:.1e}",
     )
 
@@ -105,6 +105,9 @@ def amplitude_check(name, measured: float, expected: float, tolerance: float) ->
 def peak_check(name, peak: float, amplitude: float, omega: float, gap: float,
                tolerance: float) -> Check:
     """The largest |sample| of R sin(wt + theta) lies in [R cos(w gap / 2), R].
+
+    ``measured`` and ``expected`` hold numbers and symbols only (they show on both
+    language pages); the experiment's notes say what R and g are.
 
     Within two periods |y| reaches R four times; every such peak is at most
     gap/2 from a sample, where |y| >= R cos(w gap / 2). So the largest sample
@@ -116,7 +119,7 @@ def peak_check(name, peak: float, amplitude: float, omega: float, gap: float,
         name=name,
         passed=bool(passed),
         measured=f"{peak:.10g}",
-        expected=f"in [{lower:.10g}, {amplitude:.10g}] (sample spacing bound)",
+        expected=f"∈ [R·cos(ωg/2), R] = [{lower:.10g}, {amplitude:.10g}]",
     )
 
 
@@ -126,7 +129,7 @@ def angle_check(name, measured: float, expected: float, tolerance: float) -> Che
     return Check(
         name=name,
         passed=bool(error <= tolerance),
-        measured=f"{measured:.10g} rad (error {error:.2e})",
+        measured=f"{measured:.10g} rad (|Δ| = {error:.2e})",
         expected=f"{expected:.10g} rad ± {tolerance:.1e}",
     )
 
@@ -233,7 +236,14 @@ def superposition(amplitude: float, frequency: float, phase: float, samples: int
         },
         notes=[T(f"{samples} random sample times; the chart shows at most "
                  f"{MAX_PLOTTED_POINTS} of them.",
-                 f"共 {samples} 个随机采样时刻；图中最多显示 {MAX_PLOTTED_POINTS} 个。")],
+                 f"共 {samples} 个随机采样时刻；图中最多显示 {MAX_PLOTTED_POINTS} 个。"),
+               T("The largest sample can miss the true peak R = 2A|cos(φ/2)| only because "
+                 "no sample falls exactly on it, so it must lie in [R·cos(ωg/2), R], where g "
+                 "is twice the largest distance from a time in the two periods to its "
+                 f"nearest sample (here g = {gap:.3g} s).",
+                 "采样点不一定正好落在波峰上，所以最大采样值可能略小于真实峰值 "
+                 "R = 2A|cos(φ/2)|，但必定落在 [R·cos(ωg/2), R] 之内；其中 g 是"
+                 f"两个周期内任一时刻到最近采样点的最大距离的两倍（这里 g = {gap:.3g} 秒）。")],
     )
 
 
