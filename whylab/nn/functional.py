@@ -36,10 +36,13 @@ def _check_reduction(op: str, reduction: str) -> None:
 def _numpy(tensor) -> np.ndarray:
     """The tensor's values as a NumPy array (a view, not a copy), for reading only.
 
-    ``.data`` is an alias outside autograd built without a dispatcher call; ``detach()``
-    would give the same array but costs an operator call, and these run every step.
+    A CPU tensor keeps that view as ``_array``; reading it directly skips building a
+    ``.data`` alias (a new Tensor, about 1.5 us) several times per training step. Other
+    devices go through ``.data.numpy()``, which raises its error naming the device.
     """
-    return tensor.data.numpy()
+    if tensor.device.type != "cpu":
+        return tensor.data.numpy()
+    return tensor._array
 
 
 # --------------------------------------------------------------------------- activations
