@@ -234,6 +234,27 @@ def test_linear_and_cross_entropy_accept_non_contiguous_inputs():
     )
 
 
+@pytest.mark.parametrize("leading", [(1,), (7,), (8,), (16,), (2, 12), (31,), (40,)])
+def test_linear_float32_matches_torch_in_both_product_orders(leading):
+    """In float32 a few rows through many outputs take ``(W @ x.T).T`` (faster in OpenBLAS);
+    values, gradients and the row-major layout must not depend on which order was taken."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((*leading, 24)).astype(np.float32)
+    weight = rng.standard_normal((80, 24)).astype(np.float32)
+    bias = rng.standard_normal(80).astype(np.float32)
+    w_x, t_x = whylab.from_numpy(x.copy()), torch.from_numpy(x.copy())
+    w_w = whylab.from_numpy(weight.copy()).requires_grad_()
+    t_w = torch.from_numpy(weight.copy()).requires_grad_()
+    w_b, t_b = whylab.from_numpy(bias.copy()), torch.from_numpy(bias.copy())
+    w_out, t_out = F.linear(w_x, w_w, w_b), TF.linear(t_x, t_w, t_b)
+    assert w_out.dtype == whylab.float32
+    assert w_out.is_contiguous() and w_out.stride() == t_out.stride()
+    np.testing.assert_allclose(w_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5, atol=1e-5)
+    w_out.sum().backward()
+    t_out.sum().backward()
+    np.testing.assert_allclose(w_w.grad.numpy(), t_w.grad.numpy(), rtol=1e-5, atol=1e-4)
+
+
 def test_linear_errors_name_the_shapes_and_dtypes():
     with pytest.raises(RuntimeError, match=r"linear: input of shape \(2, 5\).*\(3, 4\)"):
         F.linear(whylab.zeros(2, 5), whylab.zeros(3, 4))

@@ -296,6 +296,7 @@ def make_autograd_kernel(op, spec):
     redispatch = op.redispatch
 
     def any_input_requires_grad(args, kwargs) -> bool:
+        """Whether some tensor argument requires grad (the general scan, any schema)."""
         count = len(args)
         for i in tensor_positions:
             if i < count:
@@ -327,8 +328,25 @@ def make_autograd_kernel(op, spec):
     fixed_groups = tuple((name, i, 1, False) for i, name in enumerate(input_names))
     static_name = spec.name if spec is not None and not callable(spec.name) else None
 
+    # Most ops take their tensors first: ``(self)`` or ``(self, other)``. For those the
+    # "does anything require grad" test is written inline below, which saves a call on
+    # every op that records nothing; keyword arguments still go through the general scan.
+    leading_tensors = (
+        len(tensor_positions) if not list_positions and tensor_positions in ((0,), (0, 1)) else 0
+    )
+
     def autograd_kernel(keyset, *args, **kwargs):
-        if not state.enabled or not any_input_requires_grad(args, kwargs):
+        if not state.enabled:
+            return redispatch(keyset, *args, **kwargs)
+        if leading_tensors and not kwargs and len(args) >= leading_tensors:
+            first = args[0]
+            if not (isinstance(first, Tensor) and first._requires_grad):
+                if leading_tensors == 1:
+                    return redispatch(keyset, *args, **kwargs)
+                second = args[1]
+                if not (isinstance(second, Tensor) and second._requires_grad):
+                    return redispatch(keyset, *args, **kwargs)
+        elif not any_input_requires_grad(args, kwargs):
             return redispatch(keyset, *args, **kwargs)
         values = dict(defaults)
         values.update(zip(positional_names, args, strict=False))

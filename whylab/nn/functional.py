@@ -36,10 +36,13 @@ def _check_reduction(op: str, reduction: str) -> None:
 def _numpy(tensor) -> np.ndarray:
     """The tensor's values as a NumPy array (a view, not a copy), for reading only.
 
-    ``.data`` is an alias outside autograd built without a dispatcher call; ``detach()``
-    would give the same array but costs an operator call, and these run every step.
+    A CPU tensor keeps that view as ``_array``; reading it directly skips building a
+    ``.data`` alias (a new Tensor, about 1.5 us) several times per training step. Other
+    devices go through ``.data.numpy()``, which raises its error naming the device.
     """
-    return tensor.data.numpy()
+    if tensor.device.type != "cpu":
+        return tensor.data.numpy()
+    return tensor._array
 
 
 # --------------------------------------------------------------------------- activations
@@ -49,13 +52,30 @@ def relu(input, inplace: bool = False):
     return input.clamp_(min=0) if inplace else input.relu()
 
 
+def _rows_times_weight_t(rows: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``rows @ weight.T``, computed as ``(weight @ rows.T).T`` where OpenBLAS is faster so.
+
+    Measured with one thread (NumPy 2.4, OpenBLAS): in float32, with a few rows and many
+    output features, OpenBLAS's ``rows @ weight.T`` is up to 2x slower than the same product
+    taken the other way round (batch 16 through a 784->256 layer: 160 us against 85 us,
+    which is what torch's linear takes). Elsewhere (float64, one row, or as many rows as
+    output features) the two forms cost the same or the direct one wins, so it is kept.
+    The product taken that way round comes out column-major; it is copied to row-major
+    (a few microseconds) so that the output is contiguous, as torch's is.
+    """
+    row_count, out_features = rows.shape[0], weight.shape[0]
+    if rows.dtype == np.float32 and 8 <= row_count < out_features // 2:
+        return np.ascontiguousarray(np.dot(weight, rows.T).T)
+    return np.dot(rows, weight.T)
+
+
 class _Linear(Function):
     """``input @ weight.T + bias`` as one graph node (any number of leading dimensions)."""
 
     @staticmethod
     def forward(ctx, input, weight, bias):
         rows = _numpy(input).reshape(-1, weight.shape[1])
-        output = rows @ _numpy(weight).T
+        output = _rows_times_weight_t(rows, _numpy(weight))
         if bias is not None:
             output += _numpy(bias)
         ctx.save_for_backward(input, weight)
