@@ -190,7 +190,9 @@ def _print_record(record, experiment, lang: str) -> None:
             table.add_column(column)
         for check in result.checks:
             mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
-            table.add_row(mark, check.name.get(lang), check.measured, check.expected)
+            table.add_row(
+                mark, check.name.get(lang), check.measured_in(lang), check.expected_in(lang)
+            )
         console.print(table)
     if result.metrics:
         table = RichTable(title="metrics")
@@ -268,7 +270,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if not check.passed:
                     failures.append(
                         f"{topic.slug}/{experiment.name}: {check.name.en}: measured "
-                        f"{check.measured}, expected {check.expected}"
+                        f"{check.measured_in('en')}, expected {check.expected_in('en')}"
                     )
             colour = "green" if passed == len(checks) else "red"
             table.add_row(

@@ -120,6 +120,14 @@ def test_chinese_pages_use_chinese_punctuation_around_interface_words(client):
     assert "</code>, expected" in english
 
 
+def test_check_values_with_words_show_in_the_page_language(client):
+    english = client.get("/en/topics/tiny-demo").text
+    chinese = client.get("/zh/topics/tiny-demo").text
+    assert "<code>3 nodes with inputs</code>" in english and "<code>3 ops</code>" in english
+    assert "<code>3 个节点有输入</code>" in chinese and "<code>3 个运算</code>" in chinese
+    assert "nodes with inputs" not in chinese
+
+
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
     page = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "2", "sine.cycles": "5"})
     assert page.status_code == 200

@@ -42,6 +42,11 @@ def _text(text: Text) -> dict[str, str]:
     return {"en": text.en, "zh": text.zh}
 
 
+def _words(value: str | Text) -> str | dict[str, str]:
+    """A check's measured/expected value: a Text keeps both languages, a str stays a str."""
+    return _text(value) if isinstance(value, Text) else str(value)
+
+
 def _cell(value: Any) -> str | float | int | None:
     if hasattr(value, "item"):  # NumPy scalar
         value = value.item()
@@ -104,8 +109,8 @@ def result_to_dict(result: Result) -> dict[str, Any]:
             {
                 "name": _text(c.name),
                 "passed": bool(c.passed),
-                "measured": str(c.measured),
-                "expected": str(c.expected),
+                "measured": _words(c.measured),
+                "expected": _words(c.expected),
             }
             for c in result.checks
         ],
@@ -125,6 +130,11 @@ def result_to_dict(result: Result) -> dict[str, Any]:
 
 def _read_text(data: dict[str, str]) -> Text:
     return Text(data["en"], data["zh"])
+
+
+def _read_words(data: str | dict[str, str]) -> str | Text:
+    # Records cached before check values could be Text hold plain strings.
+    return data if isinstance(data, str) else _read_text(data)
 
 
 def _read_number(value: float | None) -> float:
@@ -166,7 +176,12 @@ def result_from_dict(data: dict[str, Any]) -> Result:
     """Rebuild a :class:`Result` from :func:`result_to_dict` output."""
     return Result(
         checks=[
-            Check(_read_text(c["name"]), c["passed"], c["measured"], c["expected"])
+            Check(
+                _read_text(c["name"]),
+                c["passed"],
+                _read_words(c["measured"]),
+                _read_words(c["expected"]),
+            )
             for c in data["checks"]
         ],
         figures=[_read_figure(f) for f in data["figures"]],

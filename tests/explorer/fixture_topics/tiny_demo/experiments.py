@@ -183,8 +183,8 @@ def graph():
             Check(
                 T("Every op has an input", "每个运算都有输入"),
                 all(n.id in inputs for n in nodes if n.group == "op"),
-                f"{len(inputs)} nodes with inputs",
-                "3 ops",
+                T(f"{len(inputs)} nodes with inputs", f"{len(inputs)} 个节点有输入"),
+                T("3 ops", "3 个运算"),
             )
         ],
         figures=[GraphDiagram(T("Forward graph", "前向图"), nodes, edges)],
