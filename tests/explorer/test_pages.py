@@ -178,6 +178,21 @@ def test_unknown_and_malformed_page_parameters_are_rejected(client):
     assert fragment.status_code == 422
 
 
+def test_page_level_parameter_errors_are_worded_in_the_page_language(client):
+    chinese = client.get("/zh/topics/tiny-demo", params={"utm": "x"})
+    assert chinese.status_code == 422
+    assert "utm：未知参数（请写成 实验名.参数名=值）" in chinese.text
+    assert "unknown parameter" not in chinese.text
+    too_many = {f"sine.p{i}": "1" for i in range(65)}  # the fixture app allows 64
+    for lang, wording in [("en", "Too many parameters (at most 64)."),
+                          ("zh", "参数过多（最多 64 个）。")]:
+        page = client.get(f"/{lang}/topics/tiny-demo", params=too_many)
+        assert page.status_code == 422 and wording in page.text
+        fragment = client.get(f"/{lang}/topics/tiny-demo/experiments/sine/result",
+                              params=too_many)
+        assert fragment.status_code == 422 and wording in fragment.text
+
+
 def without_run_source(html: str) -> str:
     """A result block minus the "computed in ... s" / "from cache" note, whitespace-normalized."""
     html = re.sub(r'<span class="run-source">.*?</span>', "", html, flags=re.S)
