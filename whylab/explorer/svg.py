@@ -316,6 +316,7 @@ LAYER_GAP = {"TB": 56.0, "LR": 120.0}  # between layers, where edges (and their 
 NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
+LEGEND_GAP = 10.0  # between the lowest box of a graph and its legend
 GRAPH_MIN_SCALE = 0.75  # smallest scale a page may draw a diagram at (labels stay >= 8 px)
 
 
@@ -858,8 +859,12 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     legend, legend_height = "", 0.0
     if groups:
         legend, legend_height = _legend(
-            [(group_class[g], g) for g in groups], MARGIN, bottom, max(width - 2 * MARGIN, 200)
+            [(group_class[g], g) for g in groups],
+            MARGIN,
+            bottom + LEGEND_GAP,
+            max(width - 2 * MARGIN, 200),
         )
+        legend_height += LEGEND_GAP
     height = bottom + legend_height + MARGIN
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))
