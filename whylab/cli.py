@@ -174,6 +174,7 @@ def _run_with_progress(topic, experiment, params: dict[str, Any]):
 
 
 def _print_record(record, experiment, lang: str) -> None:
+    from whylab.explorer.experiment import in_language
     from whylab.explorer.render import format_value
     from whylab.explorer.service import format_param
 
@@ -206,7 +207,7 @@ def _print_record(record, experiment, lang: str) -> None:
         for column in data.columns:
             table.add_column(column.get(lang))
         for row in data.rows:
-            table.add_row(*(format_value(v) for v in row))
+            table.add_row(*(format_value(in_language(v, lang)) for v in row))
         console.print(table)
     for figure in result.figures:
         console.print(f"figure: {figure.title.get(lang)} (open it in the explorer: whylab serve)")

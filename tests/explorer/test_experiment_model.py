@@ -207,6 +207,12 @@ def test_check_values_with_words_keep_both_languages_through_json():
     # A record cached when check values were always strings still reads.
     data["checks"][0]["measured"] = "3 runs"
     assert result_from_dict(data).checks[0].measured_in("zh") == "3 runs"
+    # Table cells may hold words too; metrics may not.
+    table = Table(T("t", "表"), [T("kind", "种类")], [[T("copy", "复制")], ["mm"]])
+    again = result_from_dict(json.loads(dumps(result_to_dict(Result(tables=[table])))))
+    assert again.tables[0].rows == [[T("copy", "复制")], ["mm"]]
+    with pytest.raises(SerializationError):
+        result_to_dict(Result(metrics={"kind": T("copy", "复制")}))
     with pytest.raises(TypeError, match="measured must be str or Text"):
         Check(T("claim", "结论"), True, 3.0, "3")
 

@@ -126,6 +126,7 @@ def test_check_values_with_words_show_in_the_page_language(client):
     assert "<code>3 nodes with inputs</code>" in english and "<code>3 ops</code>" in english
     assert "<code>3 个节点有输入</code>" in chinese and "<code>3 个运算</code>" in chinese
     assert "nodes with inputs" not in chinese
+    assert "<td>frequency</td>" in english and "<td>频域</td>" in chinese  # a table cell
 
 
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):

@@ -290,9 +290,11 @@ class GraphDiagram:
 
 @dataclass(frozen=True)
 class Table:
+    """A table of results: a cell with words is a :class:`Text`; numbers and code stay plain."""
+
     title: Text
     columns: Sequence[Text]
-    rows: Sequence[Sequence[str | float | int]]
+    rows: Sequence[Sequence[str | Text | float | int]]
 
 
 Figure = LineChart | GraphDiagram

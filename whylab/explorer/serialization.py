@@ -47,9 +47,12 @@ def _words(value: str | Text) -> str | dict[str, str]:
     return _text(value) if isinstance(value, Text) else str(value)
 
 
-def _cell(value: Any) -> str | float | int | None:
+def _cell(value: Any, *, words: bool = True) -> str | dict[str, str] | float | int | None:
+    """A table cell (``words``: a Text may hold words) or a metric (numbers and plain strings)."""
     if hasattr(value, "item"):  # NumPy scalar
         value = value.item()
+    if isinstance(value, Text) and words:
+        return _text(value)
     if isinstance(value, str):
         return value
     if isinstance(value, bool):  # before int: bool is a subclass of int
@@ -58,7 +61,9 @@ def _cell(value: Any) -> str | float | int | None:
         return value
     if isinstance(value, float):
         return _number(value)
-    raise SerializationError(f"table cells and metrics must be str/int/float, got {type(value)}")
+    raise SerializationError(
+        f"table cells and metrics must be str/Text/int/float, got {type(value)}"
+    )
 
 
 def _figure(figure: Figure) -> dict[str, Any]:
@@ -123,7 +128,7 @@ def result_to_dict(result: Result) -> dict[str, Any]:
             }
             for t in result.tables
         ],
-        "metrics": {str(k): _cell(v) for k, v in result.metrics.items()},
+        "metrics": {str(k): _cell(v, words=False) for k, v in result.metrics.items()},
         "notes": [_text(n) for n in result.notes],
     }
 
@@ -141,7 +146,9 @@ def _read_number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _read_cell(value: str | float | int | None) -> str | float | int:
+def _read_cell(value: str | dict[str, str] | float | int | None) -> str | Text | float | int:
+    if isinstance(value, dict):
+        return _read_text(value)
     return math.nan if value is None else value
 
 

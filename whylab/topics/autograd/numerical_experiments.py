@@ -52,6 +52,8 @@ STABILITY_BATCH, STABILITY_CLASSES = 32, 10
 SCALES_PER_DECADE = 4
 FUSED_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}  # about 8 and 45 units of rounding
 GRADIENT_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}
+FORM_NAMES = {"fused": T("fused", "合并"), "separate": T("separate", "分开"),
+              "naive": T("naive", "朴素")}
 FORM_LABELS = {
     "fused": T("fused: cross_entropy(logits)", "合并：cross_entropy(logits)"),
     "separate": T("separate: −log softmax(z)_y", "分开：−log softmax(z)_y"),
@@ -217,7 +219,8 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
         title=T("Where each form breaks", "每种写法在哪里失效"),
         columns=[T("form", "写法"), T("first scale with inf or nan", "首次出现 inf 或 nan 的尺度"),
                  T("largest error while finite", "有限时的最大误差")],
-        rows=[[form, _describe_scale(first_failure[form]), f"{finite_error[form]:.1e}"]
+        rows=[[FORM_NAMES[form], _describe_scale(first_failure[form]),
+               f"{finite_error[form]:.1e}"]
               for form in FORMS],
     )
     return Result(

@@ -92,7 +92,7 @@ def sine(amplitude, cycles, samples, noise, log_y, seed):
             Table(
                 T("Energy", "能量"),
                 [T("domain", "域"), T("energy", "能量")],
-                [["time", time_energy], ["frequency", freq_energy]],
+                [[T("time", "时域"), time_energy], [T("frequency", "频域"), freq_energy]],
             )
         ],
         metrics={"energy": time_energy, "peak_bin": int(np.argmax(magnitude))},
