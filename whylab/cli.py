@@ -174,6 +174,7 @@ def _run_with_progress(topic, experiment, params: dict[str, Any]):
 
 
 def _print_record(record, experiment, lang: str) -> None:
+    from whylab.explorer.experiment import in_language
     from whylab.explorer.render import format_value
     from whylab.explorer.service import format_param
 
@@ -190,7 +191,9 @@ def _print_record(record, experiment, lang: str) -> None:
             table.add_column(column)
         for check in result.checks:
             mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
-            table.add_row(mark, check.name.get(lang), check.measured, check.expected)
+            table.add_row(
+                mark, check.name.get(lang), check.measured_in(lang), check.expected_in(lang)
+            )
         console.print(table)
     if result.metrics:
         table = RichTable(title="metrics")
@@ -204,7 +207,7 @@ def _print_record(record, experiment, lang: str) -> None:
         for column in data.columns:
             table.add_column(column.get(lang))
         for row in data.rows:
-            table.add_row(*(format_value(v) for v in row))
+            table.add_row(*(format_value(in_language(v, lang)) for v in row))
         console.print(table)
     for figure in result.figures:
         console.print(f"figure: {figure.title.get(lang)} (open it in the explorer: whylab serve)")
@@ -268,7 +271,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if not check.passed:
                     failures.append(
                         f"{topic.slug}/{experiment.name}: {check.name.en}: measured "
-                        f"{check.measured}, expected {check.expected}"
+                        f"{check.measured_in('en')}, expected {check.expected_in('en')}"
                     )
             colour = "green" if passed == len(checks) else "red"
             table.add_row(

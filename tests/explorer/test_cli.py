@@ -42,6 +42,16 @@ def test_run_prints_checks_metrics_and_tables(capsys):
     assert "energy" in out and "frequency" in out
 
 
+def test_run_prints_check_values_in_the_requested_language(capsys):
+    assert main(["run", "tiny-demo", "graph", *TOPICS]) == 0
+    assert "3 nodes with inputs" in capsys.readouterr().out
+    assert main(["run", "tiny-demo", "graph", "--lang", "zh", *TOPICS]) == 0
+    out = capsys.readouterr().out
+    assert "3 个节点有输入" in out and "3 个运算" in out and "nodes with inputs" not in out
+    assert main(["run", "tiny-demo", "sine", "--lang", "zh", *TOPICS]) == 0
+    assert "频域" in capsys.readouterr().out  # a table cell with words
+
+
 def test_run_exits_non_zero_when_a_check_fails(capsys):
     assert main(["run", "tiny-demo", "mean", "--bias", "0.5", *TOPICS]) == 1
     assert "✗" in capsys.readouterr().out

@@ -196,6 +196,27 @@ def test_results_survive_the_json_round_trip():
     assert result_to_dict(again) == data
 
 
+def test_check_values_with_words_keep_both_languages_through_json():
+    check = Check(T("claim", "结论"), True, T("3 runs", "执行 3 次"), "≤ 3")
+    assert check.measured_in("zh") == "执行 3 次" and check.measured_in("en") == "3 runs"
+    assert check.expected_in("zh") == check.expected_in("en") == "≤ 3"
+    data = json.loads(dumps(result_to_dict(Result(checks=[check]))))
+    assert data["checks"][0]["measured"] == {"en": "3 runs", "zh": "执行 3 次"}
+    assert data["checks"][0]["expected"] == "≤ 3"
+    assert result_from_dict(data).checks == [check]
+    # A record cached when check values were always strings still reads.
+    data["checks"][0]["measured"] = "3 runs"
+    assert result_from_dict(data).checks[0].measured_in("zh") == "3 runs"
+    # Table cells may hold words too; metrics may not.
+    table = Table(T("t", "表"), [T("kind", "种类")], [[T("copy", "复制")], ["mm"]])
+    again = result_from_dict(json.loads(dumps(result_to_dict(Result(tables=[table])))))
+    assert again.tables[0].rows == [[T("copy", "复制")], ["mm"]]
+    with pytest.raises(SerializationError):
+        result_to_dict(Result(metrics={"kind": T("copy", "复制")}))
+    with pytest.raises(TypeError, match="measured must be str or Text"):
+        Check(T("claim", "结论"), True, 3.0, "3")
+
+
 def test_pins_and_direction_survive_the_json_round_trip():
     diagram = GraphDiagram(
         T("g", "图"),

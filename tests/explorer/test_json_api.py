@@ -52,6 +52,8 @@ def test_experiment_api_returns_result_with_checks_and_run_facts(client):
     assert check["name"]["en"] == "Parseval: energy is kept" and check["passed"] is True
     assert data["result"]["figures"][1]["log_y"] is True
     assert data["result"]["metrics"]["peak_bin"] == 3
+    graph = client.get(f"{API}/graph").json()["result"]["checks"][0]
+    assert graph["measured"] == {"en": "3 nodes with inputs", "zh": "3 个节点有输入"}
 
 
 def test_bad_and_unknown_parameters_get_422_naming_the_bound(client):

@@ -120,6 +120,15 @@ def test_chinese_pages_use_chinese_punctuation_around_interface_words(client):
     assert "</code>, expected" in english
 
 
+def test_check_values_with_words_show_in_the_page_language(client):
+    english = client.get("/en/topics/tiny-demo").text
+    chinese = client.get("/zh/topics/tiny-demo").text
+    assert "<code>3 nodes with inputs</code>" in english and "<code>3 ops</code>" in english
+    assert "<code>3 个节点有输入</code>" in chinese and "<code>3 个运算</code>" in chinese
+    assert "nodes with inputs" not in chinese
+    assert "<td>frequency</td>" in english and "<td>频域</td>" in chinese  # a table cell
+
+
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
     page = client.get("/en/topics/tiny-demo", params={"sine.amplitude": "2", "sine.cycles": "5"})
     assert page.status_code == 200
@@ -168,6 +177,21 @@ def test_unknown_and_malformed_page_parameters_are_rejected(client):
     assert response.status_code == 422 and "unknown parameter" in response.text
     fragment = client.get("/en/topics/tiny-demo/experiments/sine/result", params={"x": "1"})
     assert fragment.status_code == 422
+
+
+def test_page_level_parameter_errors_are_worded_in_the_page_language(client):
+    chinese = client.get("/zh/topics/tiny-demo", params={"utm": "x"})
+    assert chinese.status_code == 422
+    assert "utm：未知参数（请写成 实验名.参数名=值）" in chinese.text
+    assert "unknown parameter" not in chinese.text
+    too_many = {f"sine.p{i}": "1" for i in range(65)}  # the fixture app allows 64
+    for lang, wording in [("en", "Too many parameters (at most 64)."),
+                          ("zh", "参数过多（最多 64 个）。")]:
+        page = client.get(f"/{lang}/topics/tiny-demo", params=too_many)
+        assert page.status_code == 422 and wording in page.text
+        fragment = client.get(f"/{lang}/topics/tiny-demo/experiments/sine/result",
+                              params=too_many)
+        assert fragment.status_code == 422 and wording in fragment.text
 
 
 def without_run_source(html: str) -> str:

@@ -67,6 +67,7 @@ def test_topic_pages_carry_results_math_and_disabled_forms(site):
     assert html.count('class="check pass"') == 6 and html.count("<svg") == 4
     assert "https://whylab.example.org/zh/topics/tiny-demo#experiment-sine" in html
     assert "生成本副本时测量一次" in html  # the timing experiment says when it was measured
+    assert "<code>3 个节点有输入</code>" in html  # a check value with words, in Chinese
     assert 'data-live="off"' in html and "data-fragment" not in html
 
 

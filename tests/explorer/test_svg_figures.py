@@ -14,10 +14,12 @@ from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Serie
 from whylab.explorer.svg import (
     GRAPH_MIN_SCALE,
     NODE_HEIGHT,
+    PALETTE_SIZE,
     curve_point,
     format_number,
     linear_axis,
     log_axis,
+    monospace_width,
     nice_step,
     pack_in_order,
     render_graph,
@@ -441,6 +443,45 @@ def test_text_width_knows_wide_narrow_and_small_characters():
     assert text_width("WWWW", 10) > text_width("abcd", 10) > text_width("iiii", 10)
     assert text_width("中文", 10) == pytest.approx(2 * text_width("中", 10))
     assert text_width("W₈³", 10) < text_width("W83", 10)  # sub- and superscripts are small
+
+
+def test_bold_labels_and_monospace_details_fit_their_boxes_with_padding():
+    assert text_width("mm @ CPU", 13, bold=True) > text_width("mm @ CPU", 13)
+    assert monospace_width("iiii", 11) == monospace_width("WWWW", 11) == pytest.approx(26.4)
+    labels = {"mm @ CPU": "", "view @ ADInplaceOrView": "", "b": "shape (3, 4) · requires_grad"}
+    nodes = [GraphNode(str(i), label, detail) for i, (label, detail) in enumerate(labels.items())]
+    boxes = node_boxes(render_graph(GraphDiagram(T("G", "图"), nodes, []), "en", "g"))
+    for label, detail in labels.items():
+        needed = max(text_width(label, 13, bold=True), monospace_width(detail, 11))
+        assert boxes[label][2] >= needed + 2 * 10, label
+
+
+def group_class_of(svg: str) -> dict[str, str]:
+    """label -> the colour class of its node."""
+    return {
+        group.find(f"{SVG}text").text: group.get("class").split()[1]
+        for group in parse(svg).iter(f"{SVG}g")
+        if group.get("class").startswith("node ")
+    }
+
+
+def test_a_group_keeps_its_colour_whichever_groups_share_the_diagram():
+    def coloured(groups):
+        nodes = [GraphNode(g, g, "", g) for g in groups]
+        return group_class_of(render_graph(GraphDiagram(T("G", "图"), nodes, []), "en", "g"))
+
+    alone = coloured(["Autograd", "CPU"])
+    crowded = coloured(["ADInplaceOrView", "Autograd", "CPU", "Tracer"])
+    assert alone["Autograd"] == crowded["Autograd"] and alone["CPU"] == crowded["CPU"]
+    assert coloured(["alpha"])["alpha"] == coloured(["alpha", "zeta", "omega"])["alpha"]
+    assert coloured(["stage 1", "stage 2"])["stage 2"] == coloured(["stage 2"])["stage 2"]
+
+
+def test_groups_of_one_diagram_never_share_a_colour():
+    names = [f"group {chr(ord('a') + i)}" for i in range(PALETTE_SIZE)]
+    nodes = [GraphNode(n, n, "", n) for n in names]
+    classes = group_class_of(render_graph(GraphDiagram(T("G", "图"), nodes, []), "en", "g"))
+    assert len(set(classes.values())) == PALETTE_SIZE
 
 
 def test_a_narrow_page_may_shrink_a_diagram_only_so_far():

@@ -40,7 +40,7 @@ NAME = T("claim", "断言")
 
 
 def failed(result):
-    return [f"{c.name.en}: {c.measured}" for c in result.checks if not c.passed]
+    return [f"{c.name.en}: {c.measured_in('en')}" for c in result.checks if not c.passed]
 
 
 def run(name, **params):

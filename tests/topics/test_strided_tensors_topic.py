@@ -24,7 +24,7 @@ STRUCTURAL_COPY_CHECKS = 3
 
 
 def failed(result):
-    return [f"{c.name.en}: {c.measured}" for c in result.checks if not c.passed]
+    return [f"{c.name.en}: {c.measured_in('en')}" for c in result.checks if not c.passed]
 
 
 def torch_layout(t: torch.Tensor) -> formulas.Layout:
@@ -186,7 +186,7 @@ def test_write_and_value_checks_can_fail():
 def test_agreement_sequence_and_error_checks_can_fail():
     assert topic.agreement_check(NAME, [True, False], [True, False], ["a", "b"]).passed
     check = topic.agreement_check(NAME, [True, True], [True, False], ["a", "b"])
-    assert not check.passed and "b" in check.measured
+    assert not check.passed and "b" in check.measured_in('en')
     assert topic.sequence_check(NAME, [0, 1, 2], [0, 1, 2]).passed
     assert not topic.sequence_check(NAME, [0, 1, 1], [0, 1, 2]).passed
     message = ("one of the variables needed for gradient computation has been modified by an "

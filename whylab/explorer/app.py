@@ -442,7 +442,8 @@ def create_app(
         if topic is None:
             return not_found(lang)
         if too_many(request):
-            return error_page(lang, 422, f"too many parameters (at most {config.max_query_params})")
+            message = translate("too_many_params", lang, limit=config.max_query_params)
+            return error_page(lang, 422, message)
         wait = rate_limited(request)
         if wait:
             return error_page(
@@ -455,7 +456,7 @@ def create_app(
         for key, value in request.query_params.items():
             name, dot, param = key.partition(".")
             if not dot or name not in topic.experiments:
-                message = f"{key[:40]}: unknown parameter (use experiment.parameter=value)"
+                message = translate("page_param_unknown", lang, name=key[:40])
                 return error_page(lang, 422, message)
             raw.setdefault(name, {})[param] = value
         views = {
@@ -482,7 +483,7 @@ def create_app(
         view = new_view(experiment, kind, raw)
         context = {"lang": lang, "links": links, "topic": topic, "view": view}
         if too_many(request):
-            view.error = f"too many parameters (at most {config.max_query_params})"
+            view.error = translate("too_many_params", lang, limit=config.max_query_params)
             return html("_result.html", context, 422)
         wait = rate_limited(request)
         if wait:

@@ -44,6 +44,15 @@ def T(en: str, zh: str) -> Text:
     return Text(en, zh)
 
 
+def in_language(value: str | Text, lang: Lang) -> str:
+    """``value`` as readers of ``lang`` see it: a Text picks its language, a str stays as is.
+
+    Check values use this: numbers and symbols ("≤ 1e-12", "mm → mm") read the
+    same in every language and stay plain strings; anything with words is a Text.
+    """
+    return value.get(lang) if isinstance(value, Text) else value
+
+
 ParamErrorReason = Literal[
     "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"
 ]
@@ -160,12 +169,34 @@ class Param:
 
 @dataclass(frozen=True)
 class Check:
-    """A named claim verified on this run, e.g. "FFT equals the O(n^2) DFT"."""
+    """A named claim verified on this run, e.g. "FFT equals the O(n^2) DFT".
+
+    ``measured`` and ``expected`` are a plain ``str`` when they hold only
+    numbers, symbols and code names ("|Δ| = 3e-16", "≤ 1e-12", "MmBackward0"),
+    and a :class:`Text` pair when they hold words, so a Chinese page never shows
+    an English sentence.
+    """
 
     name: Text
     passed: bool
-    measured: str
-    expected: str
+    measured: str | Text
+    expected: str | Text
+
+    def __post_init__(self) -> None:
+        for field_name in ("measured", "expected"):
+            value = getattr(self, field_name)
+            if not isinstance(value, (str, Text)):
+                raise TypeError(
+                    f"Check.{field_name} must be str or Text, got {type(value).__name__}"
+                )
+
+    def measured_in(self, lang: Lang) -> str:
+        """The measured value as readers of ``lang`` see it."""
+        return in_language(self.measured, lang)
+
+    def expected_in(self, lang: Lang) -> str:
+        """The expected value as readers of ``lang`` see it."""
+        return in_language(self.expected, lang)
 
 
 @dataclass(frozen=True)
@@ -259,9 +290,11 @@ class GraphDiagram:
 
 @dataclass(frozen=True)
 class Table:
+    """A table of results: a cell with words is a :class:`Text`; numbers and code stay plain."""
+
     title: Text
     columns: Sequence[Text]
-    rows: Sequence[Sequence[str | float | int]]
+    rows: Sequence[Sequence[str | Text | float | int]]
 
 
 Figure = LineChart | GraphDiagram

@@ -124,6 +124,14 @@ UI: dict[str, Text] = {
     "param_not_choice": T("{label}: must be one of {choices}", "{label}：必须是 {choices} 之一"),
     "param_not_bool": T("{label}: must be true or false", "{label}：必须是 true 或 false"),
     "param_unknown": T("{label}: unknown parameter", "{label}：未知参数"),
+    # Query-string problems of a whole topic page (422).
+    "page_param_unknown": T(
+        "{name}: unknown parameter (write experiment.parameter=value)",
+        "{name}：未知参数（请写成 实验名.参数名=值）",
+    ),
+    "too_many_params": T(
+        "Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"
+    ),
     "footer": T(
         "whylab {version}. Equations are rendered as MathML on the server; every chart has a "
         "data table.",

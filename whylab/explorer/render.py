@@ -27,6 +27,7 @@ from whylab.explorer.experiment import (
     LineChart,
     Param,
     Text,
+    in_language,
 )
 from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, translate
 from whylab.explorer.prose import HtmlBlock, Placement
@@ -198,8 +199,8 @@ def _t(context, key: str, **values: object) -> str:
 
 
 @pass_context
-def _text(context, value: Text) -> str:
-    return value.get(context["lang"])
+def _text(context, value: str | Text) -> str:
+    return in_language(value, context["lang"])
 
 
 @pass_context

@@ -42,9 +42,17 @@ def _text(text: Text) -> dict[str, str]:
     return {"en": text.en, "zh": text.zh}
 
 
-def _cell(value: Any) -> str | float | int | None:
+def _words(value: str | Text) -> str | dict[str, str]:
+    """A check's measured/expected value: a Text keeps both languages, a str stays a str."""
+    return _text(value) if isinstance(value, Text) else str(value)
+
+
+def _cell(value: Any, *, words: bool = True) -> str | dict[str, str] | float | int | None:
+    """A table cell (``words``: a Text may hold words) or a metric (numbers and plain strings)."""
     if hasattr(value, "item"):  # NumPy scalar
         value = value.item()
+    if isinstance(value, Text) and words:
+        return _text(value)
     if isinstance(value, str):
         return value
     if isinstance(value, bool):  # before int: bool is a subclass of int
@@ -53,7 +61,9 @@ def _cell(value: Any) -> str | float | int | None:
         return value
     if isinstance(value, float):
         return _number(value)
-    raise SerializationError(f"table cells and metrics must be str/int/float, got {type(value)}")
+    raise SerializationError(
+        f"table cells and metrics must be str/Text/int/float, got {type(value)}"
+    )
 
 
 def _figure(figure: Figure) -> dict[str, Any]:
@@ -104,8 +114,8 @@ def result_to_dict(result: Result) -> dict[str, Any]:
             {
                 "name": _text(c.name),
                 "passed": bool(c.passed),
-                "measured": str(c.measured),
-                "expected": str(c.expected),
+                "measured": _words(c.measured),
+                "expected": _words(c.expected),
             }
             for c in result.checks
         ],
@@ -118,7 +128,7 @@ def result_to_dict(result: Result) -> dict[str, Any]:
             }
             for t in result.tables
         ],
-        "metrics": {str(k): _cell(v) for k, v in result.metrics.items()},
+        "metrics": {str(k): _cell(v, words=False) for k, v in result.metrics.items()},
         "notes": [_text(n) for n in result.notes],
     }
 
@@ -127,11 +137,18 @@ def _read_text(data: dict[str, str]) -> Text:
     return Text(data["en"], data["zh"])
 
 
+def _read_words(data: str | dict[str, str]) -> str | Text:
+    # Records cached before check values could be Text hold plain strings.
+    return data if isinstance(data, str) else _read_text(data)
+
+
 def _read_number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _read_cell(value: str | float | int | None) -> str | float | int:
+def _read_cell(value: str | dict[str, str] | float | int | None) -> str | Text | float | int:
+    if isinstance(value, dict):
+        return _read_text(value)
     return math.nan if value is None else value
 
 
@@ -166,7 +183,12 @@ def result_from_dict(data: dict[str, Any]) -> Result:
     """Rebuild a :class:`Result` from :func:`result_to_dict` output."""
     return Result(
         checks=[
-            Check(_read_text(c["name"]), c["passed"], c["measured"], c["expected"])
+            Check(
+                _read_text(c["name"]),
+                c["passed"],
+                _read_words(c["measured"]),
+                _read_words(c["expected"]),
+            )
             for c in data["checks"]
         ],
         figures=[_read_figure(f) for f in data["figures"]],

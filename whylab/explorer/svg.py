@@ -21,7 +21,9 @@ description; the page adds the full data table next to it.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -32,6 +34,24 @@ POINTS = T("points", "个点")
 NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges} 条边")
 
 PALETTE_SIZE = 8
+BOLD_WIDTH_FACTOR = 1.1
+
+# Colour slots (CSS classes g0..g7) of the groups the topics draw, fixed so that a
+# dispatch key or a kind of node has the same colour in every diagram, whichever
+# other groups it shares the diagram with. Any other group gets a slot from a
+# hash of its name (see group_slot).
+GROUP_SLOTS: dict[str, int] = {
+    "CPU": 0,  # blue: the backend, where the arithmetic happens
+    "Autograd": 3,  # purple
+    "ADInplaceOrView": 4,  # yellow
+    "Meta": 5,  # teal: the other backend
+    "Tracer": 7,  # grey: bookkeeping
+    "grad_fn": 0,
+    "AccumulateGrad": 2,  # green: where gradients come to rest
+    "Storage": 7,
+    "is_contiguous() → True": 2,
+    "is_contiguous() → False": 1,  # orange
+}
 
 
 NARROW_CHARACTERS = frozenset("ijlt.,:;!|'\"()[]{} ")
@@ -58,9 +78,18 @@ def _character_width(ch: str) -> float:
     return 0.6
 
 
-def text_width(text: str, font_size: float) -> float:
-    """Rough rendered width: by character class (CJK, sub/superscripts, W, i, ...)."""
-    return sum(_character_width(ch) for ch in text) * font_size
+def text_width(text: str, font_size: float, *, bold: bool = False) -> float:
+    """Rough rendered width: by character class (CJK, sub/superscripts, W, i, ...).
+
+    Bold (weight 600, as node labels are drawn) runs about a tenth wider.
+    """
+    width = sum(_character_width(ch) for ch in text) * font_size
+    return width * BOLD_WIDTH_FACTOR if bold else width
+
+
+def monospace_width(text: str, font_size: float) -> float:
+    """Rendered width in a monospace font: 0.6 em a character, 1 em for CJK."""
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.6 for ch in text) * font_size
 
 
 def _attr(value: str) -> str:
@@ -287,6 +316,7 @@ LAYER_GAP = {"TB": 56.0, "LR": 120.0}  # between layers, where edges (and their 
 NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
+LEGEND_GAP = 10.0  # between the lowest box of a graph and its legend
 GRAPH_MIN_SCALE = 0.75  # smallest scale a page may draw a diagram at (labels stay >= 8 px)
 
 
@@ -434,8 +464,45 @@ class GraphLayout:
         return centre_x - width / 2, centre_y - NODE_HEIGHT / 2, width, NODE_HEIGHT
 
 
+NODE_PADDING = 12.0  # each side of a node's label, inside its box
+
+
 def _box_width(node: GraphNode) -> float:
-    return max(text_width(node.label, 13), text_width(node.detail, 11), 40.0) + 20
+    # The label is bold 13 px, the detail monospace 11 px (see explorer.css).
+    text = max(text_width(node.label, 13, bold=True), monospace_width(node.detail, 11), 40.0)
+    return text + 2 * NODE_PADDING
+
+
+def group_slot(group: str) -> int:
+    """The colour slot of a group: fixed for known groups, else from a hash of the name.
+
+    A name ending in a number ("stage 2") takes the slot after "stage 1", so
+    numbered groups get different colours (up to the palette's size).
+    """
+    if group in GROUP_SLOTS:
+        return GROUP_SLOTS[group]
+    numbered = re.fullmatch(r"(.*?)(\d+)", group)
+    stem, number = (numbered.group(1), int(numbered.group(2))) if numbered else (group, 0)
+    return (zlib.crc32(stem.encode()) + number) % PALETTE_SIZE
+
+
+def group_classes(groups: Sequence[str]) -> dict[str, str]:
+    """CSS class per group: its own slot, unless a group before it in ``groups`` took it.
+
+    Two groups of one diagram never share a colour: the later one moves on to
+    the next free slot (while one is free).
+    """
+    classes: dict[str, str] = {}
+    taken: set[int] = set()
+    for group in groups:
+        slot = group_slot(group)
+        for step in range(PALETTE_SIZE):
+            if (slot + step) % PALETTE_SIZE not in taken:
+                slot = (slot + step) % PALETTE_SIZE
+                break
+        taken.add(slot)
+        classes[group] = f"g{slot}"
+    return classes
 
 
 def layout_graph(diagram: GraphDiagram) -> GraphLayout:
@@ -743,7 +810,7 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     layout = layout_graph(diagram)
     nodes = {n.id: n for n in diagram.nodes}
     groups = sorted({n.group for n in diagram.nodes if n.group})
-    group_class = {g: f"g{i % PALETTE_SIZE}" for i, g in enumerate(groups)}
+    group_class = group_classes(groups)
     parts: list[str] = [
         f'<defs><marker id="{element_id}-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
@@ -792,8 +859,12 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
     legend, legend_height = "", 0.0
     if groups:
         legend, legend_height = _legend(
-            [(group_class[g], g) for g in groups], MARGIN, bottom, max(width - 2 * MARGIN, 200)
+            [(group_class[g], g) for g in groups],
+            MARGIN,
+            bottom + LEGEND_GAP,
+            max(width - 2 * MARGIN, 200),
         )
+        legend_height += LEGEND_GAP
     height = bottom + legend_height + MARGIN
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))

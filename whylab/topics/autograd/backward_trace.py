@@ -170,6 +170,18 @@ def diagram(trace: BackwardTrace, title: Text) -> GraphDiagram:
     return GraphDiagram(title=title, nodes=nodes, edges=edges)
 
 
+GRAD_WRITE_WORDS = {"steal": T("steal", "直接接管"), "copy": T("copy", "复制"),
+                    "add": T("add", "累加")}
+
+
+def _grad_writes_text(modes: list[str]) -> Text | str:
+    """How AccumulateGrad wrote .grad on each pass ("steal, add"), or a dash for none."""
+    if not modes:
+        return "–"
+    words = [GRAD_WRITE_WORDS.get(mode, T(mode, mode)) for mode in modes]
+    return T(", ".join(w.en for w in words), "，".join(w.zh for w in words))
+
+
 def execution_table(trace: BackwardTrace) -> Table:
     """The backward pass step by step: dependency count, buffer sums, .grad writes."""
     rows = []
@@ -180,7 +192,7 @@ def execution_table(trace: BackwardTrace) -> Table:
             name = f"{name} ({trace.leaf_names[node_id]})"
         rows.append([step, name, trace.dependencies.get(node_id, 0),
                      trace.buffer_sums[node_id] + 1,
-                     ", ".join(trace.grad_writes.get(node_id, [])) or "–"])
+                     _grad_writes_text(trace.grad_writes.get(node_id, []))])
     return Table(
         title=T("The backward pass as the engine ran it", "引擎实际执行的反向传播"),
         columns=[T("step", "步骤"), T("node", "节点"), T("dependency count", "依赖计数"),

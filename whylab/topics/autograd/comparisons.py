@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from whylab.explorer.experiment import Check, Text
+from whylab.explorer.experiment import Check, T, Text
 
 Arrays = Mapping[str, np.ndarray]
 
@@ -49,7 +49,8 @@ def gradients_error(values: Arrays, reference: Arrays) -> float:
 def agreement_check(name: Text, error: float, tolerance: float) -> Check:
     """Pass when a measured relative error is at most ``tolerance``."""
     return Check(name=name, passed=bool(error <= tolerance),
-                 measured=f"relative error {error:.1e}", expected=f"≤ {tolerance:.0e}")
+                 measured=T(f"relative error {error:.1e}", f"相对误差 {error:.1e}"),
+                 expected=f"≤ {tolerance:.0e}")
 
 
 def equality_check(name: Text, measured, expected) -> Check:

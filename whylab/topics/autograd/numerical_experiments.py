@@ -16,6 +16,7 @@ from whylab.explorer.experiment import (
     Series,
     T,
     Table,
+    Text,
     experiment,
 )
 from whylab.topics.autograd.comparisons import (
@@ -51,6 +52,8 @@ STABILITY_BATCH, STABILITY_CLASSES = 32, 10
 SCALES_PER_DECADE = 4
 FUSED_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}  # about 8 and 45 units of rounding
 GRADIENT_ERROR_BOUND = {"float32": 1e-6, "float64": 1e-14}
+FORM_NAMES = {"fused": T("fused", "合并"), "separate": T("separate", "分开"),
+              "naive": T("naive", "朴素")}
 FORM_LABELS = {
     "fused": T("fused: cross_entropy(logits)", "合并：cross_entropy(logits)"),
     "separate": T("separate: −log softmax(z)_y", "分开：−log softmax(z)_y"),
@@ -67,8 +70,21 @@ def _first_scale(scales: list[float], flags: list[bool]) -> float | None:
     return next((scale for scale, flag in zip(scales, flags, strict=True) if flag), None)
 
 
+def _first_failure_text(scale: float | None, disagreeing: int, *, what: Text) -> Text:
+    """E.g. "first inf at scale 56.2, 0 samples disagree", in both languages."""
+    if scale is None:
+        return T(f"{what.en} at no scale, {disagreeing} samples disagree",
+                 f"任何尺度下都没有{what.zh}，{disagreeing} 个样本不符")
+    return T(f"first {what.en} at scale {scale:.3g}, {disagreeing} samples disagree",
+             f"尺度 {scale:.3g} 处首次{what.zh}，{disagreeing} 个样本不符")
+
+
+NO_SAMPLE_DISAGREES = T("0 samples disagree", "0 个样本不符")
+
+
 def _describe_scale(scale: float | None) -> str:
-    return "never" if scale is None else f"{scale:.3g}"
+    """A table cell: the scale, or a dash (read in either language) when there is none."""
+    return "—" if scale is None else f"{scale:.3g}"
 
 
 @experiment(
@@ -148,37 +164,40 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
                 "合并写法：各个尺度下都准确，从不出现 inf 或 nan"),
               passed=first_failure["fused"] is None
               and max(worst["fused"]) <= FUSED_ERROR_BOUND[dtype],
-              measured=f"largest error {max(worst['fused']):.1e}",
+              measured=T(f"largest error {max(worst['fused']):.1e}",
+                         f"最大误差 {max(worst['fused']):.1e}"),
               expected=f"≤ {FUSED_ERROR_BOUND[dtype]:.0e}"),
         Check(T(f"Separate: −log softmax(z)_y is infinite exactly where the true loss exceeds "
                 f"−log(smallest {dtype}) = {underflow:.1f}",
                 f"分开写法：当真实损失超过 −log({dtype} 最小正数) = {underflow:.1f} 时，"
                 f"−log softmax(z)_y 恰好变为无穷大"),
               passed=separate_violations == 0,
-              measured=f"first inf at scale {_describe_scale(first_failure['separate'])}, "
-                       f"{separate_violations} samples disagree",
-              expected="0 samples disagree"),
+              measured=_first_failure_text(first_failure["separate"], separate_violations,
+                                           what=T("inf", "出现 inf")),
+              expected=NO_SAMPLE_DISAGREES),
         Check(T("Separate: where the loss is infinite, its gradient is not finite either",
                 "分开写法：损失为无穷大的样本，梯度也不是有限值"),
               passed=inf_loss_with_finite_gradient == 0,
-              measured=f"{inf_loss_with_finite_gradient} samples with a finite gradient",
+              measured=T(f"{inf_loss_with_finite_gradient} samples with a finite gradient",
+                         f"{inf_loss_with_finite_gradient} 个样本的梯度有限"),
               expected="0"),
         Check(T(f"Naive: once the largest logit exceeds log(max {dtype}) = {overflow:.1f}, "
                 f"exp overflows and the loss is not finite",
                 f"朴素写法：最大 logit 一旦超过 log({dtype} 最大值) = {overflow:.1f}，"
                 f"exp 上溢，损失不再是有限值"),
               passed=naive_violations == 0,
-              measured=f"first failure at scale {_describe_scale(first_failure['naive'])}, "
-                       f"{naive_violations} samples disagree",
-              expected="0 samples disagree"),
+              measured=_first_failure_text(first_failure["naive"], naive_violations,
+                                           what=T("failure", "失效")),
+              expected=NO_SAMPLE_DISAGREES),
         Check(T("Fused gradient = softmax(z) − onehot(y) at every scale",
                 "合并写法的梯度在各个尺度下都等于 softmax(z) − onehot(y)"),
               passed=gradient_finite and gradient_error <= GRADIENT_ERROR_BOUND[dtype],
-              measured=f"max abs error {gradient_error:.1e}",
+              measured=T(f"max abs error {gradient_error:.1e}",
+                         f"最大绝对误差 {gradient_error:.1e}"),
               expected=f"≤ {GRADIENT_ERROR_BOUND[dtype]:.0e}"),
         Check(T("Fused gradient stays between −1 and 1", "合并写法的梯度始终在 −1 与 1 之间"),
               passed=gradient_finite and gradient_range <= 1.0,
-              measured=f"max |gradient| {gradient_range:.3g}", expected="≤ 1"),
+              measured=f"max |∂L/∂z| = {gradient_range:.3g}", expected="≤ 1"),
     ]
     chart = LineChart(
         title=T(f"Largest loss error in a batch of {STABILITY_BATCH} ({dtype})",
@@ -200,7 +219,8 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
         title=T("Where each form breaks", "每种写法在哪里失效"),
         columns=[T("form", "写法"), T("first scale with inf or nan", "首次出现 inf 或 nan 的尺度"),
                  T("largest error while finite", "有限时的最大误差")],
-        rows=[[form, _describe_scale(first_failure[form]), f"{finite_error[form]:.1e}"]
+        rows=[[FORM_NAMES[form], _describe_scale(first_failure[form]),
+               f"{finite_error[form]:.1e}"]
               for form in FORMS],
     )
     return Result(
@@ -237,7 +257,8 @@ def fitted_slope(exponents: list[float], errors: list[float]) -> float:
 def slope_check(name, slope: float, expected: float) -> Check:
     """Pass when a fitted slope is within SLOPE_TOLERANCE of the model's."""
     return Check(name=name, passed=bool(abs(slope - expected) <= SLOPE_TOLERANCE),
-                 measured=f"slope {slope:.2f}", expected=f"{expected:g} ± {SLOPE_TOLERANCE}")
+                 measured=T(f"slope {slope:.2f}", f"斜率 {slope:.2f}"),
+                 expected=f"{expected:g} ± {SLOPE_TOLERANCE}")
 
 
 @experiment(
@@ -296,7 +317,9 @@ def finite_differences(expression: str, log10_h: float, seed: int) -> Result:
                     rounding_slope, -1.0),
         Check(T("The best step lies near ε^(1/3) ≈ 6e-6 (within 1.5 decades)",
                 "最佳步长在 ε^(1/3) ≈ 6e-6 附近（相差不超过 1.5 个数量级）"),
-              passed=bool(distance <= 1.5), measured=f"best h = 10^{STEP_EXPONENTS[best]:g}",
+              passed=bool(distance <= 1.5),
+              measured=T(f"best h = 10^{STEP_EXPONENTS[best]:g}",
+                         f"最佳 h = 10^{STEP_EXPONENTS[best]:g}"),
               expected=f"10^{np.log10(optimum) - 1.5:.1f} … 10^{np.log10(optimum) + 1.5:.1f}"),
     ]
     rows = []

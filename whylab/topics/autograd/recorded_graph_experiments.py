@@ -16,6 +16,7 @@ from whylab.explorer.experiment import (
     Param,
     Result,
     T,
+    Text,
     experiment,
 )
 from whylab.topics.autograd.backward_trace import (
@@ -43,6 +44,26 @@ from whylab.topics.autograd.expressions import (
     leaf_tensors,
     make_case,
 )
+
+ALL_EQUAL = T("all equal", "全部相等")
+WRITE_MODES = {"write": T("write", "写入"), "add": T("add", "累加")}
+
+
+def _runs_text(trace) -> Text:
+    return T(f"{len(trace.executed)} runs for {len(trace.nodes)} nodes",
+             f"{len(trace.nodes)} 个节点执行了 {len(trace.executed)} 次")
+
+
+def _write_order_check(name, measured: list[str], expected: list[str]) -> Check:
+    """Pass when AccumulateGrad's write modes ("write", "add") came in the expected order."""
+
+    def shown(modes: list[str]):
+        return T(" → ".join(WRITE_MODES[m].en for m in modes),
+                 " → ".join(WRITE_MODES[m].zh for m in modes))
+
+    return Check(name=name, passed=measured == expected, measured=shown(measured),
+                 expected=shown(expected))
+
 
 # ---------------------------------------------------------------- the recorded graph
 
@@ -89,25 +110,31 @@ def graph(expression: str, seed: int) -> Result:
         Check(T("Each node's dependency count equals the edges pointing at it",
                 "每个节点的依赖计数等于指向它的边数"),
               passed=not mismatched,
-              measured="all equal" if not mismatched else f"differs at {mismatched}",
-              expected="all equal"),
+              measured=ALL_EQUAL if not mismatched else T(f"differs at {mismatched}",
+                                                           f"在 {mismatched} 处不同"),
+              expected=ALL_EQUAL),
         Check(T("Each node ran once, after every node that sends it a gradient",
                 "每个节点只执行一次，且在所有给它传梯度的节点之后"),
               passed=runs_in_dependency_order(trace),
-              measured=f"{len(trace.executed)} runs for {len(trace.nodes)} nodes",
-              expected="one run per node, in dependency order"),
+              measured=_runs_text(trace),
+              expected=T("one run per node, in dependency order",
+                         "每个节点执行一次，按依赖顺序")),
         Check(T("Products save only the factors their needed rules use (Ā = ȲBᵀ needs B, "
                 "B̄ = AᵀȲ needs A)",
                 "乘法只保存用得到的因子（Ā = ȲBᵀ 要用 B，B̄ = AᵀȲ 要用 A）"),
               passed=product_nodes(trace) > 0 and not unneeded_saves(trace),
-              measured=f"{product_nodes(trace)} product nodes, "
-                       f"{len(unneeded_saves(trace))} keep something else",
-              expected="> 0 product nodes, 0 keep something else"),
+              measured=T(f"{product_nodes(trace)} product nodes, "
+                         f"{len(unneeded_saves(trace))} keep something else",
+                         f"{product_nodes(trace)} 个乘法节点，"
+                         f"{len(unneeded_saves(trace))} 个多存了别的"),
+              expected=T("> 0 product nodes, 0 keep something else",
+                         "乘法节点 > 0 个，多存别的 0 个")),
         Check(T("Saved tensors are freed once the backward pass has used them",
                 "反向传播用过之后，保存的张量被释放"),
               passed=trace.saved_before() > 0 and trace.saved_after == 0,
-              measured=f"{trace.saved_before()} saved before, {trace.saved_after} after",
-              expected="> 0 before, 0 after"),
+              measured=T(f"{trace.saved_before()} saved before, {trace.saved_after} after",
+                         f"之前保存 {trace.saved_before()} 个，之后 {trace.saved_after} 个"),
+              expected=T("> 0 before, 0 after", "之前 > 0 个，之后 0 个")),
     ]
     label = EXPRESSIONS[expression].label
     return Result(
@@ -183,16 +210,16 @@ def fan_out(size: int, passes: int, seed: int) -> Result:
                        {"AddBackward0": 2, "AccumulateGrad": 2}),
         Check(T("Each node ran once, with the full sum", "每个节点只执行一次，拿到的是完整的和"),
               passed=runs_in_dependency_order(trace),
-              measured=f"{len(trace.executed)} runs for {len(trace.nodes)} nodes",
-              expected="one run per node"),
+              measured=_runs_text(trace),
+              expected=T("one run per node", "每个节点执行一次")),
         agreement_check(T(f"After {passes} passes AccumulateGrad has added them up: "
                           f"a.grad = {passes}·8a",
                           f"{passes} 遍之后 AccumulateGrad 把它们加在一起：a.grad = {passes}·8a"),
                         relative_error(after_all, passes * 8 * a_value), EXACT_TOLERANCE),
-        equality_check(T("AccumulateGrad writes .grad first, then adds to it",
-                         "AccumulateGrad 第一次写入 .grad，之后都是累加"),
-                       [mode if mode == "add" else "write" for mode in writes],
-                       ["write"] + ["add"] * (passes - 1)),
+        _write_order_check(T("AccumulateGrad writes .grad first, then adds to it",
+                             "AccumulateGrad 第一次写入 .grad，之后都是累加"),
+                           [mode if mode == "add" else "write" for mode in writes],
+                           ["write"] + ["add"] * (passes - 1)),
         agreement_check(T("After clearing a.grad, one pass gives 8a again",
                           "清零 a.grad 后，再走一遍又得到 8a"),
                         relative_error(after_clearing, 8 * a_value), EXACT_TOLERANCE),

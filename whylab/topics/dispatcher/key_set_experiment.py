@@ -159,6 +159,13 @@ def traced_path(events: list[TraceEvent]) -> list[str]:
 
 # ---------------------------------------------------------------- checks
 
+# Check values with words, in both languages.
+RAN, SKIPPED = T("ran", "运行了"), T("skipped", "跳过了")
+RECORDED, NOT_RECORDED = T("recorded", "已记录"), T("none", "未记录")
+BUMPED, UNCHANGED = T("bumped", "加一了"), T("unchanged", "未变")
+IN_PLACE_ERROR, NO_ERROR = T("in-place error", "原地修改错误"), T("no error", "没有报错")
+EQUAL, DIFFERS = T("equal", "相同"), T("differs", "不同")
+
 
 def guard_check(guard: str, included: frozenset[str], excluded: frozenset[str]) -> Check:
     """The guard changed the thread-local sets exactly as the page says."""
@@ -167,8 +174,8 @@ def guard_check(guard: str, included: frozenset[str], excluded: frozenset[str]) 
         name=T(f"Guard '{guard}' sets the included and excluded keys stated on the page",
                f"保护块（{guard}）设置的包含集与排除集和本页所写的一致"),
         passed=(included, excluded) == (rule.included, rule.excluded),
-        measured=f"incl {shown(included)}, excl {shown(excluded)}",
-        expected=f"incl {shown(rule.included)}, excl {shown(rule.excluded)}")
+        measured=f"K_incl = {shown(included)}, K_excl = {shown(excluded)}",
+        expected=f"K_incl = {shown(rule.included)}, K_excl = {shown(rule.excluded)}")
 
 
 def highest_key_check(predicted: str | None, path: list[str], call_keys: frozenset[str]) -> Check:
@@ -211,8 +218,8 @@ def fallthrough_check(op: str, call_keys: frozenset[str], path: list[str]) -> Ch
         name=T(f"ADInplaceOrView ({in_set}) runs for {op} only if {op} is a view or in-place",
                f"ADInplaceOrView（{'在' if in_set == 'in K' else '不在'} K 中）只有在 {op} "
                "是视图或原地操作时才运行"),
-        passed=ran == expected, measured="ran" if ran else "skipped",
-        expected="ran" if expected else "skipped")
+        passed=ran == expected, measured=RAN if ran else SKIPPED,
+        expected=RAN if expected else SKIPPED)
 
 
 def recording_check(requires_grad: bool, guard: str, call_keys: frozenset[str],
@@ -223,8 +230,8 @@ def recording_check(requires_grad: bool, guard: str, call_keys: frozenset[str],
         name=T("A grad_fn is recorded only when an input requires grad, grad mode is on and "
                "Autograd is in K",
                "只有输入需要梯度、梯度模式开启且 Autograd 在 K 中时才记录 grad_fn"),
-        passed=recorded == expected, measured="recorded" if recorded else "none",
-        expected="recorded" if expected else "none")
+        passed=recorded == expected, measured=RECORDED if recorded else NOT_RECORDED,
+        expected=RECORDED if expected else NOT_RECORDED)
 
 
 def metadata(tensor: Tensor) -> tuple:
@@ -240,8 +247,10 @@ def meta_check(cpu_output: Tensor, meta_output: Tensor) -> Check:
         name=T("The Meta backend gives the CPU result's shape, strides and dtype, without data",
                "Meta 后端给出与 CPU 结果相同的形状、步长和数据类型，且不含数据"),
         passed=same and no_data,
-        measured=f"meta {metadata(meta_output)[:2]}, data {'none' if no_data else 'present'}",
-        expected=f"CPU's {metadata(cpu_output)[:2]}, data none")
+        measured=T(f"Meta: {metadata(meta_output)[:2]}, data {'none' if no_data else 'present'}",
+                   f"Meta：{metadata(meta_output)[:2]}，{'无数据' if no_data else '有数据'}"),
+        expected=T(f"CPU: {metadata(cpu_output)[:2]}, data none",
+                   f"CPU：{metadata(cpu_output)[:2]}，无数据"))
 
 
 def version_check(bumped: bool, path: list[str]) -> Check:
@@ -250,8 +259,8 @@ def version_check(bumped: bool, path: list[str]) -> Check:
     return Check(
         name=T("The in-place write bumped the version counter exactly when ADInplaceOrView ran",
                "原地写入仅在 ADInplaceOrView 运行时才使版本计数器加一"),
-        passed=bumped == ran, measured="bumped" if bumped else "unchanged",
-        expected="bumped" if ran else "unchanged")
+        passed=bumped == ran, measured=BUMPED if bumped else UNCHANGED,
+        expected=BUMPED if ran else UNCHANGED)
 
 
 def output_keys_check(op: str, guard: str, predicted: frozenset[str],
@@ -276,15 +285,16 @@ def saved_tensor_check(bumped: bool, error: str | None) -> Check:
                "若反向传播保存过被写入的张量，那么恰好在这次写入让版本号加一时，"
                "反向传播报出原地修改错误"),
         passed=raised == bumped,
-        measured="in-place error" if raised else (error or "no error"),
-        expected="in-place error" if bumped else "no error")
+        measured=(IN_PLACE_ERROR if raised
+                  else T(f"other error: {error}", f"其他错误：{error}") if error else NO_ERROR),
+        expected=IN_PLACE_ERROR if bumped else NO_ERROR)
 
 
 def values_check(values: np.ndarray, reference: np.ndarray) -> Check:
     """The CPU result equals NumPy's (same elementwise operations, so exactly)."""
     equal = values.shape == reference.shape and bool(np.array_equal(values, reference))
     return Check(name=T("The CPU result equals NumPy's", "CPU 结果与 NumPy 的相同"),
-                 passed=equal, measured="equal" if equal else "differs", expected="equal")
+                 passed=equal, measured=EQUAL if equal else DIFFERS, expected=EQUAL)
 
 
 # ---------------------------------------------------------------- experiment

@@ -95,7 +95,8 @@ def values_check(values: np.ndarray, reference: np.ndarray,
         scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
         error = float(np.max(np.abs(values - reference), initial=0.0)) / scale
     return Check(name=T("The values equal np.matmul", "数值与 np.matmul 相同"),
-                 passed=bool(error <= tolerance), measured=f"relative max error {error:.1e}",
+                 passed=bool(error <= tolerance),
+                 measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
                  expected=f"≤ {tolerance:.0e}")
 
 
@@ -109,8 +110,9 @@ def descending_keys_check(events: list[TraceEvent]) -> Check:
         name=T("Every call starts at its highest key and only moves down",
                "每次调用都从最高的键开始，只向下转发"),
         passed=not bad and bool(calls),
-        measured=f"{len(calls)} calls" + (f", out of order: {bad}" if bad else ""),
-        expected="keys strictly descending in every call")
+        measured=T(f"{len(calls)} calls" + (f", out of order: {bad}" if bad else ""),
+                   f"{len(calls)} 次调用" + (f"，顺序不对：{bad}" if bad else "")),
+        expected=T("keys strictly descending in every call", "每次调用中的键严格递减"))
 
 
 def autograd_check(events: list[TraceEvent], product: str | None, requires_grad: bool,
@@ -122,15 +124,21 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
     passed_autograd = any(e.op == product and e.key == "Autograd" and e.depth == 1
                           for e in events)
     recorded = grad_fn_name is not None
-    expectation = ("Autograd kernel ran, grad_fn recorded" if requires_grad
-                   else "Autograd kernel ran, grad_fn None")
+    if requires_grad:
+        expectation = T("Autograd kernel ran, grad_fn recorded",
+                        "Autograd kernel 已执行，记录了 grad_fn")
+    else:
+        expectation = T("Autograd kernel ran, grad_fn None",
+                        "Autograd kernel 已执行，grad_fn 为 None")
     return Check(
         name=T("The product passes through its Autograd kernel; a graph node is recorded "
                "only when an operand requires grad",
                "乘法一定经过它的 Autograd kernel；只有某个操作数需要梯度时才记录计算图节点"),
         passed=passed_autograd and recorded == requires_grad,
-        measured=(f"{product} @ Autograd {'ran' if passed_autograd else 'missing'}, "
-                  f"grad_fn {grad_fn_name}"),
+        measured=T(f"{product} @ Autograd {'ran' if passed_autograd else 'missing'}, "
+                   f"grad_fn {grad_fn_name}",
+                   f"{product} @ Autograd {'已执行' if passed_autograd else '未经过'}，"
+                   f"grad_fn 为 {grad_fn_name}"),
         expected=expectation)
 
 

@@ -178,8 +178,9 @@ def overhead(largest: str, rounds: int) -> Result:
         name=T("Only the recording variant leaves a grad_fn on its result",
                "只有“记录节点”这一种做法会在结果上留下 grad_fn"),
         passed=recorded == {v: v == "recording" for v in recorded},
-        measured=", ".join(v for v, r in recorded.items() if r) or "none",
-        expected="recording"))
+        measured=T("; ".join(VARIANTS[v].en for v, r in recorded.items() if r) or "none",
+                   "；".join(VARIANTS[v].zh for v, r in recorded.items() if r) or "无"),
+        expected=VARIANTS["recording"]))
 
     per_call = LineChart(
         title=T("Time per add (fastest of the rounds)", "每次加法的耗时（各轮最快）"),

@@ -72,7 +72,8 @@ def agreement_check(name, values: np.ndarray, reference: np.ndarray,
     """Pass when ``values`` equals ``reference`` to a relative error of ``tolerance``."""
     error = relative_error(values, reference)
     return Check(name=name, passed=bool(error <= tolerance),
-                 measured=f"relative max error {error:.1e}", expected=f"≤ {tolerance:.0e}")
+                 measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
+                 expected=f"≤ {tolerance:.0e}")
 
 
 def count_check(name, counted: list[int], formula: list[int], sizes: list[int]) -> Check:
@@ -82,8 +83,10 @@ def count_check(name, counted: list[int], formula: list[int], sizes: list[int]) 
     return Check(
         name=name,
         passed=not mismatches,
-        measured=shown if not mismatches else f"differs at n = {mismatches}",
-        expected="formula at every n" if len(sizes) > 1 else f"{formula[0]}",
+        measured=shown if not mismatches else T(f"differs at n = {mismatches}",
+                                                 f"在 n = {mismatches} 处不同"),
+        expected=(T("formula at every n", "每个 n 都与公式相符") if len(sizes) > 1
+                  else f"{formula[0]}"),
     )
 
 
@@ -98,8 +101,8 @@ def exponent_check(name, exponent: float, *, at_least: float | None = None,
     """Pass when the fitted growth exponent lies on the claimed side of a bound."""
     passed = (at_least is None or exponent >= at_least) and (at_most is None or exponent <= at_most)
     bound = f"≥ {at_least}" if at_least is not None else f"≤ {at_most}"
-    return Check(name=name, passed=bool(passed), measured=f"exponent {exponent:.2f}",
-                 expected=bound)
+    return Check(name=name, passed=bool(passed),
+                 measured=T(f"exponent {exponent:.2f}", f"指数 {exponent:.2f}"), expected=bound)
 
 
 # ---------------------------------------------------------------- helpers
@@ -347,8 +350,10 @@ def wiring_check(wires: list[Wire], snapshots: list[np.ndarray]) -> Check:
         name=T("Each value in the diagram is the sum of its incoming wires times their factors",
                "图中每个数值都等于所有输入连线的数值乘以各自系数之和"),
         passed=bool(passed),
-        measured=f"{len(recomputed)} nodes, largest difference {worst:.1e}",
-        expected=f"{expected_nodes} nodes, ≤ {AGREEMENT_TOLERANCE:.0e} relative",
+        measured=T(f"{len(recomputed)} nodes, largest difference {worst:.1e}",
+                   f"{len(recomputed)} 个节点，最大差 {worst:.1e}"),
+        expected=T(f"{expected_nodes} nodes, ≤ {AGREEMENT_TOLERANCE:.0e} relative",
+                   f"{expected_nodes} 个节点，相对差 ≤ {AGREEMENT_TOLERANCE:.0e}"),
     )
 
 
@@ -364,7 +369,8 @@ def stage_structure_check(n: int) -> Check:
         name=T("Each of the log₂ n stages has n/2 butterflies touching every position once",
                "log₂ n 级中每一级都有 n/2 个蝶形运算，且每个位置恰好参与一次"),
         passed=bool(good and len(stages) == int(math.log2(n))),
-        measured=f"{len(stages)} stages × {[s.top.shape[0] for s in stages][0]} butterflies",
+        measured=T(f"{len(stages)} stages × {stages[0].top.shape[0]} butterflies",
+                   f"{len(stages)} 级 × {stages[0].top.shape[0]} 个蝶形"),
         expected=f"{int(math.log2(n))} × {n // 2}",
     )
 
@@ -390,7 +396,7 @@ def subtransform_check(x: np.ndarray) -> Check:
                "x[r], x[r + n/2^s], …",
                "第 s 级之后，每一块 2^s 个数都是某个子序列 x[r], x[r + n/2^s], … 的 DFT"),
         passed=bool(worst <= AGREEMENT_TOLERANCE),
-        measured=f"relative max error {worst:.1e}",
+        measured=T(f"relative max error {worst:.1e}", f"最大相对误差 {worst:.1e}"),
         expected=f"≤ {AGREEMENT_TOLERANCE:.0e}",
     )
 
@@ -406,8 +412,8 @@ def even_odd_check(n: int) -> Check:
                "the second",
                "位反转把偶数下标的样本放在前一半，奇数下标的放在后一半"),
         passed=bool(good),
-        measured=f"first half: {perm[:half]}",
-        expected=f"{list(range(0, n, 2))} in some order",
+        measured=T(f"first half: {perm[:half]}", f"前一半：{perm[:half]}"),
+        expected=T(f"{list(range(0, n, 2))} in some order", f"{list(range(0, n, 2))}，顺序不限"),
     )
 
 

@@ -93,8 +93,9 @@ def address_check(readings: Sequence[tuple[Sequence[float], formulas.Layout]],
                "通过每个视图读出的每个元素，都等于按该视图自己的尺寸、步长和偏移"
                "算出的 storage[offset + Σ iⱼ sⱼ]"),
         passed=wrong == 0 and elements > 0,
-        measured=f"{elements} elements, {wrong} mismatches",
-        expected="0 mismatches",
+        measured=T(f"{elements} elements, {wrong} mismatches",
+                   f"{elements} 个元素，{wrong} 个不符"),
+        expected=T("0 mismatches", "0 个不符"),
     )
 
 
@@ -107,18 +108,21 @@ def layout_check(engine: Sequence[formulas.Layout], predicted: Sequence[formulas
                  if e != p]
     passed = not differing and len(engine) == len(predicted) > 0
     if passed:
-        measured = f"{len(engine)} layouts agree; last: {engine[-1].describe()}"
+        measured = T(f"{len(engine)} layouts agree; last: {engine[-1].describe('en')}",
+                     f"{len(engine)} 个布局一致；最后一个：{engine[-1].describe('zh')}")
     elif differing:
-        measured = f"layout(s) {differing} differ"
+        measured = T(f"layout(s) {differing} differ", f"布局 {differing} 不同")
     else:
-        measured = f"{len(engine)} layouts for {len(predicted)} predictions"
+        measured = T(f"{len(engine)} layouts for {len(predicted)} predictions",
+                     f"{len(engine)} 个布局对应 {len(predicted)} 个预测")
     return Check(
         name=T("The starting strides and the sizes, strides and offset after each step are "
                "those the formulas predict",
                "初始步长，以及每一步之后的尺寸、步长和偏移，都与公式的预测一致"),
         passed=passed,
         measured=measured,
-        expected=f"{len(predicted)} layouts as predicted",
+        expected=T(f"{len(predicted)} layouts as predicted",
+                   f"{len(predicted)} 个布局都如预测"),
     )
 
 
@@ -131,9 +135,10 @@ def shared_storage_check(base_ptr: int, base_cells: int, view_ptrs: Sequence[int
                "no new buffer",
                "每个视图都与原张量共用同一块存储：untyped_storage().data_ptr() 相同，没有新缓冲区"),
         passed=bool(same and view_ptrs),
-        measured=(f"{len(view_ptrs)} view(s) on the same {base_cells}-element storage" if same
-                  else "a view has its own storage"),
-        expected="one storage",
+        measured=(T(f"{len(view_ptrs)} view(s) on the same {base_cells}-element storage",
+                    f"{len(view_ptrs)} 个视图共用同一块 {base_cells} 个元素的存储") if same
+                  else T("a view has its own storage", "有视图拥有自己的存储")),
+        expected=T("one storage", "一块存储"),
     )
 
 
@@ -141,18 +146,21 @@ def write_through_check(index: str, changed_cells: Sequence[int], predicted_cell
                         base_reads_marker: bool) -> Check:
     """A write through the view changed exactly the predicted cell, and the base sees it."""
     if predicted_cell is None:
-        passed, measured = False, "the view is empty: nothing to write"
+        passed = False
+        measured = T("the view is empty: nothing to write", "视图为空：没有可写的元素")
     else:
         passed = list(changed_cells) == [predicted_cell] and base_reads_marker
-        measured = (f"changed cells {list(changed_cells)}; base reads the new value: "
-                    f"{'yes' if base_reads_marker else 'no'}")
+        measured = T(f"changed cells {list(changed_cells)}; base reads the new value: "
+                     f"{'yes' if base_reads_marker else 'no'}",
+                     f"改变的单元 {list(changed_cells)}；原张量读到新值："
+                     f"{'是' if base_reads_marker else '否'}")
     return Check(
         name=T(f"Writing view element {index} changes exactly the storage cell the formula "
                "names, and the base tensor reads the new value",
                f"写入视图元素 {index}，只改变公式指出的那个存储单元，原张量也读到新值"),
         passed=bool(passed),
         measured=measured,
-        expected=f"changed cells [{predicted_cell}]",
+        expected=T(f"changed cells [{predicted_cell}]", f"改变的单元 [{predicted_cell}]"),
     )
 
 
@@ -161,8 +169,9 @@ def values_check(name, values: Sequence[float], reference: np.ndarray) -> Check:
     reference = np.asarray(reference, dtype=float).reshape(-1)
     same = len(values) == reference.shape[0] and bool(np.array_equal(values, reference))
     return Check(name=name, passed=same and len(values) > 0,
-                 measured=f"{len(values)} values, {'identical' if same else 'different'}",
-                 expected="identical")
+                 measured=T(f"{len(values)} values, {'identical' if same else 'different'}",
+                            f"{len(values)} 个数值，{'完全相同' if same else '不同'}"),
+                 expected=T("identical", "完全相同"))
 
 
 # ---------------------------------------------------------------- view-chain
@@ -313,9 +322,11 @@ def agreement_check(name, outcomes: Sequence[bool], predictions: Sequence[bool],
     """Pass when every observed yes/no equals the predicted one."""
     wrong = [s for s, o, p in zip(shapes, outcomes, predictions, strict=True) if o != p]
     return Check(name=name, passed=not wrong and len(outcomes) > 0,
-                 measured=(f"{len(outcomes)} target shapes agree" if not wrong
-                           else f"disagree at {', '.join(wrong)}"),
-                 expected=f"all {len(outcomes)} agree")
+                 measured=(T(f"{len(outcomes)} target shapes agree",
+                             f"{len(outcomes)} 个目标形状都一致") if not wrong
+                           else T(f"disagree at {', '.join(wrong)}",
+                                  f"在 {', '.join(wrong)} 处不一致")),
+                 expected=T(f"all {len(outcomes)} agree", f"{len(outcomes)} 个全部一致"))
 
 
 @experiment(
@@ -393,8 +404,10 @@ def view_or_copy(layout: str, target: str) -> Result:
         Check(name=T("Every successful view has the strides the merging rule gives",
                      "每个成功的 view 的步长都与合并规则给出的一致"),
               passed=bool(strides_ok) and all(strides_ok),
-              measured=f"{sum(strides_ok)} of {len(strides_ok)} views",
-              expected=f"{len(strides_ok)} of {len(strides_ok)}"),
+              measured=T(f"{sum(strides_ok)} of {len(strides_ok)} views",
+                         f"{len(strides_ok)} 个视图中 {sum(strides_ok)} 个"),
+              expected=T(f"{len(strides_ok)} of {len(strides_ok)} views",
+                         f"{len(strides_ok)} 个视图全部")),
         agreement_check(T("view() and reshape() give the values NumPy's reshape gives",
                           "view() 和 reshape() 的数值与 NumPy 的 reshape 相同"),
                         values_ok, [True] * len(values_ok), names),
@@ -468,8 +481,9 @@ def saved_tensor_error_check(message: str | None, now: int, saved: int) -> Check
                "when it was saved",
                "backward() 拒绝执行：错误信息写出被保存张量现在的版本号和保存时的版本号"),
         passed=bool(passed),
-        measured=("no error raised" if message is None
-                  else f"“…{found.group(0)}…”" if found else "an error without the versions"),
+        measured=(T("no error raised", "没有报错") if message is None
+                  else f"“…{found.group(0)}…”" if found
+                  else T("an error without the versions", "报错，但没写版本号")),
         expected=f"“…{wanted[0]}; {wanted[1]}…”",
     )
 
@@ -527,9 +541,11 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
                      "原张量、被写入的视图和另一个视图共用同一个计数器对象"),
               passed=x._version is v._version is sibling._version
               and all(row[1] == row[2] == row[3] for row in history),
-              measured=f"versions after the last write: x {history[-1][1]}, "
-                       f"v {history[-1][2]}, other view {history[-1][3]}",
-              expected="one shared counter"),
+              measured=T(f"versions after the last write: x {history[-1][1]}, "
+                         f"v {history[-1][2]}, other view {history[-1][3]}",
+                         f"最后一次写入后的版本号：x {history[-1][1]}，"
+                         f"v {history[-1][2]}，另一个视图 {history[-1][3]}"),
+              expected=T("one shared counter", "同一个计数器")),
         Check(name=T("An out-of-place operation on the view (v * 2) leaves the version alone",
                      "对视图做非原地运算（v * 2）不改变版本号"),
               passed=before_out_of_place == after_out_of_place
@@ -568,9 +584,10 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
                "d/db sum(2b + 1) is still 2 everywhere",
                "写入一个没有被任何反向公式保存的张量不会出错：d/db sum(2b + 1) 仍处处为 2"),
         passed=bool(b.grad is not None and np.all(b.grad.numpy() == 2.0)),
-        measured="no gradient" if b.grad is None else
-        f"gradient in [{b.grad.numpy().min():g}, {b.grad.numpy().max():g}]",
-        expected="2 everywhere"))
+        measured=T("no gradient", "没有梯度") if b.grad is None else
+        T(f"gradient in [{b.grad.numpy().min():g}, {b.grad.numpy().max():g}]",
+          f"梯度在 [{b.grad.numpy().min():g}, {b.grad.numpy().max():g}] 内"),
+        expected=T("2 everywhere", "处处为 2")))
 
     table = Table(
         title=T(f"Version counters while writing through v = x{view_code}",
@@ -695,18 +712,22 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
         Check(name=T("contiguous() of a contiguous tensor returns the tensor itself: "
                      "same object, same storage, no copy",
                      "对连续张量调用 contiguous() 返回它自己：同一个对象、同一块存储，不复制"),
-              passed=all(self_returns), measured=f"{sum(self_returns)} of {len(sizes)} sizes",
-              expected=f"{len(sizes)} of {len(sizes)}"),
+              passed=all(self_returns),
+              measured=T(f"{sum(self_returns)} of {len(sizes)} sizes",
+                         f"{len(sizes)} 个尺寸中 {sum(self_returns)} 个"),
+              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
         Check(name=T("contiguous() of the transposed view makes a new row-major storage "
                      "(strides (n, 1)) holding xᵀ",
                      "对转置视图调用 contiguous() 会新建一块行主序存储（步长 (n, 1)），内容为 xᵀ"),
               passed=all(copies_row_major),
-              measured=f"{sum(copies_row_major)} of {len(sizes)} sizes",
-              expected=f"{len(sizes)} of {len(sizes)}"),
+              measured=T(f"{sum(copies_row_major)} of {len(sizes)} sizes",
+                         f"{len(sizes)} 个尺寸中 {sum(copies_row_major)} 个"),
+              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
         Check(name=T(f"{label.en} gives the same values whether t is a view or a contiguous copy",
                      f"无论 t 是视图还是连续副本，{label.zh} 的结果都相同"),
               passed=worst_difference <= SAME_VALUES_TOLERANCE,
-              measured=f"relative max difference {worst_difference:.1e}",
+              measured=T(f"relative max difference {worst_difference:.1e}",
+                         f"最大相对差 {worst_difference:.1e}"),
               expected=f"≤ {SAME_VALUES_TOLERANCE:.0e}"),
         Check(name=T(f"At n = {largest}, contiguous() returning itself is at least "
                      f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than copying (clone)",

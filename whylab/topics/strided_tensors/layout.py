@@ -26,9 +26,12 @@ class Layout:
         if len(self.sizes) != len(self.strides):
             raise ValueError(f"{len(self.sizes)} sizes but {len(self.strides)} strides")
 
-    def describe(self) -> str:
-        """``sizes (2, 3) · strides (3, 1) · offset 0``: one line for tables."""
-        return f"sizes {_tuple(self.sizes)} · strides {_tuple(self.strides)} · offset {self.offset}"
+    def describe(self, lang: str = "en") -> str:
+        """``sizes (2, 3) · strides (3, 1) · offset 0``: one line for tables (or in Chinese)."""
+        sizes, strides = _tuple(self.sizes), _tuple(self.strides)
+        if lang == "zh":
+            return f"尺寸 {sizes} · 步长 {strides} · 偏移 {self.offset}"
+        return f"sizes {sizes} · strides {strides} · offset {self.offset}"
 
 
 def _tuple(values: tuple[int, ...]) -> str:

@@ -92,7 +92,7 @@ def sine(amplitude, cycles, samples, noise, log_y, seed):
             Table(
                 T("Energy", "能量"),
                 [T("domain", "域"), T("energy", "能量")],
-                [["time", time_energy], ["frequency", freq_energy]],
+                [[T("time", "时域"), time_energy], [T("frequency", "频域"), freq_energy]],
             )
         ],
         metrics={"energy": time_energy, "peak_bin": int(np.argmax(magnitude))},
@@ -183,8 +183,8 @@ def graph():
             Check(
                 T("Every op has an input", "每个运算都有输入"),
                 all(n.id in inputs for n in nodes if n.group == "op"),
-                f"{len(inputs)} nodes with inputs",
-                "3 ops",
+                T(f"{len(inputs)} nodes with inputs", f"{len(inputs)} 个节点有输入"),
+                T("3 ops", "3 个运算"),
             )
         ],
         figures=[GraphDiagram(T("Forward graph", "前向图"), nodes, edges)],
