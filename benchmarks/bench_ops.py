@@ -13,14 +13,12 @@ quartile] over rounds of the ratios whylab/numpy and whylab/torch.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-import timeit
 
 import numpy as np
 import torch
 
 import whylab
+from whylab.bench import compare, format_time
 
 PAUSE_S = 0.15
 
@@ -100,50 +98,16 @@ def large_cases():
     }
 
 
-def time_per_call(fn, number: int, repeats: int = 3) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeats)) / number
-
-
-def calibrate(fn, target_s: float) -> int:
-    """Loop count that makes one timing last about ``target_s``."""
-    for _ in range(3):
-        fn()  # warm-up: allocator, caches, lazy imports
-    number = 1
-    while True:
-        elapsed = timeit.timeit(fn, number=number)
-        if elapsed >= target_s / 4 or number >= 1_000_000:
-            return max(1, int(number * target_s / max(elapsed, 1e-9)))
-        number *= 4
-
-
-def quartiles(values):
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return median, q1, q3
-
-
 def run_case(name, fns, rounds: int, target_s: float):
-    labels = ("whylab", "numpy", "torch")
-    numbers = [calibrate(fn, target_s) for fn in fns]
-    times = {label: [] for label in labels}
-    for round_index in range(rounds):
-        order = [(round_index + k) % 3 for k in range(3)]
-        for k in order:
-            time.sleep(PAUSE_S)
-            times[labels[k]].append(time_per_call(fns[k], numbers[k]))
-    vs_numpy = [w / n for w, n in zip(times["whylab"], times["numpy"], strict=True)]
-    vs_torch = [w / t for w, t in zip(times["whylab"], times["torch"], strict=True)]
+    """Time whylab, numpy and torch on one case; medians and ratio quartiles over rounds."""
+    candidates = dict(zip(("whylab", "numpy", "torch"), fns, strict=True))
+    result = compare(candidates, rounds, target_s, warmup=3, repeats=3, pause_s=PAUSE_S)
     return {
         "name": name,
-        "medians": {label: statistics.median(times[label]) for label in labels},
-        "vs_numpy": quartiles(vs_numpy),
-        "vs_torch": quartiles(vs_torch),
+        "medians": {label: result.median(label) for label in candidates},
+        "vs_numpy": result.ratio_quartiles("whylab", "numpy"),
+        "vs_torch": result.ratio_quartiles("whylab", "torch"),
     }
-
-
-def format_time(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:8.2f} us"
-    return f"{seconds * 1e3:8.2f} ms"
 
 
 def main() -> None:
@@ -170,11 +134,11 @@ def main() -> None:
         for name, fns in cases.items():
             result = run_case(name, fns, args.rounds, target_s)
             medians = result["medians"]
-            ratio_n = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_numpy"])
-            ratio_t = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_torch"])
+            ratio_n = result["vs_numpy"].format()
+            ratio_t = result["vs_torch"].format()
             print(
-                f"{name:24} {format_time(medians['whylab'])} {format_time(medians['numpy'])} "
-                f"{format_time(medians['torch'])}   {ratio_n:>24}   {ratio_t:>24}",
+                f"{name:24} {format_time(medians['whylab']):>11} {format_time(medians['numpy']):>11} "
+                f"{format_time(medians['torch']):>11}   {ratio_n:>24}   {ratio_t:>24}",
                 flush=True,
             )
 
