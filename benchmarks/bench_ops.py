@@ -133,12 +133,14 @@ def main() -> None:
     for cases, target_s in groups:
         for name, fns in cases.items():
             result = run_case(name, fns, args.rounds, target_s)
-            medians = result["medians"]
+            whylab_t, numpy_t, torch_t = (
+                format_time(result["medians"][label]) for label in ("whylab", "numpy", "torch")
+            )
             ratio_n = result["vs_numpy"].format()
             ratio_t = result["vs_torch"].format()
             print(
-                f"{name:24} {format_time(medians['whylab']):>11} {format_time(medians['numpy']):>11} "
-                f"{format_time(medians['torch']):>11}   {ratio_n:>24}   {ratio_t:>24}",
+                f"{name:24} {whylab_t:>11} {numpy_t:>11} {torch_t:>11}   "
+                f"{ratio_n:>24}   {ratio_t:>24}",
                 flush=True,
             )
 
