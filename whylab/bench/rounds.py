@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from whylab.bench.summary import Quartiles, per_round_ratios, quartiles
-from whylab.bench.timing import Clock, autorange, best_of, warm_up
+from whylab.bench.timing import DEFAULT_MAX_CALLS, Clock, autorange, best_of, warm_up
 
 
 def round_order(names: Sequence[str], round_index: int, rotate: bool = True) -> list[str]:
@@ -104,7 +104,7 @@ def compare(
     repeats: int = 1,
     pause_s: float = 0.0,
     rotate: bool = True,
-    max_calls: int = 1 << 20,
+    max_calls: int = DEFAULT_MAX_CALLS,
     clock: Clock = time.perf_counter,
     sleep: Callable[[float], object] = time.sleep,
 ) -> Comparison:
