@@ -21,13 +21,12 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import whylab
+from whylab.bench import Comparison, interleaved_rounds, warm_up
 
 torch.set_num_threads(1)
 
@@ -205,35 +204,17 @@ def _numpy_runner(case, seed):
     return run
 
 
-def _time_per_call(run, calls: int) -> float:
-    start = time.perf_counter_ns()
-    for _ in range(calls):
-        run()
-    return (time.perf_counter_ns() - start) / calls / 1000.0
-
-
-def _quartiles(values):
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return median, q1, q3
-
-
-def measure(case, rounds: int, calls: int) -> dict:
-    """Interleaved rounds; returns per-implementation times and per-round ratios."""
+def measure(case, rounds: int, calls: int) -> Comparison:
+    """Interleaved rounds (fixed order, a short pause after each switch), seconds per call."""
     runners = {
         "numpy": _numpy_runner(case, 0),
         "torch": _library_runner(torch, case, 0),
         "whylab": _library_runner(whylab, case, 0),
     }
     for run in runners.values():  # warm caches and allocators
-        _time_per_call(run, max(calls // 4, 5))
-    times = {name: [] for name in runners}
-    for _ in range(rounds):
-        for name, run in runners.items():
-            times[name].append(_time_per_call(run, calls))
-            time.sleep(0.005)
-    vs_torch = [w / t for w, t in zip(times["whylab"], times["torch"], strict=True)]
-    vs_numpy = [w / n for w, n in zip(times["whylab"], times["numpy"], strict=True)]
-    return {"times": times, "vs_torch": vs_torch, "vs_numpy": vs_numpy}
+        warm_up(run, max(calls // 4, 5))
+    times = interleaved_rounds(runners, rounds, calls, pause_s=0.005, rotate=False)
+    return Comparison(times=times, calls=dict.fromkeys(runners, calls))
 
 
 def _check_gradients_agree(case) -> None:
@@ -271,16 +252,14 @@ def main() -> None:
     for case in [*CASES, CHAIN]:
         _check_gradients_agree(case)
         result = measure(case, args.rounds, args.calls)
-        medians = {name: statistics.median(values) for name, values in result["times"].items()}
-        t_mid, t_lo, t_hi = _quartiles(result["vs_torch"])
-        n_mid, n_lo, n_hi = _quartiles(result["vs_numpy"])
+        medians_us = {name: result.median(name) * 1e6 for name in result.times}
+        vs_torch = result.ratio_quartiles("whylab", "torch")
+        vs_numpy = result.ratio_quartiles("whylab", "numpy")
         print(
-            f"{case.name:<12} {medians['numpy']:>9.1f} {medians['torch']:>9.1f} "
-            f"{medians['whylab']:>10.1f}   "
-            f"{t_mid:>6.2f} [{t_lo:5.2f}, {t_hi:5.2f}]{'':<6} "
-            f"{n_mid:>6.2f} [{n_lo:5.2f}, {n_hi:5.2f}]"
+            f"{case.name:<12} {medians_us['numpy']:>9.1f} {medians_us['torch']:>9.1f} "
+            f"{medians_us['whylab']:>10.1f}   "
+            f"{vs_torch.format():<24} {vs_numpy.format():<24}"
         )
-
 
 if __name__ == "__main__":
     main()

@@ -39,7 +39,6 @@ import cProfile
 import gc
 import os
 import pstats
-import statistics
 import sys
 import time
 import tracemalloc
@@ -66,6 +65,13 @@ import torch  # noqa: E402
 import whylab  # noqa: E402
 import whylab.nn  # noqa: E402
 import whylab.optim  # noqa: E402
+from whylab.bench import (  # noqa: E402
+    autorange,
+    interleaved_rounds,
+    per_round_ratios,
+    quartiles,
+    warm_up,
+)
 
 IN_FEATURES, HIDDEN, CLASSES = 784, 256, 10
 LEARNING_RATE = 0.01
@@ -171,22 +177,6 @@ def _framework_dtype(fw, numpy_dtype):
     return fw.float64 if numpy_dtype == np.float64 else fw.float32
 
 
-def steps_per_block(step, target_s: float) -> int:
-    """How many steps make one timed block of about ``target_s`` seconds."""
-    start = time.perf_counter()
-    step()
-    one = max(time.perf_counter() - start, 1e-6)
-    return max(1, min(2000, int(target_s / one)))
-
-
-def time_block(step, count: int) -> float:
-    """Seconds per step over ``count`` consecutive steps."""
-    start = time.perf_counter()
-    for _ in range(count):
-        step()
-    return (time.perf_counter() - start) / count
-
-
 def peak_memory_per_step(step, repeats: int = 3) -> int:
     """Smallest tracemalloc peak (bytes) over a few single steps, after a warm step."""
     step()
@@ -202,13 +192,6 @@ def peak_memory_per_step(step, repeats: int = 3) -> int:
     return min(peaks)
 
 
-def quartiles(values: list[float]) -> tuple[float, float, float]:
-    if len(values) == 1:
-        return values[0], values[0], values[0]
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return q1, median, q3
-
-
 def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> dict:
     weights = make_initial_weights(dtype)
     inputs, labels = make_batch(batch, dtype)
@@ -219,27 +202,19 @@ def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> di
     }
     first_losses = {name: step() for name, step in steps.items()}
     for step in steps.values():
-        for _ in range(warmup):
-            step()
+        warm_up(step, warmup)
         time.sleep(SWITCH_PAUSE_S)
-    counts = {name: steps_per_block(step, block_s) for name, step in steps.items()}
+    counts = {name: autorange(step, block_s, max_calls=2000)[0] for name, step in steps.items()}
+    per_step = interleaved_rounds(steps, rounds, counts, pause_s=SWITCH_PAUSE_S)
 
-    per_step: dict[str, list[float]] = {name: [] for name in steps}
-    order = list(steps)
-    for round_index in range(rounds):
-        rotated = order[round_index % 3 :] + order[: round_index % 3]
-        for name in rotated:
-            time.sleep(SWITCH_PAUSE_S)
-            per_step[name].append(time_block(steps[name], counts[name]))
-
-    ratio_numpy = [w / n for w, n in zip(per_step["whylab"], per_step["numpy"], strict=True)]
-    ratio_torch = [w / t for w, t in zip(per_step["whylab"], per_step["torch"], strict=True)]
+    ratio_numpy = per_round_ratios(per_step["whylab"], per_step["numpy"])
+    ratio_torch = per_round_ratios(per_step["whylab"], per_step["torch"])
     memory = {name: peak_memory_per_step(steps[name]) for name in ("numpy", "whylab")}
     best = {name: min(t) for name, t in per_step.items()}
     return {
         "batch": batch,
         "dtype": np.dtype(dtype).name,
-        "median_us": {name: statistics.median(t) * 1e6 for name, t in per_step.items()},
+        "median_us": {name: quartiles(t).median * 1e6 for name, t in per_step.items()},
         "best_ratios": (best["whylab"] / best["numpy"], best["whylab"] / best["torch"]),
         "vs_numpy": quartiles(ratio_numpy),
         "vs_torch": quartiles(ratio_torch),

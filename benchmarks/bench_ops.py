@@ -13,14 +13,12 @@ quartile] over rounds of the ratios whylab/numpy and whylab/torch.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-import timeit
 
 import numpy as np
 import torch
 
 import whylab
+from whylab.bench import compare, format_time
 
 PAUSE_S = 0.15
 
@@ -32,25 +30,14 @@ def small_cases():
     a_w, b_w = whylab.from_numpy(a_np.copy()), whylab.from_numpy(b_np.copy())
     a_t, b_t = torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())
 
-    def chain_w():
-        x = a_w + b_w
-        x = x * b_w
+    def chain(a, b):
+        """Ten ops in a row; the same code runs on whylab and on torch tensors."""
+        x = a + b
+        x = x * b
         x = x.relu()
         x = x - 0.5
         x = x.tanh()
-        x = x @ b_w
-        x = x / 3.0
-        x = x.t()
-        x = x.sigmoid()
-        return x.sum(1)
-
-    def chain_t():
-        x = a_t + b_t
-        x = x * b_t
-        x = x.relu()
-        x = x - 0.5
-        x = x.tanh()
-        x = x @ b_t
+        x = x @ b
         x = x / 3.0
         x = x.t()
         x = x.sigmoid()
@@ -74,7 +61,7 @@ def small_cases():
         "matmul 4x4": (lambda: a_w @ b_w, lambda: a_np @ b_np, lambda: a_t @ b_t),
         "sum 4x4": (lambda: a_w.sum(), lambda: a_np.sum(), lambda: a_t.sum()),
         "relu 4x4": (lambda: a_w.relu(), lambda: np.maximum(a_np, 0), lambda: a_t.relu()),
-        "10-op chain 4x4": (chain_w, chain_np, chain_t),
+        "10-op chain 4x4": (lambda: chain(a_w, b_w), chain_np, lambda: chain(a_t, b_t)),
         "transpose 4x4": (lambda: a_w.t(), lambda: a_np.T, lambda: a_t.t()),
         "view 4x4": (lambda: a_w.view(16), lambda: a_np.reshape(16), lambda: a_t.view(16)),
         "getitem [1] 4x4": (lambda: a_w[1], lambda: a_np[1], lambda: a_t[1]),
@@ -100,50 +87,16 @@ def large_cases():
     }
 
 
-def time_per_call(fn, number: int, repeats: int = 3) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeats)) / number
-
-
-def calibrate(fn, target_s: float) -> int:
-    """Loop count that makes one timing last about ``target_s``."""
-    for _ in range(3):
-        fn()  # warm-up: allocator, caches, lazy imports
-    number = 1
-    while True:
-        elapsed = timeit.timeit(fn, number=number)
-        if elapsed >= target_s / 4 or number >= 1_000_000:
-            return max(1, int(number * target_s / max(elapsed, 1e-9)))
-        number *= 4
-
-
-def quartiles(values):
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return median, q1, q3
-
-
 def run_case(name, fns, rounds: int, target_s: float):
-    labels = ("whylab", "numpy", "torch")
-    numbers = [calibrate(fn, target_s) for fn in fns]
-    times = {label: [] for label in labels}
-    for round_index in range(rounds):
-        order = [(round_index + k) % 3 for k in range(3)]
-        for k in order:
-            time.sleep(PAUSE_S)
-            times[labels[k]].append(time_per_call(fns[k], numbers[k]))
-    vs_numpy = [w / n for w, n in zip(times["whylab"], times["numpy"], strict=True)]
-    vs_torch = [w / t for w, t in zip(times["whylab"], times["torch"], strict=True)]
+    """Time whylab, numpy and torch on one case; medians and ratio quartiles over rounds."""
+    candidates = dict(zip(("whylab", "numpy", "torch"), fns, strict=True))
+    result = compare(candidates, rounds, target_s, warmup=3, repeats=3, pause_s=PAUSE_S)
     return {
         "name": name,
-        "medians": {label: statistics.median(times[label]) for label in labels},
-        "vs_numpy": quartiles(vs_numpy),
-        "vs_torch": quartiles(vs_torch),
+        "medians": {label: result.median(label) for label in candidates},
+        "vs_numpy": result.ratio_quartiles("whylab", "numpy"),
+        "vs_torch": result.ratio_quartiles("whylab", "torch"),
     }
-
-
-def format_time(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:8.2f} us"
-    return f"{seconds * 1e3:8.2f} ms"
 
 
 def main() -> None:
@@ -169,12 +122,14 @@ def main() -> None:
     for cases, target_s in groups:
         for name, fns in cases.items():
             result = run_case(name, fns, args.rounds, target_s)
-            medians = result["medians"]
-            ratio_n = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_numpy"])
-            ratio_t = "{:6.2f} [{:5.2f}, {:5.2f}]".format(*result["vs_torch"])
+            whylab_t, numpy_t, torch_t = (
+                format_time(result["medians"][label]) for label in ("whylab", "numpy", "torch")
+            )
+            ratio_n = result["vs_numpy"].format()
+            ratio_t = result["vs_torch"].format()
             print(
-                f"{name:24} {format_time(medians['whylab'])} {format_time(medians['numpy'])} "
-                f"{format_time(medians['torch'])}   {ratio_n:>24}   {ratio_t:>24}",
+                f"{name:24} {whylab_t:>11} {numpy_t:>11} {torch_t:>11}   "
+                f"{ratio_n:>24}   {ratio_t:>24}",
                 flush=True,
             )
 

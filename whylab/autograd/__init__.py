@@ -10,6 +10,7 @@ Modules, in the order a reader may want them:
 * :mod:`~whylab.autograd.engine` — the backward pass (dependencies, ready queue,
   input buffers), ``backward``, ``grad``, ``engine_trace``;
 * :mod:`~whylab.autograd.function` — ``autograd.Function`` for custom backward code;
+* :mod:`~whylab.autograd.grad_reset` — ``zero_grads``, behind both ``zero_grad`` methods;
 * :mod:`~whylab.autograd.gradcheck`, :mod:`~whylab.autograd.anomaly`,
   :mod:`~whylab.autograd.graph_export`, :mod:`~whylab.autograd.memory` — tools.
 """

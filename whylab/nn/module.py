@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import whylab
+from whylab.autograd.grad_reset import zero_grads
 
 from .parameter import Parameter
 
@@ -290,18 +291,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (see ``Optimizer.zero_grad``)."""
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                grad = param.grad
-                if grad.grad_fn is not None:
-                    grad = grad.detach()
-                    param.grad = grad
-                grad.requires_grad_(False)
-                grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # ----------------------------------------------------------------- state dict
     def state_dict(

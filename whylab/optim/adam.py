@@ -71,16 +71,6 @@ class Adam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss, if any."""
-        loss = self._run_closure(closure)
-        with whylab.no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
-        return loss
-
     def _init_state(self, param, amsgrad: bool) -> dict:
         state = self.state[param]
         if len(state) == 0:

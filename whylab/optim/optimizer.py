@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import whylab
+from whylab.autograd.grad_reset import zero_grads
 
 
 class _RequiredParameter:
@@ -104,23 +105,27 @@ class Optimizer:
         which frees its memory and lets the next backward write the gradient instead of
         adding to zeros. With ``False`` the existing gradient tensors are filled with zeros.
         """
-        for group in self.param_groups:
-            for param in group["params"]:
-                if param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    grad = param.grad
-                    if grad.grad_fn is not None:
-                        grad = grad.detach()
-                        param.grad = grad
-                    grad.requires_grad_(False)
-                    grad.zero_()
+        zero_grads(
+            (param for group in self.param_groups for param in group["params"]), set_to_none
+        )
 
     def step(self, closure=None):
-        """Perform one optimization step (implemented by each optimizer)."""
-        raise NotImplementedError
+        """Update every parameter that has a gradient; return the closure's loss, if any.
+
+        The loop over groups and parameters is the same for every optimizer; what one
+        parameter's update does is each optimizer's own ``_update``.
+        """
+        loss = self._run_closure(closure)
+        with whylab.no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param, group: dict[str, Any]) -> None:
+        """Update one parameter in place from its ``.grad`` and its group's settings."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _update")
 
     def _run_closure(self, closure):
         """Re-evaluate the model with gradients enabled, if the caller gave a closure."""

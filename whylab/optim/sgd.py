@@ -13,8 +13,6 @@ Note the first step copies the gradient into the buffer without dampening, as to
 
 from __future__ import annotations
 
-import whylab
-
 from .optimizer import Optimizer
 
 
@@ -59,16 +57,6 @@ class SGD(Optimizer):
             maximize=maximize,
         )
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss, if any."""
-        loss = self._run_closure(closure)
-        with whylab.no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
-        return loss
 
     def _update(self, param, group) -> None:
         grad = param.grad

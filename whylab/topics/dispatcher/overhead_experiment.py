@@ -14,12 +14,12 @@ running without being interrupted.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable
 
 import numpy as np
 
 import whylab
+from whylab.bench import autorange, time_calls, warm_up
 from whylab.explorer.experiment import (
     Check,
     LineChart,
@@ -49,24 +49,9 @@ VARIANTS = {
 
 def calls_for_budget(call: Callable[[], object], budget_s: float = LOOP_BUDGET_S) -> int:
     """How many calls make a loop last about ``budget_s`` (after one warm-up call)."""
-    call()
-    calls = 1
-    while calls < 1 << 14:
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        if time.perf_counter() - start >= budget_s:
-            break
-        calls *= 2
+    warm_up(call)
+    calls, _ = autorange(call, budget_s, max_calls=1 << 14)
     return calls
-
-
-def seconds_per_call(call: Callable[[], object], calls: int) -> float:
-    """Mean time of one call over a loop of ``calls`` calls."""
-    start = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - start) / calls
 
 
 def placed_copy(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -148,7 +133,7 @@ def overhead(largest: str, rounds: int) -> Result:
                 with context:
                     if (variant, n) not in loop_lengths:
                         loop_lengths[(variant, n)] = calls_for_budget(call)
-                    samples[(variant, n)].append(seconds_per_call(call, loop_lengths[(variant, n)]))
+                    samples[(variant, n)].append(time_calls(call, loop_lengths[(variant, n)]))
         report_progress((round_index + 1) / rounds)
     best = {key: min(times) for key, times in samples.items()}
 

@@ -11,12 +11,13 @@ that code runs. The comparisons live in small functions (:func:`agreement_check`
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from whylab.bench import fastest_per_call
 from whylab.explorer.experiment import (
     Check,
     GraphDiagram,
@@ -138,23 +139,7 @@ def seconds_per_call(func: Callable[[np.ndarray], object], x: np.ndarray,
     On a shared machine other work can only add time, never remove it, so the
     fastest loop is the most stable estimate of what the code itself costs.
     """
-    func(x)  # warm-up: first-touch page faults, caches
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            func(x)
-        elapsed = time.perf_counter() - start
-        if elapsed >= budget_s or calls >= 1 << 14:
-            break
-        calls *= 2
-    best = elapsed / calls
-    for _ in range(repeats - 1):
-        start = time.perf_counter()
-        for _ in range(calls):
-            func(x)
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
+    return fastest_per_call(partial(func, x), budget_s, repeats, max_calls=1 << 14)
 
 
 # ---------------------------------------------------------------- experiments

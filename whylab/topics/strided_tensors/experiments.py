@@ -10,13 +10,13 @@ can hand them wrong inputs and watch them fail.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
 
 import whylab
+from whylab.bench import fastest_per_call
 from whylab.explorer.experiment import (
     Check,
     GraphDiagram,
@@ -623,23 +623,7 @@ def fastest_seconds(func: Callable[[], object], rounds: int, budget_s: float = 0
     Other work on a shared machine only ever adds time, so the fastest loop is the
     steadiest estimate of what the code itself costs.
     """
-    func()  # warm-up: first-touch page faults, caches
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            func()
-        elapsed = time.perf_counter() - start
-        if elapsed >= budget_s or calls >= 1 << 12:
-            break
-        calls *= 2
-    best = elapsed / calls
-    for _ in range(rounds - 1):
-        start = time.perf_counter()
-        for _ in range(calls):
-            func()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
+    return fastest_per_call(func, budget_s, rounds, max_calls=1 << 12)
 
 
 def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
