@@ -178,8 +178,16 @@ class Tensor:
 
     _wrap = _from_numpy_result
 
-    def _view_of_parts(self, sizes, strides, offset):
-        """A tensor showing other elements of this tensor's storage (no base set)."""
+    def _view_of_parts(self, sizes, strides, offset, array=None):
+        """A tensor showing other elements of this tensor's storage (no base set).
+
+        ``array`` may be given when the caller already holds the NumPy view of
+        exactly these elements, made from ``self._array`` by a cheap NumPy
+        operation (``.T``, an integer index): that is about 0.4 us cheaper than
+        building it here from the storage's buffer.
+        """
+        if array is not None:
+            return Tensor._make(self._storage, sizes, strides, offset, array, self._version)
         storage = self._storage
         data = storage.data
         if data is None:
