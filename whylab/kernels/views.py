@@ -72,7 +72,10 @@ def view(self, size):
             f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
             f"{format_shape(self._strides)}, target {format_shape(sizes)})"
         )
-    return self._view_of_parts(sizes, strides, self._offset)
+    array = self._array
+    # NumPy reshapes a C-contiguous array without copying, so its reshape is the view.
+    reshaped = array.reshape(sizes) if array is not None and array.flags.c_contiguous else None
+    return self._view_of_parts(sizes, strides, self._offset, reshaped)
 
 
 def expand(self, size):
