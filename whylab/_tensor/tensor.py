@@ -163,17 +163,17 @@ class Tensor:
             dtype = dtypes._BY_NUMPY[array.dtype]
         shape = array.shape
         if array.flags.c_contiguous:
-            storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+            storage = Storage.of(array.ravel(), dtype, CPU, array.size)
             return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
         itemsize = array.itemsize
         order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
         permuted = array.transpose(order)
         if permuted.flags.c_contiguous and min(array.strides, default=0) >= 0:
             strides = tuple(s // itemsize for s in array.strides)
-            storage = Storage.of(permuted.reshape(-1), dtype, CPU, array.size)
+            storage = Storage.of(permuted.ravel(), dtype, CPU, array.size)
             return Tensor._make(storage, shape, strides, 0, array)
         array = np.asarray(array, order="C")
-        storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+        storage = Storage.of(array.ravel(), dtype, CPU, array.size)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
     _wrap = _from_numpy_result
