@@ -18,6 +18,14 @@ Calling convention (see README.md in this folder):
 
 The hot path never parses the schema: at definition time we work out where the
 tensor arguments are and build a small function that ORs their key bits.
+
+A shortcut, with the same result: an Autograd kernel may carry a predicate
+``skip_if(args, kwargs)``, true when the kernel would only hand the call on to
+the next key (grad mode off, or no input requires grad). When Autograd is the
+first key of a call and the predicate holds, ``__call__`` goes straight to the
+next key, which saves two Python calls per operator. PyTorch always enters its
+Autograd kernel; the kernels run below it are the same either way, and a call
+that reaches Autograd by ``redispatch`` (under a trace, say) still enters it.
 """
 
 from __future__ import annotations
@@ -215,6 +223,7 @@ class Operator:
         "_keys_of",
         "_table",
         "_passes_keyset",
+        "_skips_autograd",
         "_dispatch_mask",
         "_kernels",
         "_fallthroughs",
@@ -231,6 +240,7 @@ class Operator:
         self._composite = None
         self._table: list = []
         self._passes_keyset: list = []
+        self._skips_autograd = _never
         self._dispatch_mask = 0
         self._rebuild()
 
@@ -304,6 +314,7 @@ class Operator:
         table[NUM_KEYS] = self._no_kernel
         self._table = table
         self._passes_keyset = passes_keyset
+        self._skips_autograd = getattr(table[_AUTOGRAD], "skip_if", _never)
         self._dispatch_mask = mask
 
     # -- calling --------------------------------------------------------------
@@ -316,6 +327,9 @@ class Operator:
             raise self._argument_error(args) from None
         keys = (keys | local.included) & local.keep
         index = (keys & self._dispatch_mask).bit_length() - 1
+        if index == _AUTOGRAD and self._skips_autograd(args, kwargs):
+            keys &= _BELOW_AUTOGRAD  # see the module docstring
+            index = (keys & self._dispatch_mask).bit_length() - 1
         if self._passes_keyset[index]:
             return self._table[index](keys & BELOW[index], *args, **kwargs)
         return self._table[index](*args, **kwargs)
@@ -356,6 +370,15 @@ class Operator:
 
     def __repr__(self) -> str:
         return f"<Operator {self.schema.text}>"
+
+
+_AUTOGRAD = int(DispatchKey.Autograd)
+_BELOW_AUTOGRAD = BELOW[_AUTOGRAD]
+
+
+def _never(args, kwargs) -> bool:
+    """The skip predicate of an operator whose Autograd slot must always run."""
+    return False
 
 
 def _qualified_name(fn) -> str:
