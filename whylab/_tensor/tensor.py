@@ -163,23 +163,31 @@ class Tensor:
             dtype = dtypes._BY_NUMPY[array.dtype]
         shape = array.shape
         if array.flags.c_contiguous:
-            storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+            storage = Storage.of(array.ravel(), dtype, CPU, array.size)
             return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
         itemsize = array.itemsize
         order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
         permuted = array.transpose(order)
         if permuted.flags.c_contiguous and min(array.strides, default=0) >= 0:
             strides = tuple(s // itemsize for s in array.strides)
-            storage = Storage.of(permuted.reshape(-1), dtype, CPU, array.size)
+            storage = Storage.of(permuted.ravel(), dtype, CPU, array.size)
             return Tensor._make(storage, shape, strides, 0, array)
         array = np.asarray(array, order="C")
-        storage = Storage.of(array.reshape(-1), dtype, CPU, array.size)
+        storage = Storage.of(array.ravel(), dtype, CPU, array.size)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
     _wrap = _from_numpy_result
 
-    def _view_of_parts(self, sizes, strides, offset):
-        """A tensor showing other elements of this tensor's storage (no base set)."""
+    def _view_of_parts(self, sizes, strides, offset, array=None):
+        """A tensor showing other elements of this tensor's storage (no base set).
+
+        ``array`` may be given when the caller already holds the NumPy view of
+        exactly these elements, made from ``self._array`` by a cheap NumPy
+        operation (``.T``, an integer index): that is about 0.4 us cheaper than
+        building it here from the storage's buffer.
+        """
+        if array is not None:
+            return Tensor._make(self._storage, sizes, strides, offset, array, self._version)
         storage = self._storage
         data = storage.data
         if data is None:

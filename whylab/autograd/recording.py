@@ -335,18 +335,26 @@ def make_autograd_kernel(op, spec):
         len(tensor_positions) if not list_positions and tensor_positions in ((0,), (0, 1)) else 0
     )
 
-    def autograd_kernel(keyset, *args, **kwargs):
+    def records_nothing(args, kwargs) -> bool:
+        """True when this call cannot record: grad mode is off or no input requires grad.
+
+        The kernel then only hands the call on to the next key, so the
+        dispatcher skips the kernel for such calls (``Operator.__call__``).
+        """
         if not state.enabled:
-            return redispatch(keyset, *args, **kwargs)
+            return True
         if leading_tensors and not kwargs and len(args) >= leading_tensors:
             first = args[0]
-            if not (isinstance(first, Tensor) and first._requires_grad):
-                if leading_tensors == 1:
-                    return redispatch(keyset, *args, **kwargs)
-                second = args[1]
-                if not (isinstance(second, Tensor) and second._requires_grad):
-                    return redispatch(keyset, *args, **kwargs)
-        elif not any_input_requires_grad(args, kwargs):
+            if isinstance(first, Tensor) and first._requires_grad:
+                return False
+            if leading_tensors == 1:
+                return True
+            second = args[1]
+            return not (isinstance(second, Tensor) and second._requires_grad)
+        return not any_input_requires_grad(args, kwargs)
+
+    def autograd_kernel(keyset, *args, **kwargs):
+        if records_nothing(args, kwargs):
             return redispatch(keyset, *args, **kwargs)
         values = dict(defaults)
         values.update(zip(positional_names, args, strict=False))
@@ -439,6 +447,7 @@ def make_autograd_kernel(op, spec):
         return out
 
     autograd_kernel.__qualname__ = f"Autograd[{op.name}]"
+    autograd_kernel.skip_if = records_nothing
     return autograd_kernel
 
 

@@ -12,10 +12,20 @@ Calling convention (see README.md in this folder):
 * wrapper kernels (ADInplaceOrView, Autograd, Tracer) receive first the key set
   *below* their own key, as a raw int, so that ``op.redispatch(ks, *args)``
   continues the chain with the next key down;
-* global fallbacks are *boxed*: they receive ``(op, ks, *args, **kwargs)``.
+* global fallbacks are *boxed*: they receive ``(op, ks, *args, **kwargs)``;
+* a composite kernel (CompositeImplicitAutograd) receives the arguments only,
+  in every slot it fills, wrapper slots included.
 
 The hot path never parses the schema: at definition time we work out where the
 tensor arguments are and build a small function that ORs their key bits.
+
+A shortcut, with the same result: an Autograd kernel may carry a predicate
+``skip_if(args, kwargs)``, true when the kernel would only hand the call on to
+the next key (grad mode off, or no input requires grad). When Autograd is the
+first key of a call and the predicate holds, ``__call__`` goes straight to the
+next key, which saves two Python calls per operator. PyTorch always enters its
+Autograd kernel; the kernels run below it are the same either way, and a call
+that reaches Autograd by ``redispatch`` (under a trace, say) still enters it.
 """
 
 from __future__ import annotations
@@ -201,8 +211,10 @@ class Operator:
     """One operator: its schema and its dispatch table.
 
     ``_table[k]`` is the kernel run for key ``k`` (or None); ``_dispatch_mask``
-    has a bit for each key with a kernel. The extra last slot of ``_table`` holds
-    the "no kernel" error, reached when no key survives the mask (index -1).
+    has a bit for each key with a kernel; ``_passes_keyset[k]`` says whether that
+    kernel takes the key set below ``k`` as its first argument (wrapper kernels
+    do; backend and composite kernels do not). The extra last slot of ``_table``
+    holds the "no kernel" error, reached when no key survives the mask (index -1).
     """
 
     __slots__ = (
@@ -210,6 +222,8 @@ class Operator:
         "schema",
         "_keys_of",
         "_table",
+        "_passes_keyset",
+        "_skips_autograd",
         "_dispatch_mask",
         "_kernels",
         "_fallthroughs",
@@ -225,6 +239,8 @@ class Operator:
         self._fallthroughs: set[int] = set()
         self._composite = None
         self._table: list = []
+        self._passes_keyset: list = []
+        self._skips_autograd = _never
         self._dispatch_mask = 0
         self._rebuild()
 
@@ -281,6 +297,7 @@ class Operator:
 
     def _rebuild(self) -> None:
         table = [None] * (NUM_KEYS + 1)
+        passes_keyset = [False] * (NUM_KEYS + 1)
         mask = 0
         for key in range(NUM_KEYS):
             source = self._source_for(key)
@@ -290,12 +307,14 @@ class Operator:
             is_wrapper = key >= FIRST_WRAPPER_KEY
             if kind == "fallback":
                 fn = _bind_fallback(fn, self, is_wrapper)
-            elif kind == "composite" and is_wrapper:
-                fn = _drop_keyset(fn)
+            # A composite needs no key set: it calls other operators from the top.
+            passes_keyset[key] = is_wrapper and kind != "composite"
             table[key] = fn
             mask |= 1 << key
         table[NUM_KEYS] = self._no_kernel
         self._table = table
+        self._passes_keyset = passes_keyset
+        self._skips_autograd = getattr(table[_AUTOGRAD], "skip_if", _never)
         self._dispatch_mask = mask
 
     # -- calling --------------------------------------------------------------
@@ -308,7 +327,10 @@ class Operator:
             raise self._argument_error(args) from None
         keys = (keys | local.included) & local.keep
         index = (keys & self._dispatch_mask).bit_length() - 1
-        if index >= FIRST_WRAPPER_KEY:
+        if index == _AUTOGRAD and self._skips_autograd(args, kwargs):
+            keys &= _BELOW_AUTOGRAD  # see the module docstring
+            index = (keys & self._dispatch_mask).bit_length() - 1
+        if self._passes_keyset[index]:
             return self._table[index](keys & BELOW[index], *args, **kwargs)
         return self._table[index](*args, **kwargs)
 
@@ -324,7 +346,7 @@ class Operator:
         recorder = local_keys.recorder
         if recorder is not None and index >= 0:
             recorder.hop(self, index, args)
-        if index >= FIRST_WRAPPER_KEY:
+        if self._passes_keyset[index]:
             return self._table[index](keyset & BELOW[index], *args, **kwargs)
         return self._table[index](*args, **kwargs)
 
@@ -350,6 +372,15 @@ class Operator:
         return f"<Operator {self.schema.text}>"
 
 
+_AUTOGRAD = int(DispatchKey.Autograd)
+_BELOW_AUTOGRAD = BELOW[_AUTOGRAD]
+
+
+def _never(args, kwargs) -> bool:
+    """The skip predicate of an operator whose Autograd slot must always run."""
+    return False
+
+
 def _qualified_name(fn) -> str:
     module = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__qualname__", None) or repr(fn)
@@ -369,15 +400,6 @@ def _bind_fallback(fallback, op: Operator, is_wrapper: bool):
         return fallback(op, 0, *args, **kwargs)
 
     return backend_entry
-
-
-def _drop_keyset(kernel):
-    """A composite kernel placed in a wrapper slot does not take the key set."""
-
-    def composite_entry(keyset, *args, **kwargs):
-        return kernel(*args, **kwargs)
-
-    return composite_entry
 
 
 # --------------------------------------------------------------- public functions

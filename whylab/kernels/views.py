@@ -41,8 +41,13 @@ def t(self):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
         return _new_view(self, self._sizes, self._strides)
-    sizes, strides = self._sizes, self._strides
-    return self._view_of_parts((sizes[1], sizes[0]), (strides[1], strides[0]), self._offset)
+    sizes, strides, array = self._sizes, self._strides, self._array
+    return self._view_of_parts(
+        (sizes[1], sizes[0]),
+        (strides[1], strides[0]),
+        self._offset,
+        None if array is None else array.T,
+    )
 
 
 def permute(self, dims):
@@ -67,7 +72,10 @@ def view(self, size):
             f"view: {VIEW_ERROR} (input {format_shape(self._sizes)} with strides "
             f"{format_shape(self._strides)}, target {format_shape(sizes)})"
         )
-    return self._view_of_parts(sizes, strides, self._offset)
+    array = self._array
+    # NumPy reshapes a C-contiguous array without copying, so its reshape is the view.
+    reshaped = array.reshape(sizes) if array is not None and array.flags.c_contiguous else None
+    return self._view_of_parts(sizes, strides, self._offset, reshaped)
 
 
 def expand(self, size):
@@ -109,9 +117,13 @@ def select(self, dim, index):
         )
     if index < 0:
         index += size
-    strides = self._strides
+    strides, array = self._strides, self._array
     offset = self._offset + index * strides[d]
-    return self._view_of_parts(sizes[:d] + sizes[d + 1 :], strides[:d] + strides[d + 1 :], offset)
+    # Selecting along dim 0 (what t[i] does) is NumPy's own integer index.
+    selected = array[index, ...] if d == 0 and array is not None else None
+    return self._view_of_parts(
+        sizes[:d] + sizes[d + 1 :], strides[:d] + strides[d + 1 :], offset, selected
+    )
 
 
 def slice(self, dim=0, start=None, end=None, step=1):
