@@ -2,7 +2,8 @@
 
 The same elementwise ``add`` of two n×n float64 matrices is timed five ways:
 raw ``np.add``; whylab's ``add`` on tensors that do not require grad (Tracer
-absent, the Autograd kernel runs and records nothing); with an input that
+absent, so the dispatcher sees there is nothing to record and skips the Autograd
+kernel; see ``whylab/dispatch/README.md``); with an input that
 requires grad (a graph node per call); the same under ``no_grad``; and under
 ``inference_mode`` (the Autograd key excluded, and ``add`` has no
 ADInplaceOrView kernel, so the call goes straight to the CPU kernel). Each
