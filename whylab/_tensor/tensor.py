@@ -103,16 +103,9 @@ class Tensor:
         """An instance of the subclass ``cls`` sharing ``data``'s storage and layout
         (like ``torch.Tensor._make_subclass``; how ``nn.Parameter`` is built)."""
         t = _new_object(cls)
-        t._storage = data._storage
-        t._sizes = data._sizes
-        t._strides = data._strides
-        t._offset = data._offset
-        t._array = data._array
-        t.dtype = data.dtype
-        t.device = data.device
+        t._adopt_layout(data)
         t._version = data._version
         t._base = None
-        t._keys = data._keys
         t._requires_grad = False
         t.grad = None
         t.grad_fn = None
@@ -316,6 +309,10 @@ class Tensor:
 
     @data.setter
     def data(self, other: Tensor) -> None:
+        self._adopt_layout(other)
+
+    def _adopt_layout(self, other: Tensor) -> None:
+        """Point this tensor at ``other``'s storage, geometry, dtype, device and keys."""
         self._storage = other._storage
         self._sizes = other._sizes
         self._strides = other._strides
