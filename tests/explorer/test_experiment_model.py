@@ -251,3 +251,14 @@ def test_formatted_params_parse_back_exactly(value):
         extra = {"minimum": -1e6, "maximum": 1e6}
     param = Param("p", kind, value, T("p", "p"), **extra)
     assert param.parse(format_param(value)) == value
+
+
+def test_bound_messages_name_the_bound_exactly_enough_to_type_it():
+    import math
+
+    phase = Param("phase", "float", 1.0, T("phase", "相位"), minimum=0.0, maximum=2 * math.pi)
+    with pytest.raises(ParamError) as caught:
+        phase.parse("99")
+    # Six digits would say 6.28319, a number that is itself above the bound.
+    assert str(caught.value) == "phase: must be <= 6.283185307 (got 99)"
+    assert float("6.283185307") <= phase.maximum

@@ -87,7 +87,7 @@ def test_unequal_random_parameters(a1, a2, phase):
 
 def test_out_of_range_parameters_are_rejected_with_the_bound():
     exp = BY_NAME["superposition"]
-    with pytest.raises(ParamError, match=r"phase: must be <= 6.28319"):
+    with pytest.raises(ParamError, match=r"phase: must be <= 6\.283185307 "):
         exp.parse_params({"phase": 7})
     with pytest.raises(ParamError, match=r"samples: must be >= 16"):
         exp.parse_params({"samples": 3})

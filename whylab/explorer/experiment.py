@@ -148,10 +148,10 @@ class Param:
             raise ParamError(self.name, "must be a finite number", "not_finite", raw=shown)
         assert self.minimum is not None and self.maximum is not None
         if value < self.minimum:
-            message = f"must be >= {self.minimum:g} (got {value:g})"
+            message = f"must be >= {self.show(self.minimum)} (got {self.show(value)})"
             raise ParamError(self.name, message, "below", bound=self.minimum, raw=shown)
         if value > self.maximum:
-            message = f"must be <= {self.maximum:g} (got {value:g})"
+            message = f"must be <= {self.show(self.maximum)} (got {self.show(value)})"
             raise ParamError(self.name, message, "above", bound=self.maximum, raw=shown)
         return value
 
