@@ -177,33 +177,25 @@ def minimum(self, other):
     return _binary(np.minimum, "minimum", self, other, rules.binary_dtype(self, other))
 
 
-def _comparison(ufunc, op):
-    def compare(self, other):
+def _bool_result(ufunc, op):
+    """A broadcasting binary kernel whose result is bool (comparisons, logical ops)."""
+
+    def kernel(self, other):
         return _binary(ufunc, op, self, other, dtypes.bool_)
 
-    compare.__name__ = compare.__qualname__ = op
-    return compare
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
 
 
-eq = _comparison(np.equal, "eq")
-ne = _comparison(np.not_equal, "ne")
-lt = _comparison(np.less, "lt")
-le = _comparison(np.less_equal, "le")
-gt = _comparison(np.greater, "gt")
-ge = _comparison(np.greater_equal, "ge")
-
-
-def _logical(ufunc, op):
-    def logical(self, other):
-        return _binary(ufunc, op, self, other, dtypes.bool_)
-
-    logical.__name__ = logical.__qualname__ = op
-    return logical
-
-
-logical_and = _logical(np.logical_and, "logical_and")
-logical_or = _logical(np.logical_or, "logical_or")
-logical_xor = _logical(np.logical_xor, "logical_xor")
+eq = _bool_result(np.equal, "eq")
+ne = _bool_result(np.not_equal, "ne")
+lt = _bool_result(np.less, "lt")
+le = _bool_result(np.less_equal, "le")
+gt = _bool_result(np.greater, "gt")
+ge = _bool_result(np.greater_equal, "ge")
+logical_and = _bool_result(np.logical_and, "logical_and")
+logical_or = _bool_result(np.logical_or, "logical_or")
+logical_xor = _bool_result(np.logical_xor, "logical_xor")
 
 
 def _bitwise(ufunc, op):
