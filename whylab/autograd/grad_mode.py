@@ -56,10 +56,6 @@ def is_grad_enabled() -> bool:
     return _state.enabled
 
 
-def _set_enabled(mode: bool) -> None:
-    _state.enabled = bool(mode)
-
-
 def is_inference_mode_enabled() -> bool:
     """True inside an :class:`inference_mode` block on this thread."""
     return _state.inference
