@@ -55,18 +55,26 @@ def test_a_full_queue_answers_503_with_retry_after(make_client):
     assert "busy" in busy.json()["detail"]
 
 
-def test_a_client_over_its_rate_gets_429_with_retry_after(make_client):
-    client = make_client(rate_burst=3, rate_per_s=0.05)
-    statuses = [client.get(f"{API}/sine?cycles={i + 1}").status_code for i in range(3)]
-    assert statuses == [200, 200, 200]
+def test_a_client_out_of_cpu_time_gets_429_but_cached_reads_and_pages_are_not_limited(
+    make_client,
+):
+    # 0.02 CPU-seconds of budget, refilling at 1 ms per second; each run costs >= 10 ms.
+    client = make_client(rate_burst=0.02, rate_per_s=0.001)
+    statuses = [client.get(f"{API}/sine?cycles={i + 1}").status_code for i in range(5)]
+    assert statuses[0] == 200 and 429 in statuses, statuses
     limited = client.get(f"{API}/sine?cycles=9")
     assert limited.status_code == 429
     assert int(limited.headers["retry-after"]) >= 1
-    page = client.get("/en/topics/tiny-demo")
-    assert page.status_code == 429 and "please wait" in page.text
-    fragment = client.get("/en/topics/tiny-demo/experiments/sine/result")
-    assert fragment.status_code == 429
-    assert client.get("/en/").status_code == 200  # reading pages without runs is not limited
+    assert "share of experiment time" in limited.json()["detail"]
+    again = client.get(f"{API}/sine?cycles=1")  # computed before: a cached read costs nothing
+    assert again.status_code == 200 and again.json()["cached"] is True
+    fragment = client.get("/en/topics/tiny-demo/experiments/sine/result?cycles=11")
+    assert fragment.status_code == 429 and "please wait" in fragment.text
+    assert int(fragment.headers["retry-after"]) >= 1
+    page = client.get("/en/topics/tiny-demo?sine.cycles=12")
+    assert page.status_code == 200  # the page is served; the run's block says to wait
+    assert "please wait" in page.text
+    assert client.get("/en/").status_code == 200
 
 
 def test_identical_runs_are_computed_once_then_served_from_cache(make_client):

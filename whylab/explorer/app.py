@@ -13,16 +13,21 @@ JSON (described at ``/openapi.json``; the Swagger UI is off because it loads fro
 a CDN): ``/api/topics``, ``/api/topics/{slug}``, ``/api/search``,
 ``/api/topics/{slug}/experiments/{name}``.
 
-Guards: parameters are parsed by their declared type (422 naming the bound);
-experiments run in worker processes with time and memory limits (504, 507); a
-full queue answers 503 and a client over its rate 429, both with ``Retry-After``;
-over-long URLs get 414 and search text is cut to a fixed length.
+Guards: parameters are parsed by their declared type (422 naming the bound; a
+parameter given twice is a 422 too); experiments run in worker processes with
+time and memory limits (504, 507); a full queue answers 503 and a client over
+its share of experiment CPU time 429, both with ``Retry-After``; cached results
+and pages are never rate limited; a run whose readers all went away is dropped
+from the queue; over-long URLs get 414, an encoded ``/`` in the path 404, and
+search text is cut to a fixed length. The HTTP server's own limits (forwarded
+headers, header timeout, connection cap) are in :mod:`whylab.explorer.server`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +40,11 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import whylab
-from whylab.explorer.cache import ResultCache, default_cache_dir
+from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
 from whylab.explorer.fragment_cache import FragmentCache
 from whylab.explorer.i18n import param_error_message, translate
-from whylab.explorer.ratelimit import RateLimiter, retry_after_header
+from whylab.explorer.ratelimit import RateLimited, RateLimiter, retry_after_header
 from whylab.explorer.render import (
     STATIC_DIR,
     ExperimentView,
@@ -49,9 +54,17 @@ from whylab.explorer.render import (
     topic_context,
 )
 from whylab.explorer.serialization import dumps
-from whylab.explorer.service import ExperimentService
+from whylab.explorer.service import ExperimentService, RunAnswer
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
-from whylab.explorer.workers import Overloaded, RunFailure, WorkerPool
+from whylab.explorer.workers import (
+    DEFAULT_QUEUE_WAIT_S,
+    DEFAULT_SPAWN_TIMEOUT_S,
+    RunFailure,
+    WorkerPool,
+)
+
+# nginx's code for "the client closed the connection first"; nobody reads it, logs do.
+CLIENT_CLOSED_REQUEST = 499
 
 SECURITY_HEADERS = [
     (
@@ -72,11 +85,21 @@ class ExplorerConfig:
     topics_dir: Path | None = None  # None: the topics shipped with whylab
     cache_dir: Path | None = None  # None: default_cache_dir()
     use_cache: bool = True
+    cache_max_mb: float = DEFAULT_MAX_BYTES / 2**20  # least recently used records go first
     workers: int = 2
     memory_limit_mb: int = 2048  # per worker process; 0 = no limit
     max_queue: int = 16
-    rate_per_s: float = 5.0  # experiment runs per second per client, sustained
-    rate_burst: int = 40  # ... and in a burst; 0 turns the rate limit off
+    queue_wait_s: float = DEFAULT_QUEUE_WAIT_S  # a job waiting longer is answered 503
+    spawn_timeout_s: float = DEFAULT_SPAWN_TIMEOUT_S
+    # Experiment CPU-seconds per second per client, sustained ...
+    rate_per_s: float = 0.5
+    rate_burst: float = 20.0  # ... and in a burst (CPU-seconds); 0 turns the rate limit off
+    # The HTTP server (whylab.explorer.server): proxies whose X-Forwarded-For is believed
+    # (none by default: every client is who the socket says), and connection limits.
+    trusted_proxies: tuple[str, ...] = ()
+    header_timeout_s: float = 10.0
+    keep_alive_s: int = 5
+    max_connections: int = 256
     max_query_bytes: int = 4096
     max_query_params: int = 64
     max_search_chars: int = 200
@@ -99,21 +122,18 @@ class GuardMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        raw_path = scope.get("raw_path", b"") or scope["path"].encode()
         if (
             len(scope.get("query_string", b"")) > self.max_query_bytes
-            or len(scope.get("raw_path", b"") or scope["path"].encode()) > self.max_path_bytes
+            or len(raw_path) > self.max_path_bytes
         ):
-            body = json.dumps(
-                {"detail": f"URL too long (query limit {self.max_query_bytes} bytes)"}
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 414,
-                    "headers": [(b"content-type", b"application/json"), *SECURITY_HEADERS],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            detail = f"URL too long (query limit {self.max_query_bytes} bytes)"
+            await _send_json(send, 414, detail)
+            return
+        if b"%2f" in raw_path.lower() or b"%5c" in raw_path.lower():
+            # The server decodes %2F to "/" before routing; a slash or backslash in a
+            # name is never one of ours, so it is not found rather than re-routed.
+            await _send_json(send, 404, "no such path (an encoded / or \\ is not allowed)")
             return
 
         head = scope["method"] == "HEAD"
@@ -128,6 +148,13 @@ class GuardMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+async def _send_json(send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), *SECURITY_HEADERS]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def preferred_lang(accept_language: str) -> str:
@@ -153,14 +180,64 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def repeated_param(request: Request) -> str | None:
+    """The first query parameter given more than once, or None."""
+    seen: set[str] = set()
+    for key, _ in request.query_params.multi_items():
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its answer was ready."""
+
+
+async def _disconnected(request: Request) -> None:
+    """Return once the client has gone (the ASGI server says ``http.disconnect``)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def unless_client_leaves(request: Request, work):
+    """Await ``work``; if the client disconnects first, cancel it and raise ClientGone."""
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    raise ClientGone
+
+
 def create_app(
     config: ExplorerConfig | None = None, registry: TopicRegistry | None = None
 ) -> FastAPI:
     """Build the app; topics load (and every formula converts) now, workers start with it."""
     config = config or ExplorerConfig()
     registry = registry or load_registry(config.topics_dir)
-    cache = ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
-    pool = WorkerPool(config.workers, config.memory_limit_mb, config.max_queue)
+    cache = (
+        ResultCache(
+            config.cache_dir or default_cache_dir(),
+            max_bytes=max(1, math.floor(config.cache_max_mb * 2**20)),
+        )
+        if config.use_cache
+        else None
+    )
+    pool = WorkerPool(
+        config.workers,
+        config.memory_limit_mb,
+        config.max_queue,
+        queue_wait_s=config.queue_wait_s,
+        spawn_timeout_s=config.spawn_timeout_s,
+    )
     service = ExperimentService(pool, cache)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
@@ -196,6 +273,9 @@ def create_app(
     app.state.registry = registry
     app.state.service = service
     app.state.pool = pool
+    app.state.cache = cache
+    app.state.limiter = limiter
+    app.state.config = config
     app.state.fragments = fragments
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
@@ -220,8 +300,19 @@ def create_app(
     def not_found(lang: str) -> HTMLResponse:
         return error_page(lang, 404, translate("not_found", lang))
 
-    def rate_limited(request: Request) -> float:
-        return limiter.take(_client(request)) if limiter else 0.0
+    async def run_for(
+        request: Request, topic: Topic, experiment: Experiment, params: dict[str, Any]
+    ) -> RunAnswer:
+        """Run for this client: admitted by its CPU-time balance and charged after.
+
+        Raises RunFailure (RateLimited among them).
+        """
+        client = _client(request)
+        admit = (lambda: limiter.admit(client)) if limiter else None
+        answer = await service.run(topic, experiment, params, client=client, admit=admit)
+        if limiter is not None and answer.cost_s:
+            limiter.charge(client, answer.cost_s)
+        return answer
 
     def lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
         topic = registry.get(slug)
@@ -232,6 +323,22 @@ def create_app(
     def too_many(request: Request) -> bool:
         return len(request.query_params) > config.max_query_params
 
+    def query_problem(request: Request, lang: str | None) -> str | None:
+        """Why the query string as a whole is refused (422); None if it is fine.
+
+        Worded for a page in ``lang``, or for the JSON API when ``lang`` is None.
+        """
+        if too_many(request):
+            if lang is None:
+                return f"too many parameters (at most {config.max_query_params})"
+            return translate("too_many_params", lang, limit=config.max_query_params)
+        repeated = repeated_param(request)
+        if repeated is not None:
+            if lang is None:
+                return f"{repeated[:40]}: given more than once"
+            return translate("param_repeated", lang, name=repeated[:40])
+        return None
+
     def fragment_key(lang: str, topic: Topic, view: ExperimentView, params: dict[str, Any]):
         """Where a rendered result block is kept, or None for one never kept (timing)."""
         if fragments is None or view.experiment.timing:
@@ -240,8 +347,10 @@ def create_app(
         experiment, version = view.experiment.name, whylab.__version__
         return (lang, topic.slug, topic.source_hash, experiment, view.kind, version, canonical)
 
-    async def run_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
-        """Parse, run and fill ``view``; returns the HTTP status it deserves.
+    async def run_view(
+        request: Request, view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str
+    ) -> tuple[int, float | None]:
+        """Parse, run and fill ``view``; returns the HTTP status it deserves and a Retry-After.
 
         A result block already rendered is taken from the fragment cache as it
         is; one rendered from a cached record is put there for next time.
@@ -251,24 +360,29 @@ def create_app(
         except ParamError as error:
             view.error = param_error_message(error, view.experiment, lang)
             view.param_errors = {error.param: view.error}
-            return 422
+            return 422, None
         view.values = params
         key = fragment_key(lang, topic, view, params)
         if key is not None and fragments is not None:
             stored = fragments.get(key)
             if stored is not None:
                 view.result_html = Markup(stored)
-                return 200
+                return 200, None
         try:
-            view.record = await service.run(topic, view.experiment, params)
+            view.record = (await run_for(request, topic, view.experiment, params)).record
+        except RateLimited as failure:
+            view.error = translate(
+                "rate_limited", lang, seconds=retry_after_header(failure.retry_after_s)
+            )
+            return failure.status, failure.retry_after_s
         except RunFailure as failure:
             view.error = failure.message
-            return failure.status
+            return failure.status, failure.retry_after_s
         if key is not None and fragments is not None and view.record.cached:
             context = {"lang": lang, "links": links, "topic": topic, "view": view}
             view.result_html = Markup(env.get_template("_result.html").render(**context))
             fragments.put(key, str(view.result_html))
-        return 200
+        return 200, None
 
     def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
         values = {**experiment.defaults(), **raw}
@@ -374,17 +488,9 @@ def create_app(
         if found is None:
             return JSONResponse({"detail": f"no experiment {slug[:60]}/{name[:60]}"}, 404)
         topic, experiment = found
-        if too_many(request):
-            return JSONResponse(
-                {"detail": f"too many parameters (at most {config.max_query_params})"}, 422
-            )
-        wait = rate_limited(request)
-        if wait:
-            return JSONResponse(
-                {"detail": "rate limit exceeded", "retry_after_s": wait},
-                429,
-                headers={"Retry-After": retry_after_header(wait)},
-            )
+        problem = query_problem(request, None)
+        if problem is not None:
+            return JSONResponse({"detail": problem}, 422)
         try:
             params = experiment.parse_params(dict(request.query_params))
         except ParamError as error:
@@ -393,16 +499,19 @@ def create_app(
         if cached is not None:
             return Response(cached, media_type="application/json")
         try:
-            record = await service.run(topic, experiment, params)
-        except Overloaded as failure:
-            return JSONResponse(
-                {"detail": failure.message},
-                503,
-                headers={"Retry-After": retry_after_header(failure.retry_after_s)},
+            answer = await unless_client_leaves(
+                request, run_for(request, topic, experiment, params)
             )
         except RunFailure as failure:
-            return JSONResponse({"detail": failure.message}, failure.status)
-        return JSONResponse(record.to_json())
+            body: dict[str, Any] = {"detail": failure.message}
+            headers = None
+            if failure.retry_after_s is not None:
+                body["retry_after_s"] = failure.retry_after_s
+                headers = {"Retry-After": retry_after_header(failure.retry_after_s)}
+            return JSONResponse(body, failure.status, headers=headers)
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        return JSONResponse(answer.record.to_json())
 
     # ------------------------------------------------------------ pages
 
@@ -441,17 +550,9 @@ def create_app(
             return not_found("en")
         if topic is None:
             return not_found(lang)
-        if too_many(request):
-            message = translate("too_many_params", lang, limit=config.max_query_params)
-            return error_page(lang, 422, message)
-        wait = rate_limited(request)
-        if wait:
-            return error_page(
-                lang,
-                429,
-                translate("rate_limited", lang, seconds=retry_after_header(wait)),
-                {"Retry-After": retry_after_header(wait)},
-            )
+        problem = query_problem(request, lang)
+        if problem is not None:
+            return error_page(lang, 422, problem)
         raw: dict[str, dict[str, str]] = {}
         for key, value in request.query_params.items():
             name, dot, param = key.partition(".")
@@ -463,12 +564,17 @@ def create_app(
             p.name: new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
             for p in topic.placements()
         }
-        statuses = await asyncio.gather(
-            *(run_view(view, topic, raw.get(name, {}), lang) for name, view in views.items())
-        )
-        # A bad parameter is the reader's to fix (422); a slow or busy experiment is
-        # reported inside its own block and the rest of the page is still served.
-        status = 422 if 422 in statuses else 200
+        try:
+            runs = [
+                run_view(request, view, topic, raw.get(name, {}), lang)
+                for name, view in views.items()
+            ]
+            outcomes = await unless_client_leaves(request, asyncio.gather(*runs))
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        # A bad parameter is the reader's to fix (422); a slow, busy or rate-limited
+        # experiment is reported inside its own block and the rest of the page is served.
+        status = 422 if any(status == 422 for status, _ in outcomes) else 200
         page_query = [(k, v) for k, v in request.query_params.items()]
         return html("topic.html", topic_context(topic, lang, links, views, page_query), status)
 
@@ -482,28 +588,33 @@ def create_app(
         raw = dict(request.query_params)
         view = new_view(experiment, kind, raw)
         context = {"lang": lang, "links": links, "topic": topic, "view": view}
-        if too_many(request):
-            view.error = translate("too_many_params", lang, limit=config.max_query_params)
+        problem = query_problem(request, lang)
+        if problem is not None:
+            view.error = problem
             return html("_result.html", context, 422)
-        wait = rate_limited(request)
-        if wait:
-            view.error = translate("rate_limited", lang, seconds=retry_after_header(wait))
-            return html("_result.html", context, 429, {"Retry-After": retry_after_header(wait)})
-        status = await run_view(view, topic, raw, lang)
+        try:
+            status, retry_after_s = await unless_client_leaves(
+                request, run_view(request, view, topic, raw, lang)
+            )
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         if view.result_html is not None:
             return HTMLResponse(view.result_html, status)
-        headers = {"Retry-After": "5"} if status == 503 else None
+        headers = None
+        if retry_after_s is not None:
+            headers = {"Retry-After": retry_after_header(retry_after_s)}
         return html("_result.html", context, status, headers)
 
     # ------------------------------------------------------------ errors
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        headers = getattr(error, "headers", None)  # 405 carries Allow
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
-            return JSONResponse({"detail": error.detail}, error.status_code)
+            return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
         message = translate("not_found", lang) if error.status_code == 404 else str(error.detail)
-        return error_page(lang, error.status_code, message)
+        return error_page(lang, error.status_code, message, headers)
 
     return app
 
@@ -515,6 +626,6 @@ async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:
             if experiment.timing:
                 continue
             try:
-                await service.run(topic, experiment, experiment.defaults())
+                await service.run(topic, experiment, experiment.defaults(), client="warm-up")
             except RunFailure:
                 continue  # the page will show the failure when someone asks

@@ -107,8 +107,8 @@ UI: dict[str, Text] = {
     "not_found": T("This page does not exist.", "这个页面不存在。"),
     "bad_params": T("Some parameters are not valid:", "部分参数无效："),
     "rate_limited": T(
-        "Too many experiment runs in a short time; please wait {seconds} s.",
-        "短时间内运行实验过多，请等待 {seconds} 秒。",
+        "You have used your share of experiment time for now; please wait {seconds} s.",
+        "你暂时用完了可用的实验计算时间，请等待 {seconds} 秒。",
     ),
     "experiment_error": T("The experiment did not finish:", "实验未能完成："),
     # A bad parameter, worded the same by the server (422 pages) and the page script.
@@ -129,8 +129,10 @@ UI: dict[str, Text] = {
         "{name}: unknown parameter (write experiment.parameter=value)",
         "{name}：未知参数（请写成 实验名.参数名=值）",
     ),
-    "too_many_params": T(
-        "Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"
+    "too_many_params": T("Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"),
+    "param_repeated": T(
+        "{name}: given more than once (give each parameter once).",
+        "{name}：重复给出（每个参数只能给一次）。",
     ),
     "footer": T(
         "whylab {version}. Equations are rendered as MathML on the server; every chart has a "

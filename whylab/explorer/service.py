@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,25 @@ class ServiceStats:
     cache_hits: int = 0
     computed: int = 0  # runs that finished in a worker
     shared: int = 0  # requests that joined a run already in flight
+    dropped: int = 0  # runs cancelled because every reader waiting for them went away
+
+
+@dataclass
+class RunAnswer:
+    """One caller's answer: the record, and the CPU seconds of work this caller started.
+
+    ``cost_s`` is what the rate limit charges: 0 for a cached record and for a
+    caller who joined a run someone else had started.
+    """
+
+    record: RunRecord
+    cost_s: float
+
+
+@dataclass
+class _Flight:
+    task: asyncio.Task[tuple[RunRecord, float]]
+    waiters: int = 0
 
 
 class ExperimentService:
@@ -90,7 +110,7 @@ class ExperimentService:
         self.pool = pool
         self.cache = cache
         self.stats = ServiceStats()
-        self._in_flight: dict[str, asyncio.Task[RunRecord]] = {}
+        self._in_flight: dict[str, _Flight] = {}
 
     @staticmethod
     def _key(topic: Topic, experiment: Experiment, params: dict[str, Any]) -> str:
@@ -111,48 +131,78 @@ class ExperimentService:
         self.stats.cache_hits += 1
         return '{"cached":true,' + stored[1:]
 
-    async def run(self, topic: Topic, experiment: Experiment, params: dict[str, Any]) -> RunRecord:
-        """The result of ``experiment`` at already-parsed ``params`` (raises RunFailure)."""
+    async def run(
+        self,
+        topic: Topic,
+        experiment: Experiment,
+        params: dict[str, Any],
+        client: str = "",
+        admit: Callable[[], None] | None = None,
+    ) -> RunAnswer:
+        """The result of ``experiment`` at already-parsed ``params`` (raises RunFailure).
+
+        ``client`` names the caller for the fair queue; ``admit`` is called
+        only before a new computation starts (not for a cached result or for
+        joining a run in flight) and may refuse it by raising a RunFailure
+        (the rate limit does). When every caller
+        waiting for a run has gone away (their requests were cancelled), the run
+        is cancelled too, which drops it from the queue if it has not started.
+        """
         key = self._key(topic, experiment, params)
         if not experiment.timing and self.cache is not None:
             stored = self.cache.get(key)
             if stored is not None:
                 self.stats.cache_hits += 1
-                return RunRecord.from_json(json.loads(stored), cached=True)
-        task = self._in_flight.get(key)
-        if task is not None:
-            self.stats.shared += 1
-        else:
-            task = asyncio.create_task(self._compute(key, topic, experiment, params))
+                return RunAnswer(RunRecord.from_json(json.loads(stored), cached=True), 0.0)
+        flight = self._in_flight.get(key)
+        started_here = flight is None
+        if flight is None:
+            if admit is not None:
+                admit()
+            task = asyncio.create_task(self._compute(key, topic, experiment, params, client))
             task.add_done_callback(_retrieve_exception)
-            self._in_flight[key] = task
-        # shield: a reader who gives up does not cancel the run others are waiting for
-        return await asyncio.shield(task)
+            flight = self._in_flight[key] = _Flight(task)
+        else:
+            self.stats.shared += 1
+        flight.waiters += 1
+        try:
+            # shield: one reader who gives up does not cancel the run others wait for
+            record, cpu_s = await asyncio.shield(flight.task)
+        except asyncio.CancelledError:
+            if flight.waiters == 1 and not flight.task.done():
+                flight.task.cancel()
+                self.stats.dropped += 1
+            raise
+        finally:
+            flight.waiters -= 1
+        return RunAnswer(record, cpu_s if started_here else 0.0)
 
     async def _compute(
-        self, key: str, topic: Topic, experiment: Experiment, params: dict[str, Any]
-    ) -> RunRecord:
+        self, key: str, topic: Topic, experiment: Experiment, params: dict[str, Any], client: str
+    ) -> tuple[RunRecord, float]:
         try:
             job = Job(str(topic.folder), experiment.name, params, experiment.time_limit_s)
-            payload, elapsed = await self.pool.submit(job)
+            outcome = await self.pool.submit(job, client)
             self.stats.computed += 1
             record = RunRecord(
                 topic=topic.slug,
                 experiment=experiment.name,
                 params=params,
                 engine_version=whylab.__version__,
-                result=result_from_dict(payload),
+                result=result_from_dict(outcome.payload),
                 timing=experiment.timing,
                 cached=False,
-                elapsed_s=elapsed,
+                elapsed_s=outcome.elapsed_s,
             )
             if not experiment.timing and self.cache is not None:
                 stored = record.to_json()
                 del stored["cached"]  # a property of each answer, not of the result
                 self.cache.put(key, topic.slug, experiment.name, dumps(stored))
-            return record
+            return record, outcome.cpu_s
         finally:
-            self._in_flight.pop(key, None)
+            flight = self._in_flight.get(key)
+            if flight is not None and flight.task is asyncio.current_task():
+                del self._in_flight[key]
 
 
 def _retrieve_exception(task: asyncio.Task) -> None:
