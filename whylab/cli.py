@@ -11,14 +11,18 @@
 
 ``run`` and ``check`` run experiments in this process (``serve`` uses worker
 processes with limits). Exit codes: 0 success; 1 a check failed (``run``,
-``check``) or nothing matched (``search``); 2 bad usage, e.g. an unknown topic
-or a parameter outside its bound.
+``check``) or nothing matched (``search``); 2 bad usage, e.g. an unknown topic,
+a parameter outside its bound, or any option out of its range -- always as one
+line on stderr naming the option and the bound. Text that comes from the
+command line or from topics is printed as it is, never read as rich markup.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
@@ -37,10 +42,82 @@ console = Console()
 errors = Console(stderr=True)
 
 
-def _registry(args: argparse.Namespace):
-    from whylab.explorer.topics import load_registry
+class UsageError(Exception):
+    """A bad argument found after parsing; printed as one line, exit code 2."""
 
-    return load_registry(args.topics_dir)
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``whylab serve: error: ...``) and exit code 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def int_in(low: int, high: int | None = None, allow_zero: bool = False):
+    """An argparse type: an integer within [low, high] (0 too when ``allow_zero``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if allow_zero and value == 0:
+            return value
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f">= {low}"
+            extra = " (or 0)" if allow_zero else ""
+            raise argparse.ArgumentTypeError(f"must be {bound}{extra}, got {value}")
+        return value
+
+    return parse
+
+
+def finite_float(low: float, allow_zero: bool = False):
+    """An argparse type: a finite number > ``low`` (or exactly 0 when ``allow_zero``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if allow_zero and value == 0:
+            return value
+        if value <= low:
+            extra = " (or 0)" if allow_zero else ""
+            raise argparse.ArgumentTypeError(f"must be > {low:g}{extra}, got {value:g}")
+        return value
+
+    return parse
+
+
+def existing_dir(text: str) -> Path:
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    return path
+
+
+def http_url(text: str) -> str:
+    """An argparse type: an absolute http(s) URL (anything else could run script in links)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(f"must be an http:// or https:// URL, got {text!r}")
+    if any(ch.isspace() or ord(ch) < 32 for ch in text.strip()):
+        raise argparse.ArgumentTypeError("must not contain spaces or control characters")
+    return text.strip()
+
+
+def _registry(args: argparse.Namespace):
+    from whylab.explorer.topics import TopicError, load_registry
+
+    try:
+        return load_registry(args.topics_dir)
+    except TopicError as error:
+        raise UsageError(str(error).replace("\n", " ")) from None
 
 
 # ---------------------------------------------------------------- serve
@@ -50,29 +127,50 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from whylab.explorer.app import ExplorerConfig, create_app
+    from whylab.explorer.server import raise_descriptor_limit, server_settings
+    from whylab.explorer.topics import TopicError
 
     config = ExplorerConfig(
         topics_dir=args.topics_dir,
         cache_dir=args.cache_dir,
+        cache_max_mb=args.cache_max_mb,
         workers=args.workers,
         memory_limit_mb=args.memory_limit_mb,
         max_queue=args.max_queue,
         rate_per_s=args.rate,
         rate_burst=args.burst,
         warm_cache=not args.no_warm,
+        trusted_proxies=tuple(args.trusted_proxy),
+        header_timeout_s=args.header_timeout,
+        max_connections=args.max_connections,
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except TopicError as error:
+        raise UsageError(str(error).replace("\n", " ")) from None
+    # Each connection holds a descriptor; leave room for the cache, pipes and workers too.
+    raise_descriptor_limit(config.max_connections + 256)
     url = f"http://{args.host}:{args.port}/"
-    console.print(f"[bold]whylab explorer[/bold] {whylab.__version__} on [link={url}]{url}[/link]")
+    console.print(
+        f"[bold]whylab explorer[/bold] {whylab.__version__} on "
+        f"[link={escape(url)}]{escape(url)}[/link]"
+    )
     console.print(
         f"{len(app.state.registry)} topics, {args.workers} experiment workers. Ctrl-C stops."
     )
+    cache = app.state.cache
+    console.print(escape(cache.describe() if cache is not None else "result cache off"))
+    if config.trusted_proxies:
+        proxies = ", ".join(config.trusted_proxies)
+        console.print(escape(f"X-Forwarded-For believed from: {proxies}"))
     if args.open:
         import threading
         import webbrowser
 
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, **server_settings(config)
+    )
     return EXIT_OK
 
 
@@ -86,11 +184,11 @@ def cmd_topics(args: argparse.Namespace) -> int:
         table.add_column(column)
     for topic in registry:
         table.add_row(
-            topic.slug,
-            topic.meta["en"].title,
-            topic.meta["zh"].title,
-            topic.meta[args.lang].question,
-            ", ".join(topic.experiments),
+            escape(topic.slug),
+            escape(topic.meta["en"].title),
+            escape(topic.meta["zh"].title),
+            escape(topic.meta[args.lang].question),
+            escape(", ".join(topic.experiments)),
         )
     console.print(table)
     return EXIT_OK
@@ -100,13 +198,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     registry = _registry(args)
     hits = registry.search_index.search(args.query[:200], args.lang, limit=args.limit)
     if not hits:
-        console.print(f"No topic matches {args.query!r}. Try another keyword, or `whylab topics`.")
+        console.print(
+            f"No topic matches {escape(repr(args.query))}. Try another keyword, or `whylab topics`."
+        )
         return EXIT_FAILED
     table = RichTable()
     for column in ("slug", "score", "title", "snippet"):
         table.add_column(column)
     for hit in hits:
-        table.add_row(hit.slug, f"{hit.score:.2f}", hit.title, hit.snippet)
+        table.add_row(escape(hit.slug), f"{hit.score:.2f}", escape(hit.title), escape(hit.snippet))
     console.print(table)
     return EXIT_OK
 
@@ -178,9 +278,13 @@ def _print_record(record, experiment, lang: str) -> None:
     from whylab.explorer.render import format_value
     from whylab.explorer.service import format_param
 
-    console.print(f"[bold]{experiment.title.get(lang)}[/bold]  (whylab {record.engine_version})")
     console.print(
-        "parameters: " + ", ".join(f"{k}={format_param(v)}" for k, v in record.params.items())
+        f"[bold]{escape(experiment.title.get(lang))}[/bold]  (whylab {record.engine_version})"
+    )
+    console.print(
+        escape(
+            "parameters: " + ", ".join(f"{k}={format_param(v)}" for k, v in record.params.items())
+        )
     )
     kind = "live measurement" if record.timing else "computed"
     console.print(f"{kind} in {record.elapsed_s:.3g} s")
@@ -192,7 +296,10 @@ def _print_record(record, experiment, lang: str) -> None:
         for check in result.checks:
             mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
             table.add_row(
-                mark, check.name.get(lang), check.measured_in(lang), check.expected_in(lang)
+                mark,
+                escape(check.name.get(lang)),
+                escape(check.measured_in(lang)),
+                escape(check.expected_in(lang)),
             )
         console.print(table)
     if result.metrics:
@@ -200,19 +307,20 @@ def _print_record(record, experiment, lang: str) -> None:
         table.add_column("name")
         table.add_column("value", justify="right")
         for name, value in result.metrics.items():
-            table.add_row(name, format_value(value))
+            table.add_row(escape(name), escape(format_value(value)))
         console.print(table)
     for data in result.tables:
-        table = RichTable(title=data.title.get(lang))
+        table = RichTable(title=escape(data.title.get(lang)))
         for column in data.columns:
-            table.add_column(column.get(lang))
+            table.add_column(escape(column.get(lang)))
         for row in data.rows:
-            table.add_row(*(format_value(in_language(v, lang)) for v in row))
+            table.add_row(*(escape(format_value(in_language(v, lang))) for v in row))
         console.print(table)
     for figure in result.figures:
-        console.print(f"figure: {figure.title.get(lang)} (open it in the explorer: whylab serve)")
+        title = escape(figure.title.get(lang))
+        console.print(f"figure: {title} (open it in the explorer: whylab serve)")
     for note in result.notes:
-        console.print(note.get(lang))
+        console.print(escape(note.get(lang)))
 
 
 def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -221,21 +329,19 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     registry = _registry(args)
     topic = registry.get(args.topic)
     if topic is None:
-        errors.print(f"unknown topic {args.topic!r}; topics: {', '.join(registry.topics)}")
-        return EXIT_USAGE
+        known = ", ".join(registry.topics)
+        raise UsageError(f"unknown topic {args.topic!r}; topics: {known}")
     experiment = topic.experiments.get(args.experiment)
     if experiment is None:
-        errors.print(
+        raise UsageError(
             f"topic {topic.slug} has no experiment {args.experiment!r}; "
             f"experiments: {', '.join(topic.experiments)}"
         )
-        return EXIT_USAGE
     try:
         params = experiment.parse_params(parse_param_args(extra))
     except (ParamError, ValueError) as error:
         names = ", ".join(f"--{p.name}" for p in experiment.params)
-        errors.print(f"[red]bad parameter[/red]: {error}  (parameters: {names or 'none'})")
-        return EXIT_USAGE
+        raise UsageError(f"bad parameter: {error}  (parameters: {names or 'none'})") from None
     record = _run_with_progress(topic, experiment, params)
     if args.json:
         print(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
@@ -248,8 +354,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     registry = _registry(args)
     topics = [t for t in registry if args.topic in (None, t.slug)]
     if not topics:
-        errors.print(f"unknown topic {args.topic!r}")
-        return EXIT_USAGE
+        raise UsageError(f"unknown topic {args.topic!r}; topics: {', '.join(registry.topics)}")
     table = RichTable(title="default runs")
     for column in ("topic", "experiment", "checks", "seconds"):
         table.add_column(column)
@@ -263,7 +368,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 failures.append(
                     f"{topic.slug}/{experiment.name}: raised {type(error).__name__}: {error}"
                 )
-                table.add_row(topic.slug, experiment.name, "[red]error[/red]", "")
+                table.add_row(escape(topic.slug), escape(experiment.name), "[red]error[/red]", "")
                 continue
             checks = record.result.checks
             passed = sum(c.passed for c in checks)
@@ -275,14 +380,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                     )
             colour = "green" if passed == len(checks) else "red"
             table.add_row(
-                topic.slug,
-                experiment.name,
+                escape(topic.slug),
+                escape(experiment.name),
                 f"[{colour}]{passed}/{len(checks)}[/{colour}]",
                 f"{time.perf_counter() - started:.2f}",
             )
     console.print(table)
     for failure in failures:
-        errors.print(f"[red]✗[/red] {failure}")
+        errors.print(f"[red]✗[/red] {escape(failure)}")
     if failures:
         return EXIT_FAILED
     console.print("[green]every check passed[/green]")
@@ -292,20 +397,40 @@ def cmd_check(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- export
 
 
+def _check_export_dir(out: Path, force: bool) -> None:
+    """Refuse (UsageError) a target that is not a folder, not writable, or not empty."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{str(out)!r} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise UsageError(f"{str(out)!r} is not empty; choose an empty folder or pass --force")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot create {str(out)!r}: {error.strerror or error}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write into {str(out)!r}")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from whylab.explorer.export import export_site
 
     registry = _registry(args)
-    with errors.status("running experiments") as status:
-        written = export_site(
-            registry,
-            args.dir,
-            live_url=args.live_url,
-            on_experiment=lambda slug, name: status.update(f"running {slug}/{name}"),
-        )
+    _check_export_dir(args.dir, args.force)
+    try:
+        with errors.status("running experiments") as status:
+            written = export_site(
+                registry,
+                args.dir,
+                live_url=args.live_url,
+                on_experiment=lambda slug, name: status.update(escape(f"running {slug}/{name}")),
+            )
+    except OSError as error:
+        errors.print(escape(f"whylab export: error: cannot write the site: {error}"))
+        return EXIT_FAILED
     pages = sum(1 for p in written if p.suffix == ".html")
-    console.print(f"wrote {pages} pages and {len(written) - pages} assets to {args.dir}")
-    console.print(f"open {Path(args.dir) / 'index.html'} in a browser, or host the folder as is")
+    console.print(escape(f"wrote {pages} pages and {len(written) - pages} assets to {args.dir}"))
+    index = Path(args.dir) / "index.html"
+    console.print(escape(f"open {index} in a browser, or host the folder as is"))
     return EXIT_OK
 
 
@@ -313,32 +438,81 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="whylab",
         description="Explore how ML systems and numerical code really work, "
         "through equations, diagrams and experiments.",
     )
     parser.add_argument("--version", action="version", version=f"whylab {whylab.__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument(
-        "--topics-dir", type=Path, default=None, help="a folder of topics (default: whylab's own)"
+        "--topics-dir",
+        type=existing_dir,
+        default=None,
+        help="a folder of topics (default: whylab's own)",
     )
-    lang = argparse.ArgumentParser(add_help=False)
+    lang = Parser(add_help=False)
     lang.add_argument("--lang", choices=("en", "zh"), default="en", help="output language")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", parents=[common], help="open the explorer on localhost")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=2, help="experiment worker processes")
+    serve.add_argument("--port", type=int_in(1, 65535), default=8000)
+    serve.add_argument(
+        "--workers", type=int_in(1, 256), default=2, help="experiment worker processes"
+    )
     serve.add_argument("--cache-dir", type=Path, default=None, help="result cache folder")
-    serve.add_argument("--memory-limit-mb", type=int, default=2048, help="per worker; 0 = none")
-    serve.add_argument("--max-queue", type=int, default=16, help="waiting runs before 503")
-    serve.add_argument("--rate", type=float, default=5.0, help="runs per second per client")
-    serve.add_argument("--burst", type=int, default=40, help="burst per client; 0 = no limit")
+    serve.add_argument(
+        "--cache-max-mb",
+        type=finite_float(0),
+        default=512.0,
+        help="result cache size; least recently used results go first",
+    )
+    serve.add_argument(
+        "--memory-limit-mb",
+        type=int_in(128, allow_zero=True),
+        default=2048,
+        help="per worker; 0 = none",
+    )
+    serve.add_argument(
+        "--max-queue", type=int_in(1, 10_000), default=16, help="waiting runs before 503"
+    )
+    serve.add_argument(
+        "--rate",
+        type=finite_float(0),
+        default=0.5,
+        help="experiment CPU-seconds per second per client (cached results are free)",
+    )
+    serve.add_argument(
+        "--burst",
+        type=finite_float(0, allow_zero=True),
+        default=20.0,
+        help="CPU-seconds a client may use at once; 0 = no limit",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="believe X-Forwarded-For from this proxy (repeat for more; default: none)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=finite_float(0),
+        default=10.0,
+        help="seconds a client may take to send a request head",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int_in(1, 100_000),
+        default=256,
+        help="open connections before new ones get 503",
+    )
     serve.add_argument("--no-warm", action="store_true", help="do not precompute defaults")
     serve.add_argument("--open", action="store_true", help="open a browser")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
+    )
     serve.set_defaults(handler=cmd_serve)
 
     topics = commands.add_parser("topics", parents=[common, lang], help="list the topics")
@@ -346,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser("search", parents=[common, lang], help="search the topics")
     search.add_argument("query")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--limit", type=int_in(1, 50), default=10)
     search.set_defaults(handler=cmd_search)
 
     run = commands.add_parser(
@@ -365,7 +539,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", parents=[common], help="write a static copy of the site")
     export.add_argument("dir", type=Path)
-    export.add_argument("--live-url", default=None, help="link disabled forms to this explorer")
+    export.add_argument(
+        "--live-url", type=http_url, default=None, help="link disabled forms to this explorer"
+    )
+    export.add_argument("--force", action="store_true", help="write into a non-empty folder")
     export.set_defaults(handler=cmd_export)
     return parser
 
@@ -373,11 +550,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if args.command == "run":
-        return cmd_run(args, extra)
-    if extra:
+    if args.command != "run" and extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return args.handler(args)
+    try:
+        return cmd_run(args, extra) if args.command == "run" else args.handler(args)
+    except UsageError as error:
+        print(f"whylab {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":
