@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import shutil
+import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 from whylab.explorer.app import ExplorerConfig, create_app
+from whylab.explorer.server import server_settings
 from whylab.explorer.topics import TopicRegistry, load_registry
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
@@ -59,3 +66,67 @@ def client(tmp_path_factory: pytest.TempPathFactory, fixture_registry) -> Iterat
     )
     with TestClient(create_app(config, registry=fixture_registry)) as test_client:
         yield test_client
+
+
+@dataclass
+class Live:
+    """An explorer served by uvicorn (with whylab's server settings) on a loopback port."""
+
+    app: Any
+    port: int
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def serving(cache_dir: Path, **overrides) -> Iterator[Live]:
+    settings = {
+        "topics_dir": FIXTURE_TOPICS,
+        "cache_dir": cache_dir,
+        "workers": 1,
+        "memory_limit_mb": 1024,
+        **overrides,
+    }
+    config = ExplorerConfig(**settings)
+    port = _free_port()
+    app = create_app(config)
+    uvicorn_config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", **server_settings(config)
+    )
+    server = uvicorn.Server(uvicorn_config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(3000):
+            if server.started or not thread.is_alive():
+                break
+            time.sleep(0.01)
+        assert server.started, "the server did not start"
+        yield Live(app, port)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[Callable[..., Live]]:
+    """``live_server(**config)``: the explorer served on a loopback port, stopped afterwards."""
+    with ExitStack() as stack:
+        yield lambda **overrides: stack.enter_context(serving(tmp_path / "cache", **overrides))
+
+
+@pytest.fixture(scope="module")
+def module_live_server(tmp_path_factory) -> Iterator[Callable[..., Live]]:
+    """Like ``live_server``, for servers shared by the tests of one module."""
+    with ExitStack() as stack:
+        yield lambda **overrides: stack.enter_context(
+            serving(tmp_path_factory.mktemp("cache"), **overrides)
+        )

@@ -185,12 +185,13 @@ def test_page_level_parameter_errors_are_worded_in_the_page_language(client):
     assert "utm：未知参数（请写成 实验名.参数名=值）" in chinese.text
     assert "unknown parameter" not in chinese.text
     too_many = {f"sine.p{i}": "1" for i in range(65)}  # the fixture app allows 64
-    for lang, wording in [("en", "Too many parameters (at most 64)."),
-                          ("zh", "参数过多（最多 64 个）。")]:
+    for lang, wording in [
+        ("en", "Too many parameters (at most 64)."),
+        ("zh", "参数过多（最多 64 个）。"),
+    ]:
         page = client.get(f"/{lang}/topics/tiny-demo", params=too_many)
         assert page.status_code == 422 and wording in page.text
-        fragment = client.get(f"/{lang}/topics/tiny-demo/experiments/sine/result",
-                              params=too_many)
+        fragment = client.get(f"/{lang}/topics/tiny-demo/experiments/sine/result", params=too_many)
         assert fragment.status_code == 422 and wording in fragment.text
 
 

@@ -5,81 +5,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import httpx
-import pytest
-import uvicorn
-
-from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.server import server_settings
-
-FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 
 API = "/api/topics/tiny-demo/experiments"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@dataclass
-class Live:
-    app: Any
-    port: int
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
-@pytest.fixture
-def live_server(tmp_path) -> Iterator[Callable[..., Live]]:
-    """``live_server(**config)``: the explorer serving on a loopback port."""
-    with ExitStack() as stack:
-
-        def start(**overrides) -> Live:
-            settings = {
-                "topics_dir": FIXTURE_TOPICS,
-                "cache_dir": tmp_path / "cache",
-                "workers": 1,
-                "memory_limit_mb": 1024,
-                **overrides,
-            }
-            config = ExplorerConfig(**settings)
-            port = free_port()
-            app = create_app(config)
-            server = uvicorn.Server(
-                uvicorn.Config(
-                    app,
-                    host="127.0.0.1",
-                    port=port,
-                    log_level="warning",
-                    **server_settings(config),
-                )
-            )
-            thread = threading.Thread(target=server.run, daemon=True)
-            thread.start()
-            for _ in range(1000):
-                if server.started:
-                    break
-                time.sleep(0.01)
-            assert server.started, "the server did not start"
-
-            def stop() -> None:
-                server.should_exit = True
-                thread.join(timeout=30)
-
-            stack.callback(stop)
-            return Live(app, port)
-
-        yield start
 
 
 def test_forwarded_for_is_ignored_unless_the_proxy_is_trusted(live_server):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
@@ -44,6 +45,7 @@ from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
 from whylab.explorer.fragment_cache import FragmentCache
 from whylab.explorer.i18n import param_error_message, translate
+from whylab.explorer.openapi import describe_api
 from whylab.explorer.ratelimit import RateLimited, RateLimiter, retry_after_header
 from whylab.explorer.render import (
     STATIC_DIR,
@@ -470,13 +472,6 @@ def create_app(
         "/api/topics/{slug}/experiments/{name}",
         tags=["experiments"],
         summary="Run an experiment (query parameters are its parameters)",
-        responses={
-            422: {"description": "a parameter is unknown or out of its bounds"},
-            429: {"description": "this client is over its rate; see Retry-After"},
-            503: {"description": "the run queue is full; see Retry-After"},
-            504: {"description": "the experiment ran past its time limit"},
-            507: {"description": "the experiment ran past its memory limit"},
-        },
     )
     async def api_experiment(request: Request, slug: str, name: str) -> Response:
         """Every query parameter is an experiment parameter, e.g. ``?phase=0.5&seed=3``.
@@ -604,6 +599,20 @@ def create_app(
         if retry_after_s is not None:
             headers = {"Retry-After": retry_after_header(retry_after_s)}
         return html("_result.html", context, status, headers)
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's description, completed with every experiment's parameters and answers."""
+        if app.openapi_schema is None:
+            base = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            app.openapi_schema = describe_api(base, registry)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ errors
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -83,6 +84,15 @@ class ParamError(ValueError):
         self.raw = raw
 
 
+# Numbers typed as text: ASCII digits only. Python's int() and float() also take
+# "1_000", Arabic-Indic and full-width digits, which no reader means as a parameter.
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_FLOAT_TEXT = re.compile(
+    r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Param:
     """A typed, bounded experiment parameter.
@@ -132,6 +142,10 @@ class Param:
                 raise ParamError(self.name, message, "not_choice", raw=shown)
             return value
         try:
+            if isinstance(raw, str):
+                pattern = _INT_TEXT if self.kind == "int" else _FLOAT_TEXT
+                if not pattern.fullmatch(raw.strip(" \t")):
+                    raise ValueError
             if self.kind == "int":
                 if isinstance(raw, float) and not raw.is_integer():
                     raise ValueError
