@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from whylab.cli import main
@@ -109,3 +115,33 @@ def test_a_good_live_url_is_written_into_the_links(tmp_path):
     assert main(["export", str(site), "--live-url", "https://whylab.example/", *TOPICS]) == 0
     page = (site / "en" / "topics" / "tiny-demo" / "index.html").read_text(encoding="utf-8")
     assert "https://whylab.example/" in page
+
+
+def test_serve_starts_with_an_unusable_cache_dir_and_says_so(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable, "-m", "whylab.cli", "serve", "--port", str(port), *TOPICS,
+        "--cache-dir", str(blocker / "cache"), "--workers", "1", "--no-warm",
+        "--log-level", "warning",
+    ]  # fmt: skip
+    root = Path(__file__).resolve().parents[2]
+    server = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/topics/tiny-demo", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert server.poll() is None, "serve exited"
+                time.sleep(0.1)
+        assert answer.status_code == 200
+        run = httpx.get(f"http://127.0.0.1:{port}/api/topics/tiny-demo/experiments/graph")
+        assert run.status_code == 200 and run.json()["passed"]
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, _ = server.communicate(timeout=30)
+    assert "result cache in memory only" in out and "a-file" in out
