@@ -2,9 +2,11 @@
 
     PYTHONPATH=. python benchmarks/load_explorer.py [--duration 20] [--users 16]
 
-Starts ``whylab serve`` on a free loopback port (rate limit off: every simulated
-reader comes from 127.0.0.1), computes the experiment results the locust users
-will ask for, then runs locust headless for ``--duration`` seconds with
+Starts ``whylab serve`` on a free loopback port with its default limits (the
+per-client CPU-time limit charges only computed runs, so cached reads and pages
+from the one loopback client are never refused; ``--no-rate-limit`` turns it
+off), computes the experiment results the locust users will ask for, then runs
+locust headless for ``--duration`` seconds with
 benchmarks/locustfile_explorer.py and prints requests per second and the
 50th/99th percentile latency per endpoint. Load generator and server share this
 machine's cores, so the numbers are a floor for a dedicated server.
@@ -37,7 +39,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_server(port: int, cache_dir: str, workers: int) -> subprocess.Popen:
+def start_server(port: int, cache_dir: str, workers: int, rate_limit: bool) -> subprocess.Popen:
     command = [
         sys.executable,
         "-m",
@@ -51,8 +53,7 @@ def start_server(port: int, cache_dir: str, workers: int) -> subprocess.Popen:
         str(workers),
         "--cache-dir",
         cache_dir,
-        "--burst",
-        "0",
+        *([] if rate_limit else ["--burst", "0"]),
         "--no-warm",
         "--log-level",
         "warning",
@@ -112,12 +113,13 @@ def run_locust(base: str, users: int, duration: int, csv_prefix: str) -> None:
     subprocess.run(command, cwd=ROOT, check=False, timeout=duration + 60, stdout=subprocess.DEVNULL)
 
 
-def report(csv_prefix: str, duration: int, users: int, workers: int) -> None:
+def report(csv_prefix: str, duration: int, users: int, workers: int, rate_limit: bool) -> None:
     with open(f"{csv_prefix}_stats.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     print(
         f"\nexplorer load test: {users} locust users, {duration} s, {workers} experiment workers, "
-        f"{os.cpu_count()} cores shared by server and load generator\n"
+        f"{os.cpu_count()} cores shared by server and load generator, "
+        f"rate limit {'on (defaults)' if rate_limit else 'off'}\n"
     )
     header = (
         f"{'endpoint':38} {'requests':>9} {'failed':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}"
@@ -136,17 +138,21 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=20, help="seconds of load")
     parser.add_argument("--users", type=int, default=16, help="concurrent simulated readers")
     parser.add_argument("--workers", type=int, default=2, help="experiment worker processes")
+    parser.add_argument(
+        "--no-rate-limit", action="store_true", help="serve with the per-client limit off"
+    )
     args = parser.parse_args()
+    rate_limit = not args.no_rate_limit
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as scratch:
-        server = start_server(port, str(Path(scratch) / "cache"), args.workers)
+        server = start_server(port, str(Path(scratch) / "cache"), args.workers, rate_limit)
         try:
             wait_until_up(base)
             warm(base)
             prefix = str(Path(scratch) / "locust")
             run_locust(base, args.users, args.duration, prefix)
-            report(prefix, args.duration, args.users, args.workers)
+            report(prefix, args.duration, args.users, args.workers, rate_limit)
         finally:
             server.send_signal(signal.SIGINT)
             try:
