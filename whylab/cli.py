@@ -6,7 +6,7 @@
     whylab topics
     whylab search QUERY [--lang en|zh]
     whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
-    whylab check [--topic SLUG]
+    whylab check [--topic SLUG] [--controls]
     whylab export DIR [--live-url URL]
 
 ``run`` and ``check`` run experiments in this process (``serve`` uses worker
@@ -294,11 +294,19 @@ def _print_record(record, experiment, lang: str) -> None:
         for column in ("", "claim", "measured", "expected"):
             table.add_column(column)
         for check in result.checks:
-            mark = "[green]✓[/green]" if check.passed else "[red]✗[/red]"
+            mark = {
+                "passed": "[green]✓[/green]",
+                "failed": "[red]✗[/red]",
+                "not_applicable": "[yellow]n/a[/yellow]",
+            }[check.state]
+            if check.state == "not_applicable":
+                measured = check.when_applicable.get(lang) if check.when_applicable else ""
+            else:
+                measured = check.measured_in(lang)
             table.add_row(
                 mark,
                 escape(check.name.get(lang)),
-                escape(check.measured_in(lang)),
+                escape(measured),
                 escape(check.expected_in(lang)),
             )
         console.print(table)
@@ -355,6 +363,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     topics = [t for t in registry if args.topic in (None, t.slug)]
     if not topics:
         raise UsageError(f"unknown topic {args.topic!r}; topics: {', '.join(registry.topics)}")
+    if args.controls:
+        return _check_controls(topics)
     table = RichTable(title="default runs")
     for column in ("topic", "experiment", "checks", "seconds"):
         table.add_column(column)
@@ -371,12 +381,17 @@ def cmd_check(args: argparse.Namespace) -> int:
                 table.add_row(escape(topic.slug), escape(experiment.name), "[red]error[/red]", "")
                 continue
             checks = record.result.checks
-            passed = sum(c.passed for c in checks)
+            passed = sum(c.state == "passed" for c in checks)
             for check in checks:
-                if not check.passed:
+                if check.state == "failed":
                     failures.append(
                         f"{topic.slug}/{experiment.name}: {check.name.en}: measured "
                         f"{check.measured_in('en')}, expected {check.expected_in('en')}"
+                    )
+                elif check.state == "not_applicable":
+                    failures.append(
+                        f"{topic.slug}/{experiment.name}: {check.name.en}: not applicable "
+                        "at the defaults"
                     )
             colour = "green" if passed == len(checks) else "red"
             table.add_row(
@@ -391,6 +406,47 @@ def cmd_check(args: argparse.Namespace) -> int:
     if failures:
         return EXIT_FAILED
     console.print("[green]every check passed[/green]")
+    return EXIT_OK
+
+
+def _check_controls(topics) -> int:
+    """``whylab check --controls``: every check must fail under some negative control."""
+    from whylab.explorer.controls import audit_experiment
+
+    table = RichTable(title="checks under negative controls")
+    for column in ("topic", "experiment", "check", "at defaults", "made to fail by"):
+        table.add_column(column)
+    problems: list[str] = []
+    totals = RichTable(title="per topic")
+    for column in ("topic", "experiments", "checks", "controls", "problems"):
+        totals.add_column(column)
+    for topic in topics:
+        audits = [audit_experiment(topic.slug, e) for e in topic.experiments.values()]
+        for audit in audits:
+            for finding in audit.checks:
+                mark = {"passed": "✓", "failed": "✗", "not_applicable": "n/a"}
+                table.add_row(
+                    escape(topic.slug),
+                    escape(audit.experiment),
+                    escape(finding.id),
+                    mark[finding.state_at_defaults],
+                    escape(", ".join(finding.broken_by)) or "[red]nothing: unfalsified[/red]",
+                )
+            problems.extend(audit.problems)
+        totals.add_row(
+            escape(topic.slug),
+            str(len(audits)),
+            str(sum(len(a.checks) for a in audits)),
+            str(sum(len(a.controls) for a in audits)),
+            str(sum(len(a.problems) for a in audits)),
+        )
+    console.print(table)
+    console.print(totals)
+    for problem in problems:
+        errors.print(f"[red]✗[/red] {escape(problem)}")
+    if problems:
+        return EXIT_FAILED
+    console.print("[green]every check passed at its defaults and failed under a control[/green]")
     return EXIT_OK
 
 
@@ -535,6 +591,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", parents=[common], help="run every default, report checks")
     check.add_argument("--topic", default=None, help="only this topic")
+    check.add_argument(
+        "--controls",
+        action="store_true",
+        help="also run each experiment under its negative controls; fail on unfalsified checks",
+    )
     check.set_defaults(handler=cmd_check)
 
     export = commands.add_parser("export", parents=[common], help="write a static copy of the site")

@@ -92,7 +92,7 @@ def test_topic_page_renders_question_prose_math_and_every_block(client):
     for block in ("experiment-sine", "experiment-mean", "diagram-graph", "experiment-clock"):
         assert f'id="{block}"' in page
     assert page.count("<svg") == 4  # two sine charts, the running mean, the graph
-    assert page.count('class="check pass"') == 6
+    assert page.count('class="check pass"') == 7
     assert "✓" in page and "measured" in page and "expected" in page
     assert 'id="diagram-graph"' in page and 'data-experiment="graph"' not in page  # no form
     assert "<details" in page and "Data table" in page and "<table>" in page
@@ -244,7 +244,7 @@ def test_pages_are_accessible_by_construction(client):
     for element_id in ids:
         assert f'<label for="{element_id}">' in page, element_id
     assert all('role="img"' in svg for svg in re.findall(r"<svg[^>]*>", page))
-    assert page.count("<details") == page.count("<svg")  # a table for every chart
+    assert page.count('<details class="data-table"') == page.count("<svg")  # a table per chart
 
 
 def test_no_third_party_resources_and_security_headers(client):

@@ -181,20 +181,36 @@ class Param:
 # ---------------------------------------------------------------- results
 
 
+CHECK_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A check or control id: a lower-case slug, e.g. ``fft-equals-dft``."""
+
+CheckState = Literal["passed", "failed", "not_applicable"]
+
+
 @dataclass(frozen=True)
 class Check:
     """A named claim verified on this run, e.g. "FFT equals the O(n^2) DFT".
 
-    ``measured`` and ``expected`` are a plain ``str`` when they hold only
-    numbers, symbols and code names ("|Δ| = 3e-16", "≤ 1e-12", "MmBackward0"),
-    and a :class:`Text` pair when they hold words, so a Chinese page never shows
-    an English sentence.
+    ``id`` is a stable slug, unique within its experiment; negative controls
+    name the checks they must break by it. ``measured`` and ``expected`` are a
+    plain ``str`` when they hold only numbers, symbols and code names
+    ("|Δ| = 3e-16", "≤ 1e-12", "MmBackward0"), and a :class:`Text` pair when
+    they hold words, so a Chinese page never shows an English sentence.
+
+    A check has three states (:attr:`state`): passed, failed, or *not
+    applicable* -- the chosen parameters never reach the claim's premise (no
+    sample crosses the threshold, a branch is never taken). Build the last with
+    :meth:`not_applicable`; it is shown as such, never as ✓, and carries in
+    ``when_applicable`` the parameters that would make it applicable.
     """
 
     name: Text
     passed: bool
     measured: str | Text
     expected: str | Text
+    id: str = ""
+    applicable: bool = True
+    when_applicable: Text | None = None
 
     def __post_init__(self) -> None:
         for field_name in ("measured", "expected"):
@@ -203,6 +219,35 @@ class Check:
                 raise TypeError(
                     f"Check.{field_name} must be str or Text, got {type(value).__name__}"
                 )
+        if self.id and not CHECK_ID.fullmatch(self.id):
+            raise ValueError(f"check id must be a lower-case slug like 'a-b-2', got {self.id!r}")
+        if not self.applicable:
+            if self.passed:
+                raise ValueError(f"check {self.id!r}: a check that is not applicable cannot pass")
+            if self.when_applicable is None:
+                raise ValueError(
+                    f"check {self.id!r}: say which parameters would make it applicable"
+                )
+        object.__setattr__(self, "passed", bool(self.passed))
+
+    @classmethod
+    def not_applicable(
+        cls,
+        *,
+        id: str,
+        name: Text,
+        expected: str | Text,
+        why: Text,
+        measured: str | Text = "—",
+    ) -> Check:
+        """A claim whose premise these parameters do not reach; ``why`` says what would."""
+        return cls(name, False, measured, expected, id=id, applicable=False, when_applicable=why)
+
+    @property
+    def state(self) -> CheckState:
+        if not self.applicable:
+            return "not_applicable"
+        return "passed" if self.passed else "failed"
 
     def measured_in(self, lang: Lang) -> str:
         """The measured value as readers of ``lang`` see it."""
@@ -326,7 +371,87 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        return all(check.passed for check in self.checks)
+        """No applicable check failed. A not-applicable check is no evidence either way."""
+        return all(check.passed for check in self.checks if check.applicable)
+
+    def check(self, check_id: str) -> Check | None:
+        """The check with this id, or None."""
+        return next((c for c in self.checks if c.id == check_id), None)
+
+
+# ---------------------------------------------------------------- negative controls
+
+
+@dataclass(frozen=True)
+class Control:
+    """A negative control: a named perturbation that must make some checks fail.
+
+    A check is evidence only if a plausible wrong answer would fail it. A
+    control switches such a wrong answer on inside the real experiment code (a
+    wrong formula, a sabotaged implementation, a perturbed input, another
+    algorithm that should be caught); the experiment asks
+    :func:`control_active` where the perturbation goes. ``breaks`` lists the
+    ids of the checks it must make fail; ``params`` overrides the defaults for
+    the run under this control (when the perturbation needs, say, a larger n).
+    ``label`` completes "fails if ..." and is shown next to those checks.
+
+    Controls are switched on only by ``whylab check --controls`` and the tests
+    (:mod:`whylab.explorer.controls`); the web app and the JSON API cannot
+    reach them.
+    """
+
+    name: str
+    label: Text
+    breaks: tuple[str, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not CHECK_ID.fullmatch(self.name):
+            raise ValueError(f"control name must be a lower-case slug, got {self.name!r}")
+        breaks = (self.breaks,) if isinstance(self.breaks, str) else tuple(self.breaks)
+        if not breaks:
+            raise ValueError(f"control {self.name!r} must name the checks it breaks")
+        for check_id in breaks:
+            if not CHECK_ID.fullmatch(check_id):
+                raise ValueError(f"control {self.name!r}: bad check id {check_id!r}")
+        object.__setattr__(self, "breaks", breaks)
+
+
+_active_control: ContextVar[str | None] = ContextVar("whylab_active_control", default=None)
+_asked_controls: ContextVar[set[str] | None] = ContextVar("whylab_asked_controls", default=None)
+
+
+def control_active(name: str) -> bool:
+    """Whether the negative control ``name`` is switched on for the run in progress.
+
+    Experiment code puts each perturbation behind this test::
+
+        twiddles = np.exp(-2j * np.pi * k / n)
+        if control_active("twiddle-off-by-one"):
+            twiddles = np.exp(-2j * np.pi * (k + 1) / n)
+
+    It is False on every ordinary run (pages, the API, ``whylab run``).
+    """
+    asked = _asked_controls.get()
+    if asked is not None:
+        asked.add(name)
+    return _active_control.get() == name
+
+
+@contextmanager
+def switched_on(name: str | None) -> Iterator[set[str]]:
+    """Run the ``with`` block with control ``name`` on (None: none on).
+
+    Yields the set of control names the code asked about, so the runner can
+    tell a control the experiment never consults.
+    """
+    asked: set[str] = set()
+    tokens = (_active_control.set(name), _asked_controls.set(asked))
+    try:
+        yield asked
+    finally:
+        _asked_controls.reset(tokens[1])
+        _active_control.reset(tokens[0])
 
 
 # ---------------------------------------------------------------- declaration
@@ -341,6 +466,19 @@ class Experiment:
     run: Callable[..., Result]
     timing: bool = False  # measures wall-clock time: never served from cache
     time_limit_s: float = 20.0
+    controls: tuple[Control, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.controls]
+        if len(names) != len(set(names)):
+            raise ValueError(f"experiment {self.name!r}: control names must be unique")
+        for control in self.controls:
+            unknown = set(control.params) - {p.name for p in self.params}
+            if unknown:
+                raise ValueError(
+                    f"experiment {self.name!r}, control {control.name!r}: "
+                    f"unknown parameters {sorted(unknown)}"
+                )
 
     def parse_params(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults overlaid with ``raw``; unknown names and bad values raise ParamError."""
@@ -354,6 +492,10 @@ class Experiment:
         """The default parameters, parsed (so an ``int`` default of a float param is a float)."""
         return {p.name: p.parse(p.default) for p in self.params}
 
+    def controls_breaking(self, check_id: str) -> list[Control]:
+        """The controls that declare they make check ``check_id`` fail (shown on the page)."""
+        return [c for c in self.controls if check_id in c.breaks]
+
 
 def experiment(
     *,
@@ -363,11 +505,14 @@ def experiment(
     params: Sequence[Param] = (),
     timing: bool = False,
     time_limit_s: float = 20.0,
+    controls: Sequence[Control] = (),
 ) -> Callable[[Callable[..., Result]], Experiment]:
     """Declare a topic experiment; the decorated function receives parsed params as keywords."""
 
     def wrap(fn: Callable[..., Result]) -> Experiment:
-        return Experiment(name, title, description, tuple(params), fn, timing, time_limit_s)
+        return Experiment(
+            name, title, description, tuple(params), fn, timing, time_limit_s, tuple(controls)
+        )
 
     return wrap
 

@@ -64,6 +64,11 @@ UI: dict[str, Text] = {
     "checks": T("Checks", "验证"),
     "passed": T("passed", "通过"),
     "failed": T("failed", "未通过"),
+    "not_applicable": T("not applicable at these parameters", "在这组参数下不适用"),
+    "fails_if": T(
+        "What would make this fail (checked by a negative control)",
+        "什么会让它不成立（已由阴性对照验证）",
+    ),
     "measured": T("measured", "实测"),
     "expected": T("expected", "预期"),
     "metrics": T("Measurements", "测量值"),

@@ -112,10 +112,13 @@ def result_to_dict(result: Result) -> dict[str, Any]:
     return {
         "checks": [
             {
+                "id": c.id,
                 "name": _text(c.name),
+                "state": c.state,
                 "passed": bool(c.passed),
                 "measured": _words(c.measured),
                 "expected": _words(c.expected),
+                "when_applicable": None if c.when_applicable is None else _text(c.when_applicable),
             }
             for c in result.checks
         ],
@@ -179,16 +182,25 @@ def _read_figure(data: dict[str, Any]) -> Figure:
     raise SerializationError(f"unknown figure kind {data['kind']!r}")
 
 
+def _read_check(data: dict[str, Any]) -> Check:
+    # Records cached before checks had ids and a not-applicable state lack those keys.
+    when = data.get("when_applicable")
+    return Check(
+        _read_text(data["name"]),
+        data["passed"],
+        _read_words(data["measured"]),
+        _read_words(data["expected"]),
+        id=data.get("id", ""),
+        applicable=data.get("state", "passed") != "not_applicable",
+        when_applicable=None if when is None else _read_text(when),
+    )
+
+
 def result_from_dict(data: dict[str, Any]) -> Result:
     """Rebuild a :class:`Result` from :func:`result_to_dict` output."""
     return Result(
         checks=[
-            Check(
-                _read_text(c["name"]),
-                c["passed"],
-                _read_words(c["measured"]),
-                _read_words(c["expected"]),
-            )
+            _read_check(c)
             for c in data["checks"]
         ],
         figures=[_read_figure(f) for f in data["figures"]],

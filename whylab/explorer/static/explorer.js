@@ -157,7 +157,8 @@
         // Errors (422 bad parameter, 429, 503, 504) come back as rendered fragments too.
         result.innerHTML = await response.text();
         updatePageUrl(form, values);
-        const total = result.querySelectorAll(".check").length;
+        // A check that is not applicable at these parameters is no evidence either way.
+        const total = result.querySelectorAll(".check:not(.na)").length;
         const passed = result.querySelectorAll(".check.pass").length;
         status.textContent = response.ok
           ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)

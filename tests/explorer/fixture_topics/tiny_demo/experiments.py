@@ -9,6 +9,7 @@ import numpy as np
 
 from whylab.explorer.experiment import (
     Check,
+    Control,
     GraphDiagram,
     GraphNode,
     LineChart,
@@ -17,6 +18,7 @@ from whylab.explorer.experiment import (
     Series,
     T,
     Table,
+    control_active,
     experiment,
     report_progress,
 )
@@ -118,6 +120,13 @@ def sine(amplitude, cycles, samples, noise, log_y, seed):
             "seed", "int", 7, T("Random seed", "随机种子"), minimum=0, maximum=1_000_000, seed=True
         ),
     ],
+    controls=[
+        Control(
+            "biased-samples",
+            T("the samples are shifted by +0.05", "样本整体偏移 +0.05"),
+            breaks=("mean-is-half", "late-means-within-bound"),
+        )
+    ],
 )
 def mean(n, bias, seed):
     rng = np.random.default_rng(seed)
@@ -125,12 +134,34 @@ def mean(n, bias, seed):
     samples = []
     for index in range(chunks):
         samples.append(rng.random(n // chunks + (1 if index < n % chunks else 0)) + bias)
+        if control_active("biased-samples"):
+            samples[-1] += 0.05
         report_progress((index + 1) / chunks)
     data = np.concatenate(samples)
     running = np.cumsum(data) / np.arange(1, n + 1)
     bound = 4 * math.sqrt(1 / 12) / math.sqrt(n)
     error = abs(float(running[-1]) - 0.5)
     picks = np.unique(np.geomspace(1, n, 60).astype(int)) - 1
+    late_name = T(
+        "Every mean after 1000 samples is within 4σ/√k", "1000 个样本之后每个平均值都在 4σ/√k 内"
+    )
+    if n < 1000:
+        late = Check.not_applicable(
+            id="late-means-within-bound",
+            name=late_name,
+            expected="≤ 4σ/√k",
+            why=T("needs n ≥ 1000 samples", "需要 n ≥ 1000 个样本"),
+        )
+    else:
+        k = np.arange(1000, n + 1)
+        worst = float(np.max(np.abs(running[999:] - 0.5) * np.sqrt(k) / math.sqrt(1 / 12)))
+        late = Check(
+            late_name,
+            worst <= 4.0,
+            f"max |mean - 0.5|·√k/σ = {worst:.2f}",
+            "≤ 4",
+            id="late-means-within-bound",
+        )
     return Result(
         checks=[
             Check(
@@ -138,7 +169,9 @@ def mean(n, bias, seed):
                 error <= bound,
                 f"|mean - 0.5| = {error:.2e}",
                 f"<= {bound:.2e}",
-            )
+                id="mean-is-half",
+            ),
+            late,
         ],
         figures=[
             LineChart(
