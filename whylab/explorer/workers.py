@@ -22,7 +22,8 @@ replacement starts in a fraction of a second), each connected by a pipe:
   descriptors left, a wedged fork server) answers the job in hand with
   :class:`WorkerUnavailable` and the slot tries again with the next job; a
   fork server that does not answer within ``spawn_timeout_s`` is killed, and
-  multiprocessing starts a fresh one. Every :meth:`submit` ends -- with a
+  multiprocessing starts a fresh one (which gets ``FORKSERVER_START_S`` more to
+  come up, and is not killed for being slow). Every :meth:`submit` ends -- with a
   result, a 504 or a 503 -- within :meth:`WorkerPool.deadline_s`.
 
 A job names a topic folder and an experiment *that the server looked up in its
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import multiprocessing
 import os
 import signal
@@ -50,6 +52,10 @@ log = logging.getLogger(__name__)
 
 # How long a fork server may take to hand over a new worker before it counts as wedged.
 DEFAULT_SPAWN_TIMEOUT_S = 10.0
+# Extra time allowed for a start while the fork server is new: it imports numpy and the
+# explorer first, which on a loaded machine can take several seconds. A new fork server
+# is never killed for being slow.
+FORKSERVER_START_S = 30.0
 # A job that waited this long for a free worker is answered 503 instead of started.
 DEFAULT_QUEUE_WAIT_S = 30.0
 # Slack for the machinery (replacing a worker, the pipe round trip) on top of the limits.
@@ -354,6 +360,8 @@ class WorkerPool:
         self.max_queue_per_client = max_queue_per_client or max(1, max_queue // 2)
         self.queue_wait_s = queue_wait_s
         self.spawn_timeout_s = spawn_timeout_s
+        self._known_forkserver: int | None = None  # the one that last started a worker
+        self._forkserver_killed_at = -math.inf
         self.stats = PoolStats()
         self._context = _context()
         self._queue: FairQueue | None = None
@@ -367,7 +375,14 @@ class WorkerPool:
 
     async def start(self) -> None:
         self._queue = FairQueue(self.max_queue, self.max_queue_per_client)
-        await asyncio.gather(*(self._ensure_worker(w) for w in self._workers))
+        starts = await asyncio.gather(
+            *(self._ensure_worker(w) for w in self._workers), return_exceptions=True
+        )
+        for failure in starts:
+            if isinstance(failure, WorkerUnavailable):  # that slot retries with its first job
+                log.warning("experiment worker not started: %s", failure.message)
+            elif isinstance(failure, BaseException):
+                raise failure
         self._tasks = [asyncio.create_task(self._serve(w)) for w in self._workers]
 
     @property
@@ -380,7 +395,8 @@ class WorkerPool:
 
     def deadline_s(self, job: Job) -> float:
         """The longest :meth:`submit` can take for ``job``, whatever fails underneath."""
-        return self.queue_wait_s + job.time_limit_s + 2 * self.spawn_timeout_s + DEADLINE_MARGIN_S
+        starting = 2 * self.spawn_timeout_s + FORKSERVER_START_S
+        return self.queue_wait_s + job.time_limit_s + starting + DEADLINE_MARGIN_S
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
         """Run ``job`` for ``client``; returns its :class:`Outcome` or raises RunFailure.
@@ -449,17 +465,17 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._spawner, self._stop, worker)
         for attempt in range(2):
+            young = self._forkserver_is_young()
+            timeout = self.spawn_timeout_s + (FORKSERVER_START_S if young else 0.0)
             starting = loop.run_in_executor(self._spawner, self._start_process)
             try:
-                process, conn = await asyncio.wait_for(
-                    asyncio.shield(starting), self.spawn_timeout_s
-                )
+                process, conn = await asyncio.wait_for(asyncio.shield(starting), timeout)
             except TimeoutError:
                 self.stats.spawn_failures += 1
                 starting.add_done_callback(_kill_late_start)
                 # A hung start blocks one spawner thread until the fork server dies; the
                 # restart runs on another thread so it cannot queue behind it.
-                if attempt == 0 and await asyncio.to_thread(self._restart_forkserver):
+                if attempt == 0 and not young and await asyncio.to_thread(self._restart_forkserver):
                     continue
                 raise WorkerUnavailable("the worker starter did not answer") from None
             except (OSError, EOFError, ValueError) as error:
@@ -474,10 +490,17 @@ class WorkerPool:
                     continue
                 raise WorkerUnavailable(f"could not start a worker: {error}") from None
             worker.process, worker.conn = process, conn
+            self._known_forkserver = _forkserver_pid()
             self._started += 1
             if self._started > self.size:
                 self.stats.replacements += 1
             return
+
+    def _forkserver_is_young(self) -> bool:
+        """Whether the fork server may still be starting: none yet, a new one, or just killed."""
+        pid = _forkserver_pid()
+        recently_killed = time.monotonic() - self._forkserver_killed_at < FORKSERVER_START_S
+        return pid is None or pid != self._known_forkserver or recently_killed
 
     def _restart_forkserver(self) -> bool:
         """Kill a wedged fork server so the next start launches a new one; False if none."""
@@ -498,6 +521,7 @@ class WorkerPool:
             except ChildProcessError:
                 break
             time.sleep(0.01)
+        self._forkserver_killed_at = time.monotonic()
         self.stats.forkserver_restarts += 1
         return True
 
