@@ -78,6 +78,7 @@ def test_a_cache_file_truncated_under_the_server_is_survived(make_client, tmp_pa
         assert response.json()["passed"]
     assert client.get("/en/topics/tiny-demo").status_code == 200
     assert client.get(f"{API}/sine?cycles=6").json()["cached"] is True
+    assert "rebuilt" in client.app.state.cache.fault  # noticed, logged, and carried on
 
 
 def test_flipped_digits_inside_the_file_are_caught_and_the_run_recomputed(make_client, tmp_path):

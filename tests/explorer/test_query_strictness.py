@@ -50,9 +50,11 @@ def test_a_parameter_given_twice_is_a_422(client):
 @pytest.mark.parametrize(
     "path",
     [
-        "/api/topics/tiny-demo%2Fexperiments",
-        "/api/topics/tiny-demo/experiments/sine%2F..",
-        "/en/topics/tiny%2fdemo",
+        # decoded before routing, each would name a real experiment or page
+        "/api/topics/tiny-demo%2Fexperiments%2Fsine",
+        "/api/topics/tiny-demo/experiments%2fsine",
+        "/en/topics/tiny-demo%2Fexperiments%2Fsine%2Fresult",
+        "/en%2Ftopics%2Ftiny-demo",
         "/en/topics/tiny-demo%5Cexperiments",
     ],
 )
