@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,12 @@ from whylab.explorer.topics import load_registry
 from whylab.explorer.workers import FairQueue, Job, Overloaded, WorkerPool, _Entry
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
+
+
+def run_async(scenario):
+    """``asyncio.run(scenario())`` in a thread of its own (a loop may be left running here)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, scenario()).result()
 
 
 def entry(client: str, name: str, loop: asyncio.AbstractEventLoop) -> _Entry:
@@ -29,7 +36,7 @@ def test_the_queue_serves_clients_in_turn_not_first_come_first_served():
         assert queue.put(entry("carol", "c1", loop))
         return [(await queue.get()).job.experiment for _ in range(5)]
 
-    assert asyncio.run(scenario()) == ["a1", "b1", "c1", "a2", "a3"]
+    assert run_async(scenario) == ["a1", "b1", "c1", "a2", "a3"]
 
 
 def test_one_client_cannot_fill_the_whole_queue():
@@ -40,7 +47,7 @@ def test_one_client_cannot_fill_the_whole_queue():
         results.append(queue.put(entry("bob", "b1", loop)))
         return results, len(queue)
 
-    assert asyncio.run(scenario()) == ([True, True, False, True], 3)
+    assert run_async(scenario) == ([True, True, False, True], 3)
 
 
 def test_a_discarded_entry_gives_back_its_place():
@@ -54,7 +61,7 @@ def test_a_discarded_entry_gives_back_its_place():
         assert queue.put(entry("alice", "a3", loop))
         return [(await queue.get()).job.experiment for _ in range(2)]
 
-    assert asyncio.run(scenario()) == ["a2", "a3"]
+    assert run_async(scenario) == ["a2", "a3"]
 
 
 def test_a_light_client_is_not_stuck_behind_a_heavy_one():
@@ -79,7 +86,7 @@ def test_a_light_client_is_not_stuck_behind_a_heavy_one():
             await pool.close()
         return finished
 
-    finished = asyncio.run(scenario())
+    finished = run_async(scenario)
     assert finished.index("b") <= 2, finished  # after at most Alice's first two, not all four
 
 
@@ -113,7 +120,7 @@ def test_a_run_whose_readers_all_left_is_dropped_before_it_starts():
             await pool.close()
         return queued_after, pool.stats, service.stats
 
-    queued_after, pool_stats, service_stats = asyncio.run(scenario())
+    queued_after, pool_stats, service_stats = run_async(scenario)
     assert queued_after == 0
     assert pool_stats.abandoned == 1 and service_stats.dropped == 1
     assert pool_stats.jobs == 1  # only the first run ever reached the worker
@@ -137,7 +144,7 @@ def test_a_full_queue_is_overloaded_at_once():
         finally:
             await pool.close()
 
-    asyncio.run(scenario())
+    run_async(scenario)
 
 
 class Clock:
