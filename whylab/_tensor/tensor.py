@@ -54,6 +54,28 @@ class VersionCounter:
         return f"VersionCounter({self.value})"
 
 
+class Size(tuple):
+    """A tensor's sizes: a tuple that prints as ``whylab.Size([2, 3])``, like ``torch.Size``."""
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        """The number of elements a tensor of this size holds."""
+        return prod(self)
+
+    def __repr__(self) -> str:
+        return f"whylab.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
 _new_object = object.__new__
 _ndarray = np.ndarray
 
@@ -90,13 +112,18 @@ class Tensor:
     )
 
     def __new__(cls, *args, **kwargs):
-        """Not a user-facing constructor (deviation: ``torch.Tensor(2, 3)`` makes an
-        uninitialised tensor); use ``whylab.tensor(data)``, ``whylab.empty(*size)`` or
-        another factory. Subclasses build instances with :meth:`_make_subclass`."""
-        raise TypeError(
-            "whylab.Tensor cannot be constructed directly; use whylab.tensor(data), "
-            "whylab.empty(*size) or another factory"
-        )
+        """``Tensor(data)`` or ``Tensor(*size)``, the legacy constructor (as ``torch.Tensor``).
+
+        The factories live above this layer; they register the constructor with
+        :func:`set_legacy_constructor`. Subclasses build instances with
+        :meth:`_make_subclass`.
+        """
+        if cls is not Tensor or _legacy_constructor is None:
+            raise TypeError(
+                f"{cls.__name__} cannot be constructed directly; use whylab.tensor(data), "
+                "whylab.empty(*size) or another factory"
+            )
+        return _legacy_constructor(*args, **kwargs)
 
     @staticmethod
     def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
@@ -196,14 +223,14 @@ class Tensor:
     # ------------------------------------------------------------------ layout
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The sizes, as a tuple (PyTorch returns a ``torch.Size``, a tuple subclass)."""
-        return self._sizes
+    def shape(self) -> Size:
+        """The sizes, as a :class:`Size` (a tuple, like ``torch.Size``)."""
+        return Size(self._sizes)
 
     def size(self, dim: int | None = None):
-        """The sizes, or the size of one dimension."""
+        """The sizes (a :class:`Size`), or the size of one dimension."""
         if dim is None:
-            return self._sizes
+            return Size(self._sizes)
         from whylab._tensor.geometry import wrap_dim
 
         return self._sizes[wrap_dim(dim, len(self._sizes), "size")]
@@ -395,6 +422,15 @@ class Tensor:
         from whylab._tensor.printing import tensor_repr
 
         return tensor_repr(self)
+
+
+_legacy_constructor = None
+
+
+def set_legacy_constructor(fn) -> None:
+    """Make ``Tensor(...)`` call ``fn`` (registered by the factory layer)."""
+    global _legacy_constructor
+    _legacy_constructor = fn
 
 
 def tensor_method(*names):
