@@ -187,7 +187,7 @@ def graph(expression: str, seed: int) -> Result:
                  "loss": float(loss.item())},
         notes=[T("Edges point the way gradients flow, from the loss towards the leaves; each is "
                  "labelled with the shape of the gradient it carries.",
-                 "边的方向就是梯度流动的方向：从损失指向叶子；边上标注的是它所传梯度的形状。")],
+                 "边的方向就是梯度流动的方向：从损失指向叶子张量；边上标注的是它所传梯度的形状。")],
     )
 
 

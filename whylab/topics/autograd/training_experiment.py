@@ -164,7 +164,7 @@ def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result
                         update_error, EXACT_TOLERANCE, id="sgd-update"),
         Check(T(f"Training lowers the loss on the training set to at most "
                 f"{LOSS_RATIO_AT_MOST:g}× its initial value",
-                f"训练把训练集上的损失降到初始值的 {LOSS_RATIO_AT_MOST:g} 倍以下"),
+                f"训练把训练集上的损失降到初始值的 1/{round(1 / LOSS_RATIO_AT_MOST)} 以下"),
               passed=bool(final_loss <= LOSS_RATIO_AT_MOST * initial_loss),
               measured=f"{initial_loss:.3f} → {final_loss:.3f}",
               expected=f"≤ {LOSS_RATIO_AT_MOST * initial_loss:.3f}", id="loss-drops"),
