@@ -133,7 +133,7 @@ from whylab.dispatch.native.indexing import (
     tril,
     triu,
 )
-from whylab.dispatch.native.linalg import bmm, dot, ger, matmul, mm, mv, outer
+from whylab.dispatch.native.linalg import addmm, bmm, dot, ger, matmul, mm, mv, outer
 from whylab.dispatch.native.reduction import (
     amax,
     amin,
@@ -242,6 +242,7 @@ __all__ = [
     "abs",
     "absolute",
     "add",
+    "addmm",
     "amax",
     "amin",
     "arange",

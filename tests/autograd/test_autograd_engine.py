@@ -239,6 +239,32 @@ def test_accumulate_grad_steals_fresh_gradient_and_copies_shared_ones():
     assert_close(leaf.grad.numpy(), [5.0, 5.0, 5.0])
 
 
+def test_accumulate_grad_steals_a_view_only_when_its_base_is_unreachable():
+    kept = []
+
+    class Transposed(whylab.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, keep):
+            ctx.keep = keep
+            return x.t().clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            base = grad.t().reshape(-1).clone()  # a fresh 1-D tensor...
+            if ctx.keep:
+                kept.append(base)  # ...that someone else now holds
+            return base.view(3, 2), None  # the gradient is a view of it
+
+    for keep, expected in ((False, "steal"), (True, "copy")):
+        x = whylab.randn(3, 2, requires_grad=True)
+        with engine_trace() as trace:
+            Transposed.apply(x, keep).sum().backward()
+        assert [e["mode"] for e in trace.events if e["kind"] == "accumulate_grad"] == [expected]
+        assert x.grad._base is None and x.grad.is_contiguous()
+    kept[0].fill_(7.0)  # the copied .grad does not see writes to the base it came from
+    assert_close(x.grad.numpy(), np.ones((3, 2)))
+
+
 def test_accumulate_grad_adds_across_backward_calls():
     x = whylab.ones(2, requires_grad=True)
     (x * 3).sum().backward()

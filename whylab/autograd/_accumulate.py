@@ -1,8 +1,12 @@
 """How a leaf's ``.grad`` is written: steal, copy or add (PyTorch's AccumulateGrad rules).
 
 * First gradient, grad mode off: if the engine's tensor is seen by nobody else
-  (only the engine references it, it is not a view, no other tensor shares its
-  storage) and it has the leaf's layout, it becomes ``.grad`` as is ("steal").
+  (only the engine references it, and no other tensor shares its storage) and
+  it has the leaf's layout, it becomes ``.grad`` as is ("steal"). A view
+  qualifies when its base is reachable only through it -- the ``t()`` that
+  ``TBackward0`` returns, the reshape of a summed broadcast -- as in PyTorch,
+  whose rule counts references to the tensor, not to its storage; the stolen
+  view then drops its link to the unreachable base.
   Otherwise a copy with the leaf's layout is stored ("copy"), so that a later
   in-place ``+=`` cannot reach a tensor the user or another leaf still holds.
 * First gradient under ``create_graph``: a differentiable clone is stored, so
@@ -26,6 +30,9 @@ from whylab.autograd import grad_mode
 # engine tests check both outcomes.
 _EXPECTED_REFS = 4
 _EXPECTED_STORAGE_REFS = 2
+# A view's base, when only the view holds it: the view's _base slot, _can_steal's
+# local name and getrefcount's argument. Its storage then has one holder more.
+_EXPECTED_BASE_REFS = 3
 
 
 def obeys_layout_contract(gradient, variable) -> bool:
@@ -44,12 +51,17 @@ def obeys_layout_contract(gradient, variable) -> bool:
 
 
 def _can_steal(gradient, variable) -> bool:
+    base = gradient._base
+    storage_refs = _EXPECTED_STORAGE_REFS
+    if base is not None:
+        if base.grad_fn is not None or sys.getrefcount(base) > _EXPECTED_BASE_REFS:
+            return False
+        storage_refs += 1
     return (
-        gradient._base is None
-        and gradient.grad_fn is None
+        gradient.grad_fn is None
         and not gradient._requires_grad
         and sys.getrefcount(gradient) <= _EXPECTED_REFS
-        and sys.getrefcount(gradient._storage) <= _EXPECTED_STORAGE_REFS
+        and sys.getrefcount(gradient._storage) <= storage_refs
         and obeys_layout_contract(gradient, variable)
     )
 
@@ -79,6 +91,7 @@ def accumulate_grad(variable, gradient) -> None:
             variable.grad = clone_obeying_contract(gradient, variable)
             mode = "copy"
         elif _can_steal(gradient, variable):
+            gradient._base = None  # nothing else can reach the base of a stolen view
             variable.grad = gradient
             mode = "steal"
         else:

@@ -298,6 +298,36 @@ def clamp_name(min, max) -> str:
     return "ClampBackward0" if _is_tensor(min) or _is_tensor(max) else "ClampBackward1"
 
 
+def mm_mat1_backward(grad, mat2, mat1_geometry, alpha=1):
+    """Gradient of ``mat1 @ mat2`` for mat1, laid out like mat1 (PyTorch's rule).
+
+    When mat1 was column-major (a transposed view), the product is taken so
+    that it comes out column-major too: ``(mat2 @ grad.T).T``.
+    """
+    sizes, strides, _ = mat1_geometry
+    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1:
+        result = mat2.mm(grad.t()).t()
+    else:
+        result = grad.mm(mat2.t())
+    return result if alpha == 1 else result * alpha
+
+
+def mm_mat2_backward(grad, mat1, mat2_geometry, alpha=1):
+    """Gradient of ``mat1 @ mat2`` for mat2, laid out like mat2 (PyTorch's rule).
+
+    ``F.linear`` multiplies by ``weight.t()``, a column-major view: its gradient
+    is then computed as ``(grad.T @ mat1).T``, so that after ``TBackward0`` the
+    weight's gradient is row-major like the weight, and AccumulateGrad can keep
+    it without a copy.
+    """
+    sizes, strides, _ = mat2_geometry
+    if strides[0] == 1 and strides[1] == sizes[0] and sizes[0] > 1:
+        result = grad.t().mm(mat1).t()
+    else:
+        result = mat1.t().mm(grad)
+    return result if alpha == 1 else result * alpha
+
+
 def maximum_backward(grad, self, other, larger: bool):
     """Gradient of maximum/minimum for ``self``: all of it where self wins, half on ties."""
     wins = self > other if larger else self < other
@@ -488,8 +518,14 @@ DERIVATIVES = [
     # -- linear algebra --------------------------------------------------------------
     Derivative(
         "mm", "MmBackward0",
-        self=lambda grad, mat2: grad.mm(mat2.t()),
-        mat2=lambda grad, self: self.t().mm(grad),
+        self=lambda grad, mat2, self_geometry: mm_mat1_backward(grad, mat2, self_geometry),
+        mat2=lambda grad, self, mat2_geometry: mm_mat2_backward(grad, self, mat2_geometry),
+    ),
+    Derivative(
+        "addmm", "AddmmBackward0",
+        self=lambda grad, beta: grad if beta == 1 else grad * beta,
+        mat1=mm_mat1_backward,
+        mat2=mm_mat2_backward,
     ),
     Derivative(
         "bmm", "BmmBackward0",
@@ -510,6 +546,40 @@ DERIVATIVES = [
         "outer", "OuterBackward0",
         self=lambda grad, vec2: grad.mv(vec2),
         vec2=lambda grad, self: grad.t().mv(self),
+    ),
+    # -- losses ----------------------------------------------------------------------
+    # Only the log-probabilities are differentiable (targets are class indices; torch
+    # does not differentiate the class weights either).
+    Derivative(
+        "nll_loss_forward", "NllLossBackward0",
+        self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
+            whylab.ops.nll_loss_backward(
+                grad, self, target, weight, reduction, ignore_index, result1
+            )
+        ),
+    ),
+    Derivative(
+        "nll_loss2d_forward", "NllLoss2DBackward0",
+        self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
+            whylab.ops.nll_loss2d_backward(
+                grad, self, target, weight, reduction, ignore_index, result1
+            )
+        ),
+    ),
+    # The backward is linear in grad_output: its derivative there is the loss itself.
+    Derivative(
+        "nll_loss_backward", "NllLossBackwardBackward0",
+        grad_output=lambda grad, target, weight, reduction, ignore_index: whylab.ops.nll_loss(
+            grad, target, weight, reduction, ignore_index
+        ),
+        self=lambda grad: whylab.zeros_like(grad),
+    ),
+    Derivative(
+        "nll_loss2d_backward", "NllLoss2DBackwardBackward0",
+        grad_output=lambda grad, target, weight, reduction, ignore_index: whylab.ops.nll_loss2d(
+            grad, target, weight, reduction, ignore_index
+        ),
+        self=lambda grad: whylab.zeros_like(grad),
     ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),

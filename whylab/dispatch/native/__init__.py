@@ -13,8 +13,7 @@ from whylab.dispatch.native import (  # noqa: F401  (imported for their registra
     factory,
     indexing,
     linalg,
+    loss,
     reduction,
     shape,
 )
-
-_FAMILIES = (backward_ops, elementwise, factory, indexing, linalg, reduction, shape)

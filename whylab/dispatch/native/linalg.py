@@ -1,4 +1,4 @@
-"""Matrix products: mm, bmm, mv, dot, outer, and matmul with torch.matmul's rules.
+"""Matrix products: mm, addmm, bmm, mv, dot, outer, matmul with torch.matmul's rules, linear.
 
 ``matmul`` is a composite: it looks at the ranks of its operands and calls
 ``dot``, ``mv``, ``mm`` or ``bmm`` through the dispatcher (so a trace of
@@ -19,9 +19,11 @@ from whylab.dispatch.native.shape import (
     _expand,
     _reshape,
     _squeeze,
+    _t,
     _transpose,
     _unsafe_view,
     _unsqueeze,
+    _view,
 )
 from whylab.kernels.cpu import linalg as cpu
 from whylab.kernels.meta import linalg as meta
@@ -31,6 +33,11 @@ _bmm = native("bmm(Tensor self, Tensor mat2) -> Tensor", cpu.bmm, meta.bmm)
 _mv = native("mv(Tensor self, Tensor vec) -> Tensor", cpu.mv, meta.mv)
 _dot = native("dot(Tensor self, Tensor tensor) -> Tensor", cpu.dot, meta.dot)
 _outer = native("outer(Tensor self, Tensor vec2) -> Tensor", cpu.outer, meta.outer)
+_addmm = native(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    cpu.addmm,
+    meta.addmm,
+)
 
 
 def _should_fold(tensor1, tensor2) -> bool:
@@ -126,6 +133,57 @@ def _matmul_composite(tensor1, tensor2):
 _matmul = native("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul_composite)
 
 
+def _check_linear(input, weight, bias) -> None:
+    if weight.ndim != 2 or input.ndim == 0 or input._sizes[-1] != weight._sizes[1]:
+        raise RuntimeError(
+            f"linear: input of shape {tuple(input._sizes)} does not fit weight of shape "
+            f"{tuple(weight._sizes)} (need input (*, in_features) and weight "
+            "(out_features, in_features))"
+        )
+    if bias is not None and tuple(bias._sizes) != (weight._sizes[0],):
+        raise RuntimeError(
+            f"linear: bias of shape {tuple(bias._sizes)} does not fit weight of shape "
+            f"{tuple(weight._sizes)} (need ({weight._sizes[0]},))"
+        )
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tensor.dtype is not input.dtype:
+            raise RuntimeError(
+                f"linear: input and {name} must have the same dtype, but got {input.dtype} "
+                f"and {tensor.dtype}"
+            )
+
+
+def _linear_composite(input, weight, bias=None):
+    """``input @ weight.T + bias`` as torch's ``linear`` computes it.
+
+    With a bias and a 2-D input it is one ``addmm`` (node ``AddmmBackward0``);
+    a contiguous input of another rank is flattened to rows first and the
+    result viewed back. Otherwise it is ``matmul`` with ``weight.t()``, then
+    an ``add`` of the bias. ``weight.t()`` is a view: BLAS reads the row-major
+    weight as a transposed operand, nothing is copied.
+    """
+    _check_linear(input, weight, bias)
+    weight_t = _t(weight)
+    if bias is not None:
+        if input.ndim == 2:
+            return _addmm(bias, input, weight_t)
+        if input.is_contiguous():
+            rows = _view(input, (-1, input._sizes[-1]))
+            return _view(_addmm(bias, rows, weight_t), input._sizes[:-1] + (weight._sizes[0],))
+        return _matmul(input, weight_t) + bias
+    return _matmul(input, weight_t)
+
+
+_linear = native(
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", composite=_linear_composite
+)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape."""
+    return _addmm(input, mat1, mat2, beta, alpha)
+
+
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
     return _mm(input, mat2)
@@ -159,6 +217,7 @@ def matmul(input, other):
     return _matmul(input, other)
 
 
+tensor_method("addmm")(addmm)
 tensor_method("mm")(mm)
 tensor_method("bmm")(bmm)
 tensor_method("mv")(mv)

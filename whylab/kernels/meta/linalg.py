@@ -11,6 +11,10 @@ def mm(self, mat2):
     return meta_empty((self._sizes[0], mat2._sizes[1]), self.dtype)
 
 
+def addmm(self, mat1, mat2, beta=1, alpha=1):
+    return meta_empty(checks.check_addmm(self, mat1, mat2), mat1.dtype)
+
+
 def bmm(self, mat2):
     checks.check_bmm(self, mat2)
     return meta_empty((self._sizes[0], self._sizes[1], mat2._sizes[2]), self.dtype)
