@@ -214,9 +214,9 @@ def modes(inputs: int, outputs: int, seed: int) -> Result:
             T("backward() on a vector output without a gradient is an error",
               "向量输出不给梯度就调用 backward() 会报错"),
             passed=vector_backward_error is not None and "scalar" in vector_backward_error,
-            measured=T("RuntimeError: " + vector_backward_error, "RuntimeError：" +
-                       vector_backward_error) if vector_backward_error else
-            T("no error", "没有报错"),
+            measured=T(f"RuntimeError: “{vector_backward_error}”",
+                       f"RuntimeError：“{vector_backward_error}”") if vector_backward_error
+            else T("no error", "没有报错"),
             expected=T("RuntimeError (only a scalar's gradient is implicit)",
                        "RuntimeError（只有标量的梯度可以默认为 1）"),
             id="vector-needs-grad-output")
