@@ -59,6 +59,14 @@ def equality_check(name: Text, measured, expected, *, id: str) -> Check:
                  expected=str(expected), id=id)
 
 
+def check_if_reached(reached: bool, name: Text, *, passed: bool, measured: str | Text,
+                     expected: str | Text, why: Text, id: str) -> Check:
+    """The check when the parameters reach its premise, else "not applicable" with ``why``."""
+    if reached:
+        return Check(name, passed=passed, measured=measured, expected=expected, id=id)
+    return Check.not_applicable(id=id, name=name, expected=expected, why=why)
+
+
 def central_difference(loss: Callable[[dict[str, np.ndarray]], float], values: Arrays,
                        step: float) -> dict[str, np.ndarray]:
     """(f(x + h e_i) - f(x - h e_i)) / 2h for every entry of every named array."""

@@ -32,6 +32,7 @@ from whylab.topics.autograd.comparisons import (
     FD_TOLERANCE,
     agreement_check,
     central_difference,
+    check_if_reached,
     equality_check,
     gradients_error,
     relative_error,
@@ -209,25 +210,19 @@ def modes(inputs: int, outputs: int, seed: int) -> Result:
     scalar_runs_per_node = set(Counter(scalar_trace.execution_order()).values())
     y_value = y.detach().numpy()
 
-    if outputs >= 2:
-        vector_check = Check(
-            T("backward() on a vector output without a gradient is an error",
-              "向量输出不给梯度就调用 backward() 会报错"),
-            passed=vector_backward_error is not None and "scalar" in vector_backward_error,
-            measured=T(f"RuntimeError: “{vector_backward_error}”",
-                       f"RuntimeError：“{vector_backward_error}”") if vector_backward_error
-            else T("no error", "没有报错"),
-            expected=T("RuntimeError (only a scalar's gradient is implicit)",
-                       "RuntimeError（只有标量的梯度可以默认为 1）"),
-            id="vector-needs-grad-output")
-    else:
-        vector_check = Check.not_applicable(
-            id="vector-needs-grad-output",
-            name=T("backward() on a vector output without a gradient is an error",
-                   "向量输出不给梯度就调用 backward() 会报错"),
-            expected="RuntimeError",
-            why=T("needs m ≥ 2 outputs (with m = 1 the output is a scalar)",
-                  "需要 m ≥ 2 个输出（m = 1 时输出就是标量）"))
+    vector_check = check_if_reached(
+        outputs >= 2,
+        T("backward() on a vector output without a gradient is an error",
+          "向量输出不给梯度就调用 backward() 会报错"),
+        passed=vector_backward_error is not None and "scalar" in vector_backward_error,
+        measured=T(f"RuntimeError: “{vector_backward_error}”",
+                   f"RuntimeError：“{vector_backward_error}”") if vector_backward_error
+        else T("no error", "没有报错"),
+        expected=T("RuntimeError (only a scalar's gradient is implicit)",
+                   "RuntimeError（只有标量的梯度可以默认为 1）"),
+        why=T("needs m ≥ 2 outputs (with m = 1 the output is a scalar)",
+              "需要 m ≥ 2 个输出（m = 1 时输出就是标量）"),
+        id="vector-needs-grad-output")
     checks = [
         agreement_check(T("Reverse mode: m engine passes give the Jacobian, one row each "
                           "(vs the closed form W₂ diag(1 − h²) W₁)",

@@ -24,6 +24,7 @@ from whylab.explorer.experiment import (
 from whylab.topics.autograd.comparisons import (
     agreement_check,
     central_difference,
+    check_if_reached,
     forward_difference,
     gradients_error,
 )
@@ -223,40 +224,30 @@ def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
                       f"exceeds {underflow:.2f}, where e^(−loss) rounds to zero in {dtype}",
                       f"分开写法：真实损失超过 {underflow:.2f}（{dtype} 中 e^(−损失) 在此舍入为零）"
                       f"时，−log softmax(z)_y 恰好变为无穷大")
-    if separate_reached:
-        separate_check = Check(separate_name, passed=separate_violations == 0,
-                               measured=_first_failure_text(first_failure["separate"],
-                                                            separate_violations,
-                                                            what=T("inf", "出现 inf")),
-                               expected=NO_SAMPLE_DISAGREES, id="separate-inf-past-underflow")
-    else:
-        separate_check = Check.not_applicable(id="separate-inf-past-underflow",
-                                              name=separate_name, expected=NO_SAMPLE_DISAGREES,
-                                              why=larger_scale)
-    gradient_name = T("Separate: where the loss is infinite, its gradient is not finite either",
-                      "分开写法：损失为无穷大的样本，梯度也不是有限值")
-    if separate_infinite:
-        gradient_check = Check(gradient_name, passed=inf_loss_with_finite_gradient == 0,
-                               measured=T(f"{inf_loss_with_finite_gradient} of "
-                                          f"{separate_infinite} with a finite gradient",
-                                          f"{separate_infinite} 个中有 "
-                                          f"{inf_loss_with_finite_gradient} 个梯度有限"),
-                               expected="0", id="separate-inf-gradient")
-    else:
-        gradient_check = Check.not_applicable(id="separate-inf-gradient", name=gradient_name,
-                                              expected="0", why=larger_scale)
-    naive_name = T(f"Naive: once the largest logit exceeds log(max {dtype}) = {overflow:.1f}, "
-                   f"exp overflows and the loss is not finite",
-                   f"朴素写法：最大 logit 一旦超过 log({dtype} 最大值) = {overflow:.1f}，"
-                   f"exp 上溢，损失不再是有限值")
-    if naive_reached:
-        naive_check = Check(naive_name, passed=naive_violations == 0,
-                            measured=_first_failure_text(first_failure["naive"], naive_violations,
-                                                         what=T("failure", "失效")),
-                            expected=NO_SAMPLE_DISAGREES, id="naive-overflow")
-    else:
-        naive_check = Check.not_applicable(id="naive-overflow", name=naive_name,
-                                           expected=NO_SAMPLE_DISAGREES, why=larger_scale)
+    separate_check = check_if_reached(
+        separate_reached > 0, separate_name, passed=separate_violations == 0,
+        measured=_first_failure_text(first_failure["separate"], separate_violations,
+                                     what=T("inf", "出现 inf")),
+        expected=NO_SAMPLE_DISAGREES, why=larger_scale, id="separate-inf-past-underflow")
+    gradient_check = check_if_reached(
+        separate_infinite > 0,
+        T("Separate: where the loss is infinite, its gradient is not finite either",
+          "分开写法：损失为无穷大的样本，梯度也不是有限值"),
+        passed=inf_loss_with_finite_gradient == 0,
+        measured=T(f"{inf_loss_with_finite_gradient} of {separate_infinite} with a finite "
+                   f"gradient",
+                   f"{separate_infinite} 个中有 {inf_loss_with_finite_gradient} 个梯度有限"),
+        expected="0", why=larger_scale, id="separate-inf-gradient")
+    naive_check = check_if_reached(
+        naive_reached > 0,
+        T(f"Naive: once the largest logit exceeds log(max {dtype}) = {overflow:.1f}, "
+          f"exp overflows and the loss is not finite",
+          f"朴素写法：最大 logit 一旦超过 log({dtype} 最大值) = {overflow:.1f}，"
+          f"exp 上溢，损失不再是有限值"),
+        passed=naive_violations == 0,
+        measured=_first_failure_text(first_failure["naive"], naive_violations,
+                                     what=T("failure", "失效")),
+        expected=NO_SAMPLE_DISAGREES, why=larger_scale, id="naive-overflow")
     checks = [
         Check(T("Fused: accurate at every scale, never inf or nan",
                 "合并写法：各个尺度下都准确，从不出现 inf 或 nan"),

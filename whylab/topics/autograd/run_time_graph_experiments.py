@@ -23,7 +23,12 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.topics.autograd.backward_trace import diagram, trace_backward
-from whylab.topics.autograd.comparisons import EXACT_TOLERANCE, agreement_check, relative_error
+from whylab.topics.autograd.comparisons import (
+    EXACT_TOLERANCE,
+    agreement_check,
+    check_if_reached,
+    relative_error,
+)
 from whylab.topics.autograd.expressions import constant
 from whylab.topics.autograd.sabotage import pass_through, replace_backward
 
@@ -98,19 +103,16 @@ def control_flow(x1: float, x2: float) -> Result:
     exact_gradients = [2.0**k for k in expected]
     names = [sorted(node["name"] for node in trace.nodes) for trace in traces]
 
-    differ_name = T("The two runs recorded different graphs", "两次运行记录的计算图不同")
-    if expected[0] != expected[1]:
-        differ_check = Check(differ_name, passed=names[0] != names[1],
-                             measured=T(f"{len(names[0])} and {len(names[1])} nodes",
-                                        f"分别为 {len(names[0])} 个和 {len(names[1])} 个节点"),
-                             expected=T("different node lists", "节点列表不同"),
-                             id="graphs-differ")
-    else:
-        differ_check = Check.not_applicable(
-            id="graphs-differ", name=differ_name,
-            expected=T("different node lists", "节点列表不同"),
-            why=T("both starting values need the same number of doublings; pick values such as "
-                  "0.3 and 3", "两个初值需要的翻倍次数相同；请选 0.3 和 3 这样的值"))
+    differ_check = check_if_reached(
+        expected[0] != expected[1],
+        T("The two runs recorded different graphs", "两次运行记录的计算图不同"),
+        passed=names[0] != names[1],
+        measured=T(f"{len(names[0])} and {len(names[1])} nodes",
+                   f"分别为 {len(names[0])} 个和 {len(names[1])} 个节点"),
+        expected=T("different node lists", "节点列表不同"),
+        why=T("both starting values need the same number of doublings; pick values such as "
+              "0.3 and 3", "两个初值需要的翻倍次数相同；请选 0.3 和 3 这样的值"),
+        id="graphs-differ")
     checks = [
         Check(T("Each run recorded one product per doubling it needed, k = ⌈log₂(10/x)⌉",
                 "每次运行按实际需要的翻倍次数记录乘法节点，k = ⌈log₂(10/x)⌉"),
