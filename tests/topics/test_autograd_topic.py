@@ -434,6 +434,9 @@ def _torch_graph(expression):
     elif expression == "softmax-ce":
         loss = F.cross_entropy(torch.tensor(rng.standard_normal((4, 5))) @ leaves["W"],
                                torch.tensor([0, 1, 2, 0]))
+    elif expression == "linear-ce":
+        loss = F.cross_entropy(F.linear(torch.tensor(rng.standard_normal((4, 3))), leaves["W"],
+                                        leaves["b"]), torch.tensor([0, 1, 2, 3]))
     elif expression == "fan-out":
         loss = (leaves["x"] * leaves["x"] + leaves["x"]).sum()
     elif expression == "diff-squares":

@@ -123,7 +123,7 @@ def dependency_mismatches(trace: BackwardTrace) -> list[str]:
                   if trace.dependencies.get(node_id, 0) != degrees[node_id])
 
 
-PRODUCT_NODES = ("MmBackward0", "MulBackward0")
+PRODUCT_NODES = ("MmBackward0", "AddmmBackward0", "MulBackward0")
 
 
 def product_saves(trace: BackwardTrace) -> list[tuple[str, list[str]]]:

@@ -144,6 +144,21 @@ def _softmax_cross_entropy(rng: np.random.Generator) -> Case:
     return Case({"W": rng.standard_normal((5, 3))}, loss, gradient)
 
 
+def _linear_cross_entropy(rng: np.random.Generator) -> Case:
+    x = rng.standard_normal((4, 3))
+    labels = rng.integers(0, 5, size=4)
+
+    def loss(t: Tensors) -> whylab.Tensor:
+        return mean_cross_entropy(F.linear(data(x), t["W"], t["b"]), labels)
+
+    def gradient(v: Arrays) -> Arrays:
+        d_logits = cross_entropy_logit_gradient(x @ v["W"].T + v["b"], labels)
+        return {"W": d_logits.T @ x, "b": d_logits.sum(axis=0)}  # z = x Wᵀ + b
+
+    leaves = {"W": rng.standard_normal((5, 3)), "b": 0.1 * rng.standard_normal(5)}
+    return Case(leaves, loss, gradient)
+
+
 def _fan_out(rng: np.random.Generator) -> Case:
     def loss(t: Tensors) -> whylab.Tensor:
         x = t["x"]
@@ -188,6 +203,8 @@ EXPRESSIONS: dict[str, Expression] = {
         Expression("tanh-affine", T("sum of tanh(x·w + b)", "tanh(x·w + b) 之和"), _tanh_affine),
         Expression("softmax-ce", T("softmax cross-entropy of x·W", "x·W 的 softmax 交叉熵"),
                    _softmax_cross_entropy),
+        Expression("linear-ce", T("cross-entropy of a linear layer, F.linear(x, W, b)",
+                                  "线性层 F.linear(x, W, b) 的交叉熵"), _linear_cross_entropy),
         Expression("fan-out", T("fan-out: sum of x·x + x", "扇出：x·x + x 之和"), _fan_out),
         Expression("diff-squares", T("sum of (a + b)·(a − b)", "(a + b)·(a − b) 之和"),
                    _difference_of_squares),
