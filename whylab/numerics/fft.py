@@ -177,7 +177,7 @@ def _as_signal(x: object, op: str) -> np.ndarray:
 
 
 def _dft_angles(n: int, start: int, stop: int) -> np.ndarray:
-    """``j*k mod n`` for rows ``start..stop-1``: entry (k, j) of the matrix is exp(-2*pi*i*that/n)."""
+    """``j*k mod n`` for rows ``start..stop-1``; matrix entry (k, j) is exp(-2*pi*i * that / n)."""
     rows = np.arange(start, stop, dtype=np.int64)[:, None]
     cols = np.arange(n, dtype=np.int64)[None, :]
     # Reduce j*k modulo n in integers first: exp(-2*pi*i*jk/n) is periodic in jk,

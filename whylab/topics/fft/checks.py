@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from whylab.explorer.experiment import Check, Text, T
+from whylab.explorer.experiment import Check, T, Text
 
 AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
 

@@ -190,7 +190,8 @@ def cost_growth(max_log2n: int, rounds: int) -> Result:
         ratio_check("dft-slower-than-fft",
                     T(f"At n = {largest_common} the DFT takes at least {DFT_SLOWER_AT_LEAST:g}× "
                       "as long as the FFT",
-                      f"n = {largest_common} 时 DFT 的耗时至少是 FFT 的 {DFT_SLOWER_AT_LEAST:g} 倍"),
+                      f"n = {largest_common} 时 DFT 的耗时至少是 FFT 的 "
+                      f"{DFT_SLOWER_AT_LEAST:g} 倍"),
                     slowdown, DFT_SLOWER_AT_LEAST),
         ratio_check("dft-time-is-exponentials",
                     T(f"Most of the DFT's time is its n² exponentials: at n = {largest_common}, "
