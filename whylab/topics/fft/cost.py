@@ -61,11 +61,14 @@ DFT_MATRIX_CACHED = "dft-matrix-cached"
 
 
 def seconds_per_call(func: Callable[[np.ndarray], object], x: np.ndarray,
-                     budget_s: float = 0.003, repeats: int = 3) -> float:
+                     budget_s: float = 0.001, repeats: int = 7) -> float:
     """Time of one call: the fastest of ``repeats`` loops, each lasting about ``budget_s``.
 
     On a shared machine other work can only add time, never remove it, so the
-    fastest loop is the most stable estimate of what the code itself costs.
+    fastest loop is the most stable estimate of what the code itself costs. The
+    loops are short and many: when the cores are oversubscribed, a loop longer
+    than the scheduler's time slice is almost always interrupted, so only short
+    loops give a large n an even chance of one clean measurement.
     """
     return fastest_per_call(partial(func, x), budget_s, repeats, max_calls=1 << 14)
 
