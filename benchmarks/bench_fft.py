@@ -41,7 +41,7 @@ def main() -> None:
         "dft (matrix)": dft,
     }
     rng = np.random.default_rng(0)
-    print(f"{'n':>7} {'implementation':<16} {'median µs':>12} {'[q1, q3] µs':>22} "
+    print(f"{'n':>7} {'implementation':<20} {'median µs':>12} {'[q1, q3] µs':>22} "
           f"{'x numpy (median [q1, q3])':>30}")
     for log2n in range(3, args.max_log2n + 1, 1):
         n = 2**log2n
@@ -55,13 +55,13 @@ def main() -> None:
         for name, samples in result.times.items():
             micros = quartiles([t * 1e6 for t in samples])
             vs_numpy = result.ratio_quartiles(name, "numpy.fft")
-            print(f"{n:>7} {name:<16} {micros.median:>12.1f} "
+            print(f"{n:>7} {name:<20} {micros.median:>12.1f} "
                   f"{f'[{micros.q1:.1f}, {micros.q3:.1f}]':>22} {vs_numpy.format('.1f'):>30}")
         if "dft (matrix)" in result.times:
             speedup = result.ratio_quartiles("dft (matrix)", "fft (iterative)")
-            print(f"{n:>7} {'dft / fft':<16} {'':>12} {'':>22} {speedup.format('.1f'):>30}")
+            print(f"{n:>7} {'dft / fft':<20} {'':>12} {'':>22} {speedup.format('.1f'):>30}")
             cached = result.ratio_quartiles("dft (matrix)", "dft (cached matrix)")
-            print(f"{n:>7} {'dft / cached':<16} {'':>12} {'':>22} {cached.format('.1f'):>30}")
+            print(f"{n:>7} {'dft / cached':<20} {'':>12} {'':>22} {cached.format('.1f'):>30}")
 
 if __name__ == "__main__":
     main()

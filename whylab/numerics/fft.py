@@ -357,7 +357,7 @@ def _planned(signal: np.ndarray, plan: Plan | None, op: str) -> Plan:
     n = signal.shape[0]
     if plan is None:
         _require_power_of_two(n, op)
-        return Plan(n, _bit_reversal(n), _stages(n))
+        return plan_fft(n)
     if plan.n != n:
         raise ValueError(f"{op}: the plan is for length {plan.n}, the signal has n={n}")
     return plan
