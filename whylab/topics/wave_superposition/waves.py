@@ -37,7 +37,7 @@ LABELS = {
     EQUAL_AMPLITUDE_PHASE: T("the phase of the sum is taken to be φ/2, as for equal amplitudes",
                              "把合成波的相位当成 φ/2，照搬等幅情形"),
     CROSS_TERM_HALVED: T("the cross term lacks its factor 2: √(A1² + A2² + A1·A2·cos φ)",
-                         "交叉项少了因子 2：写成了 √(A1² + A2² + A1·A2·cos φ)"),
+                         "交叉项漏掉了因子 2：写成了 √(A1² + A2² + A1·A2·cos φ)"),
 }
 
 DETUNING = 1.05
