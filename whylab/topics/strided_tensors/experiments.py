@@ -11,30 +11,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import partial
 
 import numpy as np
 
 import whylab
-from whylab.bench import fastest_per_call
 from whylab.explorer.experiment import (
     Check,
     Control,
     GraphDiagram,
     GraphNode,
-    LineChart,
     Param,
     Result,
-    Series,
     T,
     Table,
-    Text,
     control_active,
     experiment,
-    report_progress,
 )
 from whylab.topics.strided_tensors import layout as formulas
 from whylab.topics.strided_tensors.chains import CHAINS, STARTING_LAYOUTS, TARGET_SHAPES
+from whylab.topics.strided_tensors.costs import copy_cost, mm_operands
+from whylab.topics.strided_tensors.writes import expanded_write
 
 MARKER = -1000.0  # written through a view; random normal storage never holds it
 MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every cell)
@@ -278,7 +274,7 @@ def run_step(step, tensor: whylab.Tensor) -> whylab.Tensor:
         "Applies a chain of view operations to a tensor of random numbers and shows, after each "
         "step, the sizes, strides and storage offset the engine reports, then where in the flat "
         "storage every element of the final view lives.",
-        "对一个随机数张量依次施加几个视图操作，列出每一步之后引擎报告的尺寸、步长和存储偏移，"
+        "对一个随机数张量依次施加几个视图操作，列出每一步之后引擎报告的尺寸、步幅和存储偏移，"
         "再列出最终视图的每个元素位于扁平存储中的哪个位置。",
     ),
     params=[
@@ -343,7 +339,7 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
     cells = formulas.addresses(final_layout)
     steps_table = Table(
         title=T("Layout after each step", "每一步之后的布局"),
-        columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步长"),
+        columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步幅"),
                  T("offset", "偏移"), T("is_contiguous()", "is_contiguous()")],
         rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), str(t.is_contiguous())]
               for code, t in zip(codes, tensors, strict=True)],
@@ -439,7 +435,8 @@ def size_one_check(with_size_one_exception: bool) -> Check:
         passed=bare_fails and engine_views and rule_views,
         measured=T(f"engine: {'view' if engine_views else 'error'}; rule: "
                    f"{(yes if rule_views else no).en}",
-                   f"引擎：{'视图' if engine_views else '报错'}；规则：{(yes if rule_views else no).zh}"),
+                   f"引擎：{'视图' if engine_views else '报错'}；"
+                   f"规则：{(yes if rule_views else no).zh}"),
         expected=T("engine: view; rule: yes", "引擎：视图；规则：能"),
     )
 
@@ -559,8 +556,8 @@ def view_or_copy(layout: str, target: str) -> Result:
         title=T(f"{start.code}: view and reshape to each shape",
                 f"{start.code}：对各个形状调用 view 与 reshape"),
         columns=[T("target shape", "目标形状"),
-                 T("view(): strides, or ✗ when it fails", "view()：步长；失败记为 ✗"),
-                 T("strides predicted by merging", "按合并规则预测的步长"),
+                 T("view(): strides, or ✗ when it fails", "view()：步幅；失败记为 ✗"),
+                 T("strides predicted by merging", "按合并规则预测的步幅"),
                  T("reshape() shares x's storage", "reshape() 与 x 共用存储")],
         rows=rows,
     )
@@ -569,9 +566,9 @@ def view_or_copy(layout: str, target: str) -> Result:
                f"Merging neighbours where sⱼ = sⱼ₊₁·nⱼ₊₁ leaves {len(blocks)} block(s) "
                f"(elements@stride): {block_text}. A target shape can be a view exactly when "
                "its dimensions split into runs whose products are these block sizes, in order.",
-               f"{start.code} 的尺寸为 {_fmt(source.sizes)}，步长为 {_fmt(source.strides)}。"
+               f"{start.code} 的尺寸为 {_fmt(source.sizes)}，步幅为 {_fmt(source.strides)}。"
                f"把满足 sⱼ = sⱼ₊₁·nⱼ₊₁ 的相邻维度合并后剩下 {len(blocks)} 块"
-               f"（元素数@步长）：{block_text}。目标形状能成为视图，当且仅当它的各维可以按顺序"
+               f"（元素数@步幅）：{block_text}。目标形状能成为视图，当且仅当它的各维可以按顺序"
                "分成若干段，每段尺寸之积恰好等于这些块的大小。")]
     if target in errors:
         notes.append(T(f"view{_fmt(TARGET_SHAPES[target])} raised: {errors[target]}",
@@ -609,7 +606,8 @@ def version_of(tensor: whylab.Tensor) -> int:
 def sequence_check(check_id: str, name, observed: Sequence[int],
                    expected: Sequence[int]) -> Check:
     """Pass when a recorded sequence of versions is exactly the expected one."""
-    return Check(id=check_id, name=name, passed=list(observed) == list(expected) and len(observed) > 0,
+    return Check(id=check_id, name=name,
+                 passed=list(observed) == list(expected) and len(observed) > 0,
                  measured=", ".join(str(v) for v in observed),
                  expected=", ".join(str(v) for v in expected))
 
@@ -777,162 +775,4 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
                            "version_at_backward": version_of(y)})
 
 
-# ---------------------------------------------------------------- copy-cost
-
-TIMED_OPS: dict[str, tuple[Text, Callable]] = {  # y is always a contiguous n × n tensor
-    "add-other": (T("t + y", "t + y"), lambda t, y: t + y),
-    "sum-rows": (T("t.sum(dim=1)", "t.sum(dim=1)"), lambda t, y: t.sum(dim=1)),
-    "scale": (T("t * 2", "t * 2"), lambda t, y: t * 2.0),
-}
-CHEAPER_THAN_COPY_AT_LEAST = 10.0  # a header-only call vs. a real n × n copy, at the largest n
-SAME_VALUES_TOLERANCE = 1e-12  # relative; a sum may add the same numbers in another order
-
-
-def fastest_seconds(func: Callable[[], object], rounds: int, budget_s: float = 0.002) -> float:
-    """Seconds per call: the fastest of ``rounds`` loops, each long enough to time (~budget_s).
-
-    Other work on a shared machine only ever adds time, so the fastest loop is the
-    steadiest estimate of what the code itself costs.
-    """
-    return fastest_per_call(func, budget_s, rounds, max_calls=1 << 12)
-
-
-def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values − reference| / max |reference|; infinite when the shapes differ."""
-    if values.shape != reference.shape:
-        return float("inf")
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
-
-
-@experiment(
-    name="copy-cost",
-    title=T("What non-contiguous costs, and what contiguous() costs",
-            "不连续要付出什么代价，contiguous() 又要付出什么代价"),
-    description=T(
-        "Times one operation on an n × n tensor t (y is another, contiguous n × n tensor), "
-        "once with t contiguous and once with t = x.t(), a transposed view; then the two "
-        "copies, x.clone() (memory read in order) and x.t().contiguous() (memory read across "
-        "rows), and the two header-only calls x.contiguous() and x.t().",
-        "对 n × n 张量 t 计时某个运算（y 是另一个连续的 n × n 张量）：t 连续时算一次，"
-        "t = x.t()（转置视图）时再算一次；再对两种复制计时——x.clone()（按内存顺序读）和 "
-        "x.t().contiguous()（跨行读内存）——以及两个只建表头的调用 x.contiguous() 和 x.t()。",
-    ),
-    params=[
-        Param("op", "choice", "add-other", T("operation on t", "对 t 的运算"),
-              choices=tuple(TIMED_OPS), choice_labels=tuple(label for label, _ in
-                                                            TIMED_OPS.values())),
-        Param("max_log2n", "int", 11, T("largest log₂ n", "最大的 log₂ n"),
-              minimum=8, maximum=11, step=1),
-        Param("rounds", "int", 3, T("timing rounds (fastest kept)", "计时轮数（取最快一次）"),
-              minimum=1, maximum=7, step=1),
-    ],
-    timing=True,
-)
-def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
-    label, operation = TIMED_OPS[op]
-    sizes = [2**k for k in range(7, max_log2n + 1)]
-    timings: dict[str, list[float]] = {key: [] for key in
-                                       ("op_contiguous", "op_transposed", "clone",
-                                        "contiguous_of_transposed", "contiguous_of_contiguous",
-                                        "transpose_view")}
-    self_returns, copies_row_major, worst_difference = [], [], 0.0
-    generator = whylab.Generator().manual_seed(0)
-    for step, n in enumerate(sizes):
-        x = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
-        y = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
-        xt = x.t()  # a view: transposed layout, nothing copied
-        xt_copy = xt.contiguous()  # the same values, row-major
-
-        same = x.contiguous()
-        self_returns.append(same is x and storage_ptr(same) == storage_ptr(x))
-        copies_row_major.append(storage_ptr(xt_copy) != storage_ptr(x)
-                                and tuple(xt_copy.stride()) == (n, 1)
-                                and np.array_equal(xt_copy.numpy(), x.numpy().T))
-        worst_difference = max(worst_difference, relative_difference(
-            operation(xt, y).numpy(), operation(xt_copy, y).numpy()))
-
-        timings["op_contiguous"].append(fastest_seconds(partial(operation, xt_copy, y), rounds))
-        timings["op_transposed"].append(fastest_seconds(partial(operation, xt, y), rounds))
-        timings["clone"].append(fastest_seconds(x.clone, rounds))
-        timings["contiguous_of_transposed"].append(fastest_seconds(xt.contiguous, rounds))
-        timings["contiguous_of_contiguous"].append(fastest_seconds(x.contiguous, rounds))
-        timings["transpose_view"].append(fastest_seconds(x.t, rounds))
-        report_progress((step + 1) / len(sizes))
-
-    largest = sizes[-1]
-    self_return_gain = timings["clone"][-1] / timings["contiguous_of_contiguous"][-1]
-    view_gain = timings["contiguous_of_transposed"][-1] / timings["transpose_view"][-1]
-    checks = [
-        Check(name=T("contiguous() of a contiguous tensor returns the tensor itself: "
-                     "same object, same storage, no copy",
-                     "对连续张量调用 contiguous() 返回它自己：同一个对象、同一块存储，不复制"),
-              passed=all(self_returns),
-              measured=T(f"{sum(self_returns)} of {len(sizes)} sizes",
-                         f"{len(sizes)} 个尺寸中 {sum(self_returns)} 个"),
-              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
-        Check(name=T("contiguous() of the transposed view makes a new row-major storage "
-                     "(strides (n, 1)) holding xᵀ",
-                     "对转置视图调用 contiguous() 会新建一块行主序存储（步长 (n, 1)），内容为 xᵀ"),
-              passed=all(copies_row_major),
-              measured=T(f"{sum(copies_row_major)} of {len(sizes)} sizes",
-                         f"{len(sizes)} 个尺寸中 {sum(copies_row_major)} 个"),
-              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
-        Check(name=T(f"{label.en} gives the same values whether t is a view or a contiguous copy",
-                     f"无论 t 是视图还是连续副本，{label.zh} 的结果都相同"),
-              passed=worst_difference <= SAME_VALUES_TOLERANCE,
-              measured=T(f"relative max difference {worst_difference:.1e}",
-                         f"最大相对差 {worst_difference:.1e}"),
-              expected=f"≤ {SAME_VALUES_TOLERANCE:.0e}"),
-        Check(name=T(f"At n = {largest}, contiguous() returning itself is at least "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than copying (clone)",
-                     f"n = {largest} 时，返回自身的 contiguous() 比复制（clone）至少便宜 "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
-              passed=self_return_gain >= CHEAPER_THAN_COPY_AT_LEAST,
-              measured=f"{self_return_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
-        Check(name=T(f"At n = {largest}, making the view x.t() is at least "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than the transposing copy "
-                     "x.t().contiguous()",
-                     f"n = {largest} 时，创建视图 x.t() 比转置复制 x.t().contiguous() 至少便宜 "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
-              passed=view_gain >= CHEAPER_THAN_COPY_AT_LEAST,
-              measured=f"{view_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
-    ]
-    names = {
-        "op_contiguous": T(f"{label.en}, t contiguous", f"{label.zh}，t 连续"),
-        "op_transposed": T(f"{label.en}, t = x.t()", f"{label.zh}，t = x.t()"),
-        "clone": T("x.clone()", "x.clone()"),
-        "contiguous_of_transposed": T("x.t().contiguous()", "x.t().contiguous()"),
-        "contiguous_of_contiguous": T("x.contiguous()", "x.contiguous()"),
-        "transpose_view": T("x.t()", "x.t()"),
-    }
-    chart = LineChart(
-        title=T("Time per call (fastest of the rounds)", "每次调用的耗时（各轮中最快的一次）"),
-        x_label=T("n (tensor is n × n, float64)", "n（张量为 n × n，float64）"),
-        y_label=T("seconds", "秒"),
-        series=[Series(names[key], sizes, values) for key, values in timings.items()],
-        log_x=True, log_y=True,
-    )
-    table = Table(
-        title=T("Time per call, fastest of the rounds (µs)",
-                "每次调用的耗时，各轮中最快的一次（微秒）"),
-        columns=[T("n", "n")] + [names[key] for key in timings],
-        rows=[[n] + [f"{timings[key][i] * 1e6:.1f}" for key in timings]
-              for i, n in enumerate(sizes)],
-    )
-    return Result(
-        checks=checks, figures=[chart], tables=[table],
-        metrics={
-            f"op_transposed_over_contiguous_at_{largest}":
-                timings["op_transposed"][-1] / timings["op_contiguous"][-1],
-            f"transposing_copy_over_clone_at_{largest}":
-                timings["contiguous_of_transposed"][-1] / timings["clone"][-1],
-            f"clone_over_self_return_at_{largest}": self_return_gain,
-            f"transposing_copy_over_view_at_{largest}": view_gain,
-            "view_seconds_largest_over_smallest":
-                timings["transpose_view"][-1] / timings["transpose_view"][0],
-        },
-    )
-
-
-EXPERIMENTS = [view_chain, view_or_copy, copy_cost, version_counter]
+EXPERIMENTS = [view_chain, view_or_copy, copy_cost, mm_operands, expanded_write, version_counter]
