@@ -289,7 +289,7 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
                                                                             strict=True)),
               measured=T(f"x.t(): {max(view_bytes)} bytes at most; clone at n = {largest}: "
                          f"{copy_bytes[-1]} bytes",
-                         f"x.t()：至多 {max(view_bytes)} 字节；n = {largest} 时 clone："
+                         f"x.t()：至多 {max(view_bytes)} 字节；n = {largest} 时 x.clone() 为 "
                          f"{copy_bytes[-1]} 字节"),
               expected=f"≤ {HEADER_BYTES_AT_MOST} B; ≥ 8n² B"),
         ratio_check("transpose-time-flat",

@@ -129,8 +129,9 @@ def expanded_write(op: str, rows: int, n: int) -> Result:
                      f"e = row.expand({rows}, -1) 的步幅为 (0, 1)，"
                      f"并与这一行共用那 {n} 个单元的存储"),
               passed=layout_ok,
-              measured=f"stride {tuple(e.stride())}, {e.untyped_storage().size} cells",
-              expected=f"stride (0, 1), {n} cells"),
+              measured=T(f"stride {tuple(e.stride())}, {e.untyped_storage().size} cells",
+                         f"步幅 {tuple(e.stride())}，{e.untyped_storage().size} 个单元"),
+              expected=T(f"stride (0, 1), {n} cells", f"步幅 (0, 1)，{n} 个单元")),
         Check(id="overlapping-write-refused",
               name=T(f"e{code} is refused with PyTorch's error, before anything is written",
                      f"e{code} 被拒绝，报出与 PyTorch 相同的错误，而且什么都没写进去"),
@@ -156,9 +157,12 @@ def expanded_write(op: str, rows: int, n: int) -> Result:
                      f"e.clone() 有自己的 {rows} × {n} 行主序存储，e.clone(){code} 可以执行"),
               passed=clone_ok,
               measured=(T(f"error: {clone_error}", f"报错：{clone_error}") if clone_error
-                        else f"{copy.untyped_storage().size} cells, stride "
-                             f"{tuple(copy.stride())}"),
-              expected=f"{rows * n} cells, stride ({n}, 1)"),
+                        else T(f"{copy.untyped_storage().size} cells, stride "
+                               f"{tuple(copy.stride())}",
+                               f"{copy.untyped_storage().size} 个单元，步幅 "
+                               f"{tuple(copy.stride())}")),
+              expected=T(f"{rows * n} cells, stride ({n}, 1)",
+                         f"{rows * n} 个单元，步幅 ({n}, 1)")),
     ]
     table = Table(
         title=T("Which storage cell each element of e reads", "e 的每个元素读取哪个存储单元"),
