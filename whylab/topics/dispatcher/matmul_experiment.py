@@ -145,7 +145,8 @@ def size_zero_check(rows: int, inner: int, cols: int) -> Check:
                "批维度为 0 时，与 1 广播得 0，与 2 则无法广播：(0, n, k) @ (1, k, p)、"
                "(1, n, k) @ (0, k, p) 与 (0, n, k) @ (2, k, p) 的结果都符合广播规则"),
         passed=engine == rule,
-        measured="; ".join(engine), expected="; ".join(rule))
+        measured=T("; ".join(engine), "; ".join(engine).replace("error", "报错")),
+        expected=T("; ".join(rule), "; ".join(rule).replace("error", "报错")))
 
 
 def shape_check(check_id: str, name: Text, measured: tuple[int, ...],
