@@ -460,9 +460,9 @@ def mm_operands(n: int) -> Result:
     transposed_row = rows[list(OPERAND_LAYOUTS).index("transposed")]
     checks = [
         Check(id="transposed-operand-not-copied",
-              name=T("A transposed operand is not copied: a.t() @ b allocates only the result "
+              name=T("A transposed operand is not copied: x.t() @ b allocates only the result "
                      "(BLAS takes the transpose through its trans flag and leading dimension)",
-                     "转置的操作数不会被复制：a.t() @ b 只分配结果（BLAS 通过 trans 标志和"
+                     "转置的操作数不会被复制：x.t() @ b 只分配结果（BLAS 通过 trans 标志和"
                      "前导维度直接接收转置）"),
               passed=transposed_row[3] == 0,
               measured=T(f"{transposed_row[2]} bytes = result + {transposed_row[3]} copies",
