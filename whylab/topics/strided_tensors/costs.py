@@ -17,7 +17,7 @@ from functools import partial
 import numpy as np
 
 import whylab
-from whylab.bench import fastest_per_call
+from whylab.bench import compare
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -33,26 +33,36 @@ from whylab.explorer.experiment import (
     report_progress,
 )
 
-LONE_OPS: dict[str, tuple[Text, Callable]] = {  # one operand t, nothing to agree with
-    "scale": (T("t * 2", "t * 2"), lambda t: t * 2.0),
+# One operand t, nothing to agree with. Neither allocates an n × n result: a fresh one
+# sometimes pays its page faults and sometimes not (1.2 ms or 13 ms for the same
+# 1024 × 1024 t * 2 on these machines), noise that would swamp the comparison.
+LONE_OPS: dict[str, tuple[Text, Callable]] = {
     "sum-rows": (T("t.sum(dim=1)", "t.sum(dim=1)"), lambda t: t.sum(dim=1)),
+    "scale-in-place": (T("t.mul_(1)", "t.mul_(1)"), lambda t: t.mul_(1.0)),
 }
 SMALLEST_N = 128
 CHEAPER_THAN_COPY_AT_LEAST = 10.0  # a header-only call vs. a real n × n copy, at the largest n
 FLAT_GROWTH_AT_MOST = 4.0  # x.t()'s time, largest n over smallest n (elements grow ≥ 64×)
-LONE_SLOWDOWN_AT_MOST = 2.0  # a lone transposed operand: "about as fast" (measured 0.3–1.4×)
-MIXED_SLOWDOWN_AT_LEAST = 2.0  # t + y with t transposed (measured 9–80× on these machines)
+# A lone transposed operand: measured 0.3–1.3× (once 2.7× on a machine at load 9); a
+# kernel that first copies it to row-major pays the transposing copy, 15–20× more.
+LONE_SLOWDOWN_AT_MOST = 4.0
+MIXED_SLOWDOWN_AT_LEAST = 2.0  # t.add_(y) with t transposed (measured 9–80× on these machines)
 HEADER_BYTES_AT_MOST = 1024  # what a view may allocate: a Python object, no element storage
 SAME_VALUES_TOLERANCE = 1e-12  # relative; a sum may add the same numbers in another order
 
 
-def fastest_seconds(func: Callable[[], object], rounds: int, budget_s: float = 0.002) -> float:
-    """Seconds per call: the fastest of ``rounds`` loops, each long enough to time (~budget_s).
+LOOP_BUDGET_S = 0.002
 
-    Other work on a shared machine only ever adds time, so the fastest loop is the
-    steadiest estimate of what the code itself costs.
+
+def timed_side_by_side(calls: dict[str, Callable[[], object]], rounds: int):
+    """Time every call in ``rounds`` interleaved rounds (one loop of about 2 ms per call and
+    round), so a slow spell of a shared machine lands on all the calls of a round alike.
+
+    Returns the :class:`~whylab.bench.Comparison`. A call's cost is its fastest round
+    (other work only ever adds time); two calls are compared by the median of their
+    round-by-round ratios, which cancels slow spells longer than a round.
     """
-    return fastest_per_call(func, budget_s, rounds, max_calls=1 << 12)
+    return compare(calls, rounds, LOOP_BUDGET_S, max_calls=1 << 12)
 
 
 def bytes_allocated(func: Callable[[], object]) -> int:
@@ -138,15 +148,15 @@ def all_sizes_check(check_id: str, name: Text, outcomes: list[bool]) -> Check:
 SERIES = {
     "lone_row_major": "{op}, t row-major",
     "lone_transposed": "{op}, t = x.t()",
-    "mixed_row_major": "t + y, t row-major",
-    "mixed_transposed": "t + y, t = x.t()",
+    "mixed_row_major": "t.add_(y), t row-major",
+    "mixed_transposed": "t.add_(y), t = x.t()",
     "clone": "x.clone()",
     "contiguous_of_transposed": "x.t().contiguous()",
     "contiguous_of_contiguous": "x.contiguous()",
     "transpose_view": "x.t()",
 }
 SERIES_ZH = {"lone_row_major": "{op}，t 为行主序", "lone_transposed": "{op}，t = x.t()",
-             "mixed_row_major": "t + y，t 为行主序", "mixed_transposed": "t + y，t = x.t()"}
+             "mixed_row_major": "t.add_(y)，t 为行主序", "mixed_transposed": "t + y，t = x.t()"}
 
 
 def _series_name(key: str, op: Text) -> Text:
@@ -161,22 +171,25 @@ def _series_name(key: str, op: Text) -> Text:
         "For n × n float64 tensors x and y (n from 128 up), times the header-only calls x.t() "
         "and x.contiguous() against the copies x.clone() and x.t().contiguous(), counts the "
         "bytes x.t() allocates, and times a kernel on t = x.t() against the same kernel on a "
-        "row-major copy of t: one with t as its only operand, and t + y, where the two "
-        "operands disagree in layout.",
+        "row-major copy of t: one with t as its only operand, and t.add_(y), where the two "
+        "operands disagree in layout. The calls are timed side by side in interleaved rounds: "
+        "a call's time is its fastest round, a ratio of two layouts the median of the "
+        "round-by-round ratios.",
         "对 n × n 的 float64 张量 x 和 y（n 从 128 起），计时只建元数据的调用 x.t() 和 "
         "x.contiguous()，与复制 x.clone() 和 x.t().contiguous() 对比；统计 x.t() 分配的字节数；"
         "再对 t = x.t() 和 t 的行主序副本分别运行同一个内核并计时：一个只有 t 一个操作数，"
-        "另一个是 t + y，两个操作数的布局不一致。",
+        "另一个是 t.add_(y)，两个操作数的布局不一致。各调用在交替进行的多轮中并排计时："
+        "单个调用的耗时取最快的一轮，两种布局的耗时之比取逐轮之比的中位数。",
     ),
     params=[
-        Param("op", "choice", "scale",
+        Param("op", "choice", "sum-rows",
               T("kernel with t as its only operand", "只有 t 一个操作数的内核"),
               choices=tuple(LONE_OPS), choice_labels=tuple(label for label, _ in
                                                            LONE_OPS.values())),
         Param("max_log2n", "int", 10, T("largest log₂ n", "最大的 log₂ n"),
               minimum=8, maximum=11, step=1),
-        Param("rounds", "int", 3, T("timing rounds (fastest kept)", "计时轮数（取最快一次）"),
-              minimum=1, maximum=7, step=1),
+        Param("rounds", "int", 5, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
+              minimum=1, maximum=15, step=1),
     ],
     timing=True,
     controls=[
@@ -202,8 +215,8 @@ def _series_name(key: str, op: Text) -> Text:
                   "单操作数的内核先把转置的操作数复制成行主序"),
                 breaks=("lone-transposed-not-slower",)),
         Control("layouts-agree",
-                T("in t + y, t is in fact row-major like y, so the layouts agree",
-                  "t + y 中的 t 其实和 y 一样是行主序，两者布局一致"),
+                T("in t.add_(y), t is in fact row-major like y, so the layouts agree",
+                  "t.add_(y) 中的 t 其实和 y 一样是行主序，两者布局一致"),
                 breaks=("mixed-layouts-slower",)),
     ],
 )
@@ -211,7 +224,7 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
     label, lone_op = LONE_OPS[op]
     sizes = [2**k for k in range(SMALLEST_N.bit_length() - 1, max_log2n + 1)]
     timings: dict[str, list[float]] = {key: [] for key in SERIES}
-    self_returns, copies_row_major, view_bytes, copy_bytes = [], [], [], []
+    self_returns, copies_row_major, view_bytes, copy_bytes, bases = [], [], [], [], []
     worst_difference = 0.0
     generator = whylab.Generator().manual_seed(0)
     for step, n in enumerate(sizes):
@@ -239,22 +252,35 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
         calls = {
             "lone_row_major": partial(lone_op, row_major),
             "lone_transposed": partial(apply_lone, lone_op, xt),
-            "mixed_row_major": partial(whylab.add, row_major, y),
-            "mixed_transposed": partial(whylab.add, mixed_operand, y),
+            # In place: an n × n result would add page-fault noise (see LONE_OPS).
+            "mixed_row_major": partial(whylab.Tensor.add_, row_major, y),
+            "mixed_transposed": partial(whylab.Tensor.add_, mixed_operand, y),
             "clone": x.clone,
             "contiguous_of_transposed": partial(contiguous_under_test, x.t()),
             "contiguous_of_contiguous": partial(contiguous_under_test, x),
             "transpose_view": partial(transpose_under_test, x),
         }
-        for key, call in calls.items():
-            timings[key].append(fastest_seconds(call, rounds))
+        measured = timed_side_by_side(calls, rounds)
+        for key, times in measured.times.items():
+            timings[key].append(min(times))
+        bases.append(x)
         report_progress((step + 1) / len(sizes))
+    # x.t() at every n once more, all sizes side by side in the same rounds: the growth
+    # from the smallest to the largest n compares calls timed together.
+    side_by_side = timed_side_by_side(
+        {n: partial(transpose_under_test, base) for n, base in zip(sizes, bases, strict=True)},
+        2 * rounds)
+    timings["transpose_view"] = [min(side_by_side.times[n]) for n in sizes]
+    # Layout against layout at the largest n: the median of the round-by-round ratios.
+    layout_ratio = {key: measured.ratio_quartiles(f"{key}_transposed", f"{key}_row_major")
+                    for key in ("lone", "mixed")}
 
     smallest, largest = sizes[0], sizes[-1]
 
     def at_largest(top: str, bottom: str) -> float:
         return timings[top][-1] / timings[bottom][-1]
 
+    copy_over_kernel = at_largest("contiguous_of_transposed", "lone_row_major")
     view_growth = timings["transpose_view"][-1] / timings["transpose_view"][0]
     copy_growth = timings["contiguous_of_transposed"][-1] / timings["contiguous_of_transposed"][0]
     element_growth = (largest // smallest) ** 2
@@ -316,21 +342,22 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
                     at_largest("contiguous_of_transposed", "transpose_view"),
                     at_least=CHEAPER_THAN_COPY_AT_LEAST),
         ratio_check("lone-transposed-not-slower",
-                    T(f"A lone transposed operand is about as fast: at n = {largest}, {label.en} "
-                      f"on t = x.t() takes at most {LONE_SLOWDOWN_AT_MOST:g}× the time on a "
-                      "row-major t",
-                      f"单独一个转置操作数，速度差不多：n = {largest} 时，对 t = x.t() 做 "
-                      f"{label.zh} 的耗时至多是对行主序 t 的 {LONE_SLOWDOWN_AT_MOST:g} 倍"),
-                    at_largest("lone_transposed", "lone_row_major"),
-                    at_most=LONE_SLOWDOWN_AT_MOST),
+                    T(f"A lone transposed operand needs no copy: at n = {largest}, {label.en} on "
+                      f"t = x.t() takes at most {LONE_SLOWDOWN_AT_MOST:g}× the time on a "
+                      f"row-major t (a kernel that first copied t to row-major would add the "
+                      f"transposing copy, {copy_over_kernel:.0f}× the kernel here)",
+                      f"单独一个转置操作数无需复制：n = {largest} 时，对 t = x.t() 做 {label.zh} "
+                      f"的耗时至多是对行主序 t 的 {LONE_SLOWDOWN_AT_MOST:g} 倍（若内核先把 t "
+                      "复制成行主序，就要多花一次转置复制的时间，在这里是该内核的 "
+                      f"{copy_over_kernel:.0f} 倍）"),
+                    layout_ratio["lone"].median, at_most=LONE_SLOWDOWN_AT_MOST),
         ratio_check("mixed-layouts-slower",
-                    T(f"Mixed layouts are slower: at n = {largest}, t + y with t = x.t() and y "
-                      f"row-major takes at least {MIXED_SLOWDOWN_AT_LEAST:g}× the time of t + y "
-                      "with both row-major",
-                      f"布局混用会变慢：n = {largest} 时，t = x.t()、y 为行主序的 t + y，"
+                    T(f"Mixed layouts are slower: at n = {largest}, t.add_(y) with t = x.t() and "
+                      f"y row-major takes at least {MIXED_SLOWDOWN_AT_LEAST:g}× the time of "
+                      "t.add_(y) with both row-major",
+                      f"布局混用会变慢：n = {largest} 时，t = x.t()、y 为行主序的 t.add_(y)，"
                       f"耗时至少是两者都为行主序时的 {MIXED_SLOWDOWN_AT_LEAST:g} 倍"),
-                    at_largest("mixed_transposed", "mixed_row_major"),
-                    at_least=MIXED_SLOWDOWN_AT_LEAST),
+                    layout_ratio["mixed"].median, at_least=MIXED_SLOWDOWN_AT_LEAST),
     ]
     names = {key: _series_name(key, label) for key in SERIES}
     chart = LineChart(
@@ -350,10 +377,10 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
     return Result(
         checks=checks, figures=[chart], tables=[table],
         metrics={
-            f"lone_transposed_over_row_major_at_{largest}":
-                at_largest("lone_transposed", "lone_row_major"),
-            f"mixed_transposed_over_row_major_at_{largest}":
-                at_largest("mixed_transposed", "mixed_row_major"),
+            f"lone_transposed_over_row_major_at_{largest}": layout_ratio["lone"].median,
+            f"lone_ratio_quartiles_at_{largest}": layout_ratio["lone"].format(),
+            f"mixed_transposed_over_row_major_at_{largest}": layout_ratio["mixed"].median,
+            f"mixed_ratio_quartiles_at_{largest}": layout_ratio["mixed"].format(),
             f"transposing_copy_over_clone_at_{largest}":
                 at_largest("contiguous_of_transposed", "clone"),
             f"clone_over_self_return_at_{largest}":
