@@ -1,13 +1,19 @@
 """Experiment ``key-set``: which keys a call carries, which one wins, and what ran.
 
 One small operator (``add``, in-place ``add_`` or the view ``transpose``) runs on
-CPU or Meta tensors under a chosen guard, inside ``whylab.dispatch.trace()``.
+CPU or Meta tensors, ordinary ones or inference tensors made inside
+``inference_mode()``, under a chosen guard, inside ``whylab.dispatch.trace()``.
 The page's formula, applied to the declarations in
 :mod:`~whylab.topics.dispatcher.key_rules`, predicts the key set, the winning
 key, the keys the call visits and the key set of the result; the trace shows
-what the engine did. For ``add_`` on a tensor that autograd saved for backward,
-a backward pass afterwards shows whether the write was noticed. The same call
-on the other backend checks that Meta computes CPU's metadata without data.
+what the engine did. For ``add_``, autograd is first asked to save the tensor
+written (an inference tensor must be refused), and a backward pass afterwards
+shows whether the write was noticed: the inference tensors reach the other
+branch of both "exactly when" claims. The same call on the other backend checks
+that Meta computes CPU's metadata without data and runs the same Autograd kernel.
+
+Negative controls switch in wrong rules (``guard_rule``, ``declared_kernels``,
+``first_key``, ``predicted_output_keys``) or a wrong computation (``run_op``).
 """
 
 from __future__ import annotations
