@@ -206,19 +206,20 @@ class Tensor:
         operation (``.T``, an integer index): that is about 0.4 us cheaper than
         building it here from the storage's buffer.
         """
-        if array is not None:
-            return Tensor._make(self._storage, sizes, strides, offset, array, self._version)
         storage = self._storage
-        data = storage.data
-        if data is None:
-            array = None
-        else:
-            itemsize = data.itemsize
-            byte_strides = tuple([s * itemsize for s in strides])
-            # An empty view may start at the very end of the buffer, which NumPy refuses.
-            byte_offset = offset * itemsize if 0 not in sizes else 0
-            array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        return Tensor._make(storage, sizes, strides, offset, array, self._version)
+        if array is None:
+            data = storage.data
+            if data is not None:
+                itemsize = data.itemsize
+                byte_strides = tuple([s * itemsize for s in strides])
+                # An empty view may start at the very end of the buffer, which NumPy refuses.
+                byte_offset = offset * itemsize if 0 not in sizes else 0
+                array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
+        view = Tensor._make(storage, sizes, strides, offset, array, self._version)
+        # A view carries its base's key set, as PyTorch builds a view's TensorImpl with
+        # self.key_set(): so a view of an inference tensor is an inference tensor too.
+        view._keys = self._keys
+        return view
 
     # ------------------------------------------------------------------ layout
 
