@@ -4,7 +4,7 @@ An m-by-n matrix has *lower bandwidth* p and *upper bandwidth* q when
 ``A[i, j] == 0`` whenever ``i - j > p`` or ``j - i > q``: only the main
 diagonal, p diagonals below it and q above it can hold nonzeros. Band storage
 keeps just those diagonals, in the layout LAPACK and Golub & Van Loan
-(*Matrix Computations*, 4th ed., section 1.2.5) use::
+(*Matrix Computations*, 4th ed., section 1.2) use::
 
     ab[q + i - j, j] = A[i, j]        for max(0, j - q) <= i <= min(m - 1, j + p)
 
