@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
-from whylab.bench import compare, fastest_per_call
+from whylab.bench import Comparison, compare, fastest_per_call
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -73,6 +73,17 @@ def work_check(check_id: str, name, counted: BandWork, entries: int, dense: int)
                  T(f"2 × {entries} band entries = {2 * entries} (dense: {dense})",
                    f"2 × {entries} 个带内元素 = {2 * entries}（稠密：{dense}）"),
                  id=check_id)
+
+
+def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[list]:
+    """One table row per candidate: label, µs per call median [q1, q3], ratio to ``reference``."""
+    rows = []
+    for name, label in names.items():
+        micros = comparison.quartiles(name)
+        rows.append([label, f"{micros.median * 1e6:.1f} [{micros.q1 * 1e6:.1f}, "
+                            f"{micros.q3 * 1e6:.1f}]",
+                     comparison.ratio_quartiles(name, reference).format(".2f")])
+    return rows
 
 
 def fortran(ab: np.ndarray) -> np.ndarray:
@@ -152,7 +163,10 @@ def band_layout(n: int, p: int, q: int) -> Result:
     matrix_rows = [[T(f"row {i}", f"第 {i} 行")] + [
         f"ab[{stored_at[A[i, j]]}]" if A[i, j] in stored_at else "·" for j in range(n)]
         for i in range(n)]
-    stored_rows = [[f"ab[{d}]", T(f"j − i = {q - d}", f"j − i = {q - d}")]
+    def offset(d: int) -> str:
+        return f"j − i = {q - d}".replace("-", "−")  # a minus sign, as in the prose
+
+    stored_rows = [[f"ab[{d}]", T(offset(d), offset(d))]
                    + [entry_name(v) for v in ab[d]] for d in range(ab.shape[0])]
     columns = [T(f"j={j}", f"j={j}") for j in range(n)]
     return Result(
@@ -477,12 +491,7 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
         "diagonal-f": T("diagonal loop, Fortran-ordered ab (rows strided)",
                         "按对角线循环，Fortran 顺序 ab（行按步幅跳读）"),
     }
-    rows = []
-    for name, label in names.items():
-        quart = comparison.quartiles(name)
-        ratio = comparison.ratio_quartiles(name, "dgbmv")
-        rows.append([label, f"{quart.median * 1e6:.1f} [{quart.q1 * 1e6:.1f}, "
-                            f"{quart.q3 * 1e6:.1f}]", f"{ratio.format('.2f')}"])
+    rows = timing_rows(comparison, names, "dgbmv")
     rows.append([T("column loop (Python loop over n columns), fastest of 2",
                    "按列循环（对 n 列的 Python 循环），两次中最快"),
                  f"{column_s * 1e6:.0f}" if column_s is not None else "—", "—"])

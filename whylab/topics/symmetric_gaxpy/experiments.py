@@ -30,9 +30,8 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.symmetric import SymmetricWork, pack, packed_length, sym_gaxpy, unpack
-from whylab.topics.fft.experiments import relative_error
+from whylab.topics.band_gaxpy.experiments import agreement_check, timing_rows
 
-AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
 STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
 WITHIN_FACTOR_OF_DSPMV = 2.0
@@ -102,13 +101,6 @@ def full_storage_gaxpy(A: np.ndarray, index_map: np.ndarray, x: np.ndarray, y: n
         np.add.at(work.loads, index_map[:, j], 1)  # each copy of an entry is its own load
         np.add.at(work.uses, index_map[:, j], 1)
     return result
-
-
-def agreement_check(check_id: str, name, values, reference) -> Check:
-    error = relative_error(values, reference)
-    return Check(name, bool(error <= AGREEMENT_TOLERANCE),
-                 T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
-                 f"≤ {AGREEMENT_TOLERANCE:.0e}", id=check_id)
 
 
 def lower_flag(uplo: str) -> int:
@@ -368,12 +360,7 @@ def memory_not_time(n: str, rounds: int) -> Result:
              "dense": T("dense A @ x (NumPy)", "稠密 A @ x（NumPy）"),
              "sym_gaxpy": T("sym_gaxpy (packed, this page's compiled loop)",
                             "sym_gaxpy（打包存储，本页的编译循环）")}
-    rows = []
-    for name, label in names.items():
-        quart = comparison.quartiles(name)
-        rows.append([label, f"{quart.median * 1e6:.0f} [{quart.q1 * 1e6:.0f}, "
-                            f"{quart.q3 * 1e6:.0f}]",
-                     comparison.ratio_quartiles(name, "dspmv").format(".2f")])
+    rows = timing_rows(comparison, names, "dspmv")
     return Result(
         checks=checks,
         tables=[Table(T(f"Time per product at n = {size} (µs, median [q1, q3] of {rounds} rounds)",
