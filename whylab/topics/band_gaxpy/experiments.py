@@ -442,7 +442,7 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
     }
     results = {name: func() for name, func in candidates.items()}
     with threadpool_limits(limits=1, user_api="blas"):  # our loops use one core; so does BLAS
-        comparison = compare(candidates, rounds, 0.002, repeats=3, max_calls=1 << 14)
+        comparison = compare(candidates, rounds, 0.002, repeats=5, max_calls=1 << 14)
         column_s = (fastest_per_call(partial(band_gaxpy, ab, p, q, x, None, "column"), 0.01, 2)
                     if size <= COLUMN_LOOP_MAX_N else None)
 
