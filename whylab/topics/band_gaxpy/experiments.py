@@ -76,7 +76,8 @@ def work_check(check_id: str, name, counted: BandWork, entries: int, dense: int)
 
 
 def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[list]:
-    """One table row per candidate: label, µs per call median [q1, q3], ratio to ``reference``."""
+    """One table row per candidate: label, µs per call and ratio to ``reference``, each as
+    median [q1, q3]."""
     rows = []
     for name, label in names.items():
         micros = comparison.quartiles(name)
@@ -497,12 +498,14 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
                  f"{column_s * 1e6:.0f}" if column_s is not None else "—", "—"])
     return Result(
         checks=checks,
-        tables=[Table(T(f"Time per product at n = {size}, w = {width} (µs, median [q1, q3] of "
-                        f"{rounds} rounds)",
-                        f"n = {size}、w = {width} 时每次乘积的耗时（微秒，{rounds} 轮的中位数 "
-                        "[q1, q3]）"),
-                      [T("implementation", "实现"), T("µs per call", "每次调用微秒数"),
-                       T("time ÷ dgbmv's", "耗时 ÷ dgbmv 的耗时")], rows)],
+        tables=[Table(T(f"Time per product at n = {size}, w = {width}: median and quartiles of "
+                        f"{rounds} rounds",
+                        f"n = {size}、w = {width} 时每次乘积的耗时：{rounds} 轮的中位数与四分位数"),
+                      [T("implementation", "实现"), T("µs per call (median, quartiles)",
+                                                         "每次调用微秒数（中位数，四分位数）"),
+                       T("time ÷ dgbmv's (median, quartiles)",
+                         "耗时 ÷ dgbmv 的耗时（中位数，四分位数）")],
+                      rows)],
         metrics={"diagonal_over_dgbmv": speed.median, "c_order_over_fortran": copy_cost.median},
         notes=[T("Live measurements on the shared machine serving this page; ratios are taken "
                  "round by round, so a slow spell affects both sides of a ratio alike.",

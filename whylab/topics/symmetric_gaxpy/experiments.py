@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
-from whylab.bench import compare
+from whylab.bench import Quartiles, compare
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -35,6 +35,7 @@ from whylab.topics.band_gaxpy.experiments import agreement_check, timing_rows
 STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
 WITHIN_FACTOR_OF_DSPMV = 2.0
+FULL_STORAGE_CLAIM_MIN_N = 2000
 LAYOUT_NAMES = {"L": T("lower triangle, uplo = 'L'", "下三角，uplo = 'L'"),
                 "U": T("upper triangle, uplo = 'U'", "上三角，uplo = 'U'")}
 
@@ -282,6 +283,28 @@ def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
 # ---------------------------------------------------------------- memory, not time
 
 
+def full_storage_check(n: int, full_over_packed: Quartiles) -> Check:
+    """dsymv (full storage) took less time than dspmv (packed): claimed for large matrices.
+
+    For n >= 2000 the full matrix (32 MiB and up) is far beyond the caches and the ratio
+    was steady in our runs (0.5-0.8); for smaller n it swung from 0.2 to 2.4 between runs
+    on the loaded shared machine, so there the page reports the measurement and claims
+    nothing.
+    """
+    measured = f"{full_over_packed.format('.2f')}×"
+    name = T("Here the full-storage dsymv took less time than the packed dspmv (median of "
+             "per-round time ratios)",
+             "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv（各轮耗时比的中位数）")
+    if n < FULL_STORAGE_CLAIM_MIN_N:
+        return Check.not_applicable(
+            id="full-storage-faster", name=name, expected="< 1.00×", measured=measured,
+            why=T(f"claimed for matrices far beyond the caches: needs n ≥ "
+                  f"{FULL_STORAGE_CLAIM_MIN_N}",
+                  f"只对远超缓存容量的矩阵作此断言：需要 n ≥ {FULL_STORAGE_CLAIM_MIN_N}"))
+    return Check(name, bool(full_over_packed.median < 1.0), measured, "< 1.00×",
+                 id="full-storage-faster")
+
+
 @experiment(
     name="memory-not-time",
     title=T("Packed storage saves memory, not time", "打包存储省的是内存，不是时间"),
@@ -292,7 +315,8 @@ def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
         "dsymv、稠密 A @ x 和 sym_gaxpy 计时。",
     ),
     params=[
-        Param("n", "choice", "2000", T("order n", "阶数 n"), choices=("500", "1000", "2000")),
+        Param("n", "choice", "2000", T("order n", "阶数 n"),
+              choices=("500", "1000", "2000", "3000")),
         Param("rounds", "int", 7, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
               step=1),
     ],
@@ -329,7 +353,7 @@ def memory_not_time(n: str, rounds: int) -> Result:
         "sym_gaxpy": ours,
     }
     with threadpool_limits(limits=1, user_api="blas"):
-        comparison = compare(candidates, rounds, 0.003, repeats=3, max_calls=1 << 12)
+        comparison = compare(candidates, rounds, 0.004, repeats=4, max_calls=1 << 12)
     full_over_packed = comparison.ratio_quartiles("dsymv", "dspmv")
     ours_over_packed = comparison.ratio_quartiles("sym_gaxpy", "dspmv")
     memory_ratio = packed_array.nbytes / A.nbytes
@@ -343,11 +367,7 @@ def memory_not_time(n: str, rounds: int) -> Result:
                 f"{A.nbytes / 2**20:.1f} MiB 中的 {packed_array.nbytes / 2**20:.1f} MiB"
                 f"（{memory_ratio:.4f}）"),
               f"{(size + 1) / (2 * size):.4f}", id="packed-saves-memory"),
-        Check(T("Here the full-storage dsymv took less time than the packed dspmv (median of "
-                "per-round time ratios)",
-                "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv（各轮耗时比的中位数）"),
-              bool(full_over_packed.median < 1.0), f"{full_over_packed.format('.2f')}×",
-              "< 1.00×", id="full-storage-faster"),
+        full_storage_check(size, full_over_packed),
         Check(T(f"sym_gaxpy (compiled loop) took at most {WITHIN_FACTOR_OF_DSPMV:g}× dspmv's time",
                 f"sym_gaxpy（编译后的循环）的耗时不超过 dspmv 的 {WITHIN_FACTOR_OF_DSPMV:g} 倍"),
               bool(ours_over_packed.median <= WITHIN_FACTOR_OF_DSPMV),
@@ -363,10 +383,13 @@ def memory_not_time(n: str, rounds: int) -> Result:
     rows = timing_rows(comparison, names, "dspmv")
     return Result(
         checks=checks,
-        tables=[Table(T(f"Time per product at n = {size} (µs, median [q1, q3] of {rounds} rounds)",
-                        f"n = {size} 时每次乘积的耗时（微秒，{rounds} 轮的中位数 [q1, q3]）"),
-                      [T("implementation", "实现"), T("µs per call", "每次调用微秒数"),
-                       T("time ÷ dspmv's", "耗时 ÷ dspmv 的耗时")], rows)],
+        tables=[Table(T(f"Time per product at n = {size}: median and quartiles of {rounds} rounds",
+                        f"n = {size} 时每次乘积的耗时：{rounds} 轮的中位数与四分位数"),
+                      [T("implementation", "实现"), T("µs per call (median, quartiles)",
+                                                         "每次调用微秒数（中位数，四分位数）"),
+                       T("time ÷ dspmv's (median, quartiles)",
+                         "耗时 ÷ dspmv 的耗时（中位数，四分位数）")],
+                      rows)],
         metrics={"dsymv_over_dspmv": full_over_packed.median,
                  "sym_gaxpy_over_dspmv": ours_over_packed.median,
                  "packed_over_full_bytes": memory_ratio},
