@@ -87,6 +87,18 @@ def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[lis
     return rows
 
 
+def fastest_ratio(comparison: Comparison, name: str, reference: str) -> tuple[float, str]:
+    """``name``'s fastest time over ``reference``'s fastest time, and how to show it.
+
+    On a shared machine other work only ever adds time, so the fastest sample of each
+    candidate is the steadiest estimate of what its code costs; the per-round ratios
+    (median [q1, q3]) are shown alongside.
+    """
+    ratio = min(comparison.times[name]) / min(comparison.times[reference])
+    per_round = comparison.ratio_quartiles(name, reference).format(".2f")
+    return ratio, f"{ratio:.2f}× (per round: {per_round})"
+
+
 def fortran(ab: np.ndarray) -> np.ndarray:
     """The column-major copy dgbmv wants; made once, outside any timing."""
     return np.asfortranarray(ab)
@@ -447,23 +459,23 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
         column_s = (fastest_per_call(partial(band_gaxpy, ab, p, q, x, None, "column"), 0.01, 2)
                     if size <= COLUMN_LOOP_MAX_N else None)
 
-    speed = comparison.ratio_quartiles("diagonal", "dgbmv")
-    copy_cost = comparison.ratio_quartiles("dgbmv-c", "dgbmv")
+    speed, speed_shown = fastest_ratio(comparison, "diagonal", "dgbmv")
+    copy_cost, copy_shown = fastest_ratio(comparison, "dgbmv-c", "dgbmv")
     worst = max(relative_error(v, results["dgbmv"]) for v in results.values())
     if width <= NARROW_WIDTH_AT_MOST and size >= LENGTH_PER_DIAGONAL_AT_LEAST * width:
         beats = Check(
             T(f"On this narrow, long band (w = {width}, n = {size}) the diagonal loop took no "
-              "longer than dgbmv (median of per-round time ratios)",
+              "longer than dgbmv (fastest call of each over the rounds)",
               f"在这条又窄又长的带上（w = {width}，n = {size}），按对角线循环的耗时不超过 dgbmv"
-              "（各轮耗时比的中位数）"),
-            bool(speed.median <= 1.0), f"{speed.format('.2f')}×", "≤ 1.00×",
+              "（各自在所有轮次中最快的一次调用）"),
+            bool(speed <= 1.0), speed_shown, "≤ 1.00×",
             id="diagonal-at-least-dgbmv-speed")
     else:
         beats = Check.not_applicable(
             id="diagonal-at-least-dgbmv-speed",
             name=T("On a narrow, long band the diagonal loop takes no longer than dgbmv",
                    "在又窄又长的带上，按对角线循环的耗时不超过 dgbmv"),
-            expected="≤ 1.00×", measured=f"{speed.format('.2f')}×",
+            expected="≤ 1.00×", measured=speed_shown,
             why=T(f"the claim is about narrow, long bands: needs w ≤ {NARROW_WIDTH_AT_MOST} and "
                   f"n ≥ {LENGTH_PER_DIAGONAL_AT_LEAST}·w",
                   f"这一断言只针对又窄又长的带：需要 w ≤ {NARROW_WIDTH_AT_MOST} 且 "
@@ -474,7 +486,7 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
                 f"{COPY_SLOWER_AT_LEAST}× the time with a Fortran-ordered one",
                 f"把 C 顺序的 ab 交给 dgbmv，每次调用都要复制一次：耗时至少是 Fortran 顺序时的 "
                 f"{COPY_SLOWER_AT_LEAST} 倍"),
-              bool(copy_cost.median >= COPY_SLOWER_AT_LEAST), f"{copy_cost.format('.2f')}×",
+              bool(copy_cost >= COPY_SLOWER_AT_LEAST), copy_shown,
               f"≥ {COPY_SLOWER_AT_LEAST}×", id="c-order-copy-costs"),
         Check(T("All timed candidates computed the same A·x (so the race is fair)",
                 "所有参与计时的实现算出的 A·x 都相同（比赛是公平的）"),
@@ -506,7 +518,7 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
                        T("time ÷ dgbmv's (median, quartiles)",
                          "耗时 ÷ dgbmv 的耗时（中位数，四分位数）")],
                       rows)],
-        metrics={"diagonal_over_dgbmv": speed.median, "c_order_over_fortran": copy_cost.median},
+        metrics={"diagonal_over_dgbmv": speed, "c_order_over_fortran": copy_cost},
         notes=[T("Live measurements on the shared machine serving this page; ratios are taken "
                  "round by round, so a slow spell affects both sides of a ratio alike.",
                  "这些是在为本页提供服务的共享机器上的实时测量；耗时比逐轮计算，"

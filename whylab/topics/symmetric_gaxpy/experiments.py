@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
-from whylab.bench import Quartiles, compare
+from whylab.bench import compare
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -30,7 +30,7 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.symmetric import SymmetricWork, pack, packed_length, sym_gaxpy, unpack
-from whylab.topics.band_gaxpy.experiments import agreement_check, timing_rows
+from whylab.topics.band_gaxpy.experiments import agreement_check, fastest_ratio, timing_rows
 
 STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
@@ -283,7 +283,7 @@ def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
 # ---------------------------------------------------------------- memory, not time
 
 
-def full_storage_check(n: int, full_over_packed: Quartiles) -> Check:
+def full_storage_check(n: int, full_over_packed: float, shown: str) -> Check:
     """dsymv (full storage) took less time than dspmv (packed): claimed for large matrices.
 
     For n >= 2000 the full matrix (32 MiB and up) is far beyond the caches and the ratio
@@ -291,17 +291,17 @@ def full_storage_check(n: int, full_over_packed: Quartiles) -> Check:
     on the loaded shared machine, so there the page reports the measurement and claims
     nothing.
     """
-    measured = f"{full_over_packed.format('.2f')}×"
-    name = T("Here the full-storage dsymv took less time than the packed dspmv (median of "
-             "per-round time ratios)",
-             "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv（各轮耗时比的中位数）")
+    name = T("Here the full-storage dsymv took less time than the packed dspmv (fastest call "
+             "of each over the rounds)",
+             "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv"
+             "（各自在所有轮次中最快的一次调用）")
     if n < FULL_STORAGE_CLAIM_MIN_N:
         return Check.not_applicable(
-            id="full-storage-faster", name=name, expected="< 1.00×", measured=measured,
+            id="full-storage-faster", name=name, expected="< 1.00×", measured=shown,
             why=T(f"claimed for matrices far beyond the caches: needs n ≥ "
                   f"{FULL_STORAGE_CLAIM_MIN_N}",
                   f"只对远超缓存容量的矩阵作此断言：需要 n ≥ {FULL_STORAGE_CLAIM_MIN_N}"))
-    return Check(name, bool(full_over_packed.median < 1.0), measured, "< 1.00×",
+    return Check(name, bool(full_over_packed < 1.0), shown, "< 1.00×",
                  id="full-storage-faster")
 
 
@@ -354,8 +354,8 @@ def memory_not_time(n: str, rounds: int) -> Result:
     }
     with threadpool_limits(limits=1, user_api="blas"):
         comparison = compare(candidates, rounds, 0.004, repeats=4, max_calls=1 << 12)
-    full_over_packed = comparison.ratio_quartiles("dsymv", "dspmv")
-    ours_over_packed = comparison.ratio_quartiles("sym_gaxpy", "dspmv")
+    full_over_packed, full_shown = fastest_ratio(comparison, "dsymv", "dspmv")
+    ours_over_packed, ours_shown = fastest_ratio(comparison, "sym_gaxpy", "dspmv")
     memory_ratio = packed_array.nbytes / A.nbytes
     checks = [
         Check(T(f"The packed array takes (n+1)/(2n) = {(size + 1) / (2 * size):.4f} of the full "
@@ -367,11 +367,13 @@ def memory_not_time(n: str, rounds: int) -> Result:
                 f"{A.nbytes / 2**20:.1f} MiB 中的 {packed_array.nbytes / 2**20:.1f} MiB"
                 f"（{memory_ratio:.4f}）"),
               f"{(size + 1) / (2 * size):.4f}", id="packed-saves-memory"),
-        full_storage_check(size, full_over_packed),
-        Check(T(f"sym_gaxpy (compiled loop) took at most {WITHIN_FACTOR_OF_DSPMV:g}× dspmv's time",
-                f"sym_gaxpy（编译后的循环）的耗时不超过 dspmv 的 {WITHIN_FACTOR_OF_DSPMV:g} 倍"),
-              bool(ours_over_packed.median <= WITHIN_FACTOR_OF_DSPMV),
-              f"{ours_over_packed.format('.2f')}×", f"≤ {WITHIN_FACTOR_OF_DSPMV:g}×",
+        full_storage_check(size, full_over_packed, full_shown),
+        Check(T(f"sym_gaxpy (compiled loop) took at most {WITHIN_FACTOR_OF_DSPMV:g}× dspmv's time "
+                "(fastest call of each)",
+                f"sym_gaxpy（编译后的循环）的耗时不超过 dspmv 的 {WITHIN_FACTOR_OF_DSPMV:g} 倍"
+                "（各自最快的一次调用）"),
+              bool(ours_over_packed <= WITHIN_FACTOR_OF_DSPMV), ours_shown,
+              f"≤ {WITHIN_FACTOR_OF_DSPMV:g}×",
               id="sym-gaxpy-near-dspmv"),
     ]
     names = {"dspmv": T("dspmv (packed, BLAS)", "dspmv（打包存储，BLAS）"),
@@ -390,8 +392,8 @@ def memory_not_time(n: str, rounds: int) -> Result:
                        T("time ÷ dspmv's (median, quartiles)",
                          "耗时 ÷ dspmv 的耗时（中位数，四分位数）")],
                       rows)],
-        metrics={"dsymv_over_dspmv": full_over_packed.median,
-                 "sym_gaxpy_over_dspmv": ours_over_packed.median,
+        metrics={"dsymv_over_dspmv": full_over_packed,
+                 "sym_gaxpy_over_dspmv": ours_over_packed,
                  "packed_over_full_bytes": memory_ratio},
         notes=[T("Live measurements on the shared machine serving this page, on one BLAS "
                  "thread; ratios are taken round by round.",
