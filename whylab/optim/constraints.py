@@ -203,8 +203,9 @@ class Box(Polytope):
                              "broadcast") from None
         if np.any(lower > upper):
             index = np.unravel_index(int(np.argmax(lower > upper)), lower.shape)
-            raise ValueError(f"Box: lower must be <= upper, but lower{list(index)} = "
-                             f"{lower[index]:g} > upper{list(index)} = {upper[index]:g}")
+            where = "[" + ", ".join(str(int(i)) for i in index) + "]"
+            raise ValueError(f"Box: lower must be <= upper, but lower{where} = "
+                             f"{lower[index]:g} > upper{where} = {upper[index]:g}")
         self.lower, self.upper = lower.copy(), upper.copy()
 
     def __repr__(self) -> str:

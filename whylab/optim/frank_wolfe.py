@@ -358,12 +358,13 @@ def frank_wolfe(
     variant: str = "vanilla",
     smoothness: float | None = None,
     quadratic: bool = False,
-    gap_tol: float = 0.0,
+    gap_tol: float | None = None,
     keep_iterates: bool = False,
 ) -> FrankWolfeResult:
     """Run Frank–Wolfe from ``x0`` for NumPy users: ``f_and_grad(x)`` returns (f(x), grad).
 
-    Stops after ``steps`` steps, or earlier once the gap falls to ``gap_tol`` or below.
+    Stops after ``steps`` steps, or earlier once a step starts from a gap of ``gap_tol``
+    or less (with ``gap_tol=None``, the default, it always takes every step).
     The same :class:`FrankWolfe` does the work, fed the gradients ``f_and_grad`` gives.
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
@@ -396,7 +397,7 @@ def frank_wolfe(
         if keep_iterates:
             result.iterates.append(x)
         result.values.append(closure())
-        if state["gap"] <= gap_tol:
+        if gap_tol is not None and state["gap"] <= gap_tol:
             break
     result.x = param.detach().numpy().copy()
     return result
