@@ -598,11 +598,11 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
              "pairwise": T("pairwise", "成对步")}
     figure = LineChart(
         title=T("Frank–Wolfe gap per iteration", "每次迭代的 Frank–Wolfe 间隙"),
-        x_label=T("iteration t", "迭代次数 t"),
-        y_label=T("gap g_t (log scale)", "间隙 g_t（对数坐标）"),
-        series=[Series(names[v], _thin(range(len(gaps[v]))), _thin(np.maximum(gaps[v], 1e-16)))
-                for v in names],
-        log_y=True,
+        x_label=T("iteration t + 1", "迭代次数 t + 1"),
+        y_label=T("gap g_t", "间隙 g_t"),
+        series=[Series(names[v], _thin(range(1, len(gaps[v]) + 1)),
+                       _thin(np.maximum(gaps[v], 1e-16))) for v in names],
+        log_x=True, log_y=True,
     )
     table = Table(
         title=T(f"Iterations to reach a gap of {TARGET_GAP:.0e}",
@@ -611,8 +611,7 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
         rows=[[names[v], _shown(needed[v], max_steps)] for v in names],
     )
     return Result(checks=checks, figures=[figure], tables=[table],
-                  metrics={f"iterations_{v}": needed[v] if needed[v] is not None else -1
-                           for v in names})
+                  metrics={f"iterations_{v}": _shown(needed[v], max_steps) for v in names})
 
 
 
@@ -850,8 +849,8 @@ def to_plane(x: np.ndarray) -> np.ndarray:
     ],
 )
 def simplex_path(variant: str, step: str, steps: int) -> Result:
-    Q = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
-    centre = np.array([0.7, 0.6, -0.3])  # outside: the optimum is on the edge x3 = 0
+    Q = np.array([[1.5, 0.3, 0.0], [0.3, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    centre = np.array([0.6, 0.5, -0.05])  # outside: the optimum is on the edge x3 = 0
     problem = Quadratic(Q, -(Q @ centre), 0.5 * float(centre @ Q @ centre))
     simplex = C.Simplex()
     start = np.array([0.0, 0.0, 1.0])
