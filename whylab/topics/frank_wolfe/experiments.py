@@ -757,6 +757,9 @@ def matrix_completion(rows: int, rank: int, observed: float, steps: int, seed: i
         path = frank_wolfe(f_and_grad, start, ball, steps, step="line_search", quadratic=True,
                            keep_iterates=True).iterates
     ranks = np.array([np.linalg.matrix_rank(X, tol=1e-9 * max(1.0, radius)) for X in path])
+    singular_values = [np.linalg.svd(X, compute_uv=False) for X in path]
+    large = [int(np.sum(sigma > 0.01 * sigma[0])) if sigma[0] > 0 else 0
+             for sigma in singular_values]
     held_out = ~mask
 
     def rmse(X):
@@ -796,6 +799,8 @@ def matrix_completion(rows: int, rank: int, observed: float, steps: int, seed: i
         LineChart(title=T("Rank of the iterate", "迭代点的秩"),
                   x_label=T("step t", "迭代步 t"), y_label=T("rank", "秩"),
                   series=[Series(T("rank of X_t", "X_t 的秩"), t, ranks.tolist()),
+                          Series(T("singular values above 1% of the largest",
+                                   "大于最大奇异值 1% 的奇异值个数"), t, large),
                           Series(T("true rank", "真实秩"), t, [rank] * len(t))]),
         LineChart(title=T("Error on the entries never seen", "从未见过的元素上的误差"),
                   x_label=T("step t", "迭代步 t"), y_label=T("RMSE", "均方根误差"),
@@ -803,7 +808,8 @@ def matrix_completion(rows: int, rank: int, observed: float, steps: int, seed: i
                           Series(T("fill with zeros", "补零"), t, [baseline] * len(t))]),
     ]
     return Result(checks=checks, figures=figures,
-                  metrics={"final_rank": int(ranks[-1]), "heldout_rmse": errors[-1],
+                  metrics={"final_rank": int(ranks[-1]), "final_large_singular_values": large[-1],
+                           "heldout_rmse": errors[-1],
                            "baseline_rmse": baseline},
                   notes=[T(f"The radius of the ball is the true matrix's nuclear norm "
                            f"({radius:.4g}), as a well-tuned hyper-parameter would be.",
