@@ -300,3 +300,32 @@ def test_parameters_without_gradients_are_left_alone():
     assert optimizer.step() is None
     np.testing.assert_array_equal(x.detach().numpy(), [0.5, 0.5])
     assert math.isnan(optimizer.gap)
+
+
+def test_autograd_drives_matrix_completion_on_the_nuclear_ball():
+    """A masked matrix loss through whylab autograd: same gradient, same run as by hand."""
+    rng = np.random.default_rng(9)
+    M = rng.standard_normal((6, 5))
+    mask = (rng.random((6, 5)) < 0.6).astype(float)
+    X = whylab.tensor(np.zeros((6, 5)), requires_grad=True)
+    target, weights = whylab.tensor(M), whylab.tensor(mask)
+    optimizer = FrankWolfe([X], C.NuclearBall(2.0), step="line_search", quadratic=True)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = 0.5 * (((X - target) ** 2) * weights).sum()
+        loss.backward()
+        return loss
+
+    def by_hand(Y):
+        residual = mask * (Y - M)
+        return 0.5 * float(np.sum(residual * (Y - M))), residual
+
+    closure()
+    np.testing.assert_allclose(X.grad.numpy(), by_hand(np.zeros((6, 5)))[1], atol=1e-15)
+    for _ in range(15):
+        optimizer.step(closure)
+    reference = frank_wolfe(by_hand, np.zeros((6, 5)), C.NuclearBall(2.0), 15,
+                            step="line_search", quadratic=True)
+    np.testing.assert_allclose(X.detach().numpy(), reference.x, atol=1e-10)
+    assert C.NuclearBall(2.0).contains(X.detach().numpy())

@@ -54,6 +54,11 @@ def _steps_param(default: int, maximum: int, minimum: int = 1) -> Param:
                  minimum=minimum, maximum=maximum, step=1)
 
 
+def _dimension_param(default: int, minimum: int, maximum: int) -> Param:
+    return Param("n", "int", default, T("dimension n", "维数 n"), minimum=minimum,
+                 maximum=maximum, step=1)
+
+
 def _thin(values) -> list[float]:
     values = list(values)
     stride = max(1, math.ceil(len(values) / MAX_PLOTTED))
@@ -235,7 +240,7 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
         "f* 由在最优解支撑集上精确求解的 KKT 条件给出。",
     ),
     params=[
-        Param("n", "int", 30, T("dimension n", "维数 n"), minimum=3, maximum=100, step=1),
+        _dimension_param(30, 3, 100),
         _steps_param(300, 2000, minimum=10),
         SEED,
     ],
@@ -329,7 +334,7 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
         "并在双对数坐标下拟合误差与间隙的斜率。",
     ),
     params=[
-        Param("n", "int", 30, T("dimension n", "维数 n"), minimum=3, maximum=100, step=1),
+        _dimension_param(30, 3, 100),
         _steps_param(500, 3000, minimum=50),
         SEED,
     ],
@@ -430,7 +435,7 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
         "在 ℝⁿ 的单位单纯形上最小化 f(x) = ‖x‖²，从一个顶点出发并使用精确线搜索，"
         "把 t 步后的误差与 1/(t+1) − 1/n 比较——这是任何只有 t+1 个非零元的点所能达到的最小误差。",
     ),
-    params=[Param("n", "int", 50, T("dimension n", "维数 n"), minimum=2, maximum=200, step=1)],
+    params=[_dimension_param(50, 2, 200)],
     controls=[
         Control("open-loop-step",
                 T("the step size is the open-loop 2/(t+2) instead of the exact line search",
@@ -515,7 +520,7 @@ def _shown(count: int | None, budget: int) -> str:
         "统计普通、远离步与成对 Frank–Wolfe（都用精确线搜索）把间隙降到 1e-8 以下所需的迭代次数。",
     ),
     params=[
-        Param("n", "int", 12, T("dimension n", "维数 n"), minimum=5, maximum=60, step=1),
+        _dimension_param(12, 5, 60),
         Param("max_steps", "int", 1000, T("step budget", "迭代步数上限"), minimum=500,
               maximum=5000, step=100),
         SEED,
@@ -637,7 +642,7 @@ def projected_gradient_path(f_and_grad, x0, steps, lr, project) -> list[np.ndarr
         "统计每个 Frank–Wolfe 迭代点的非零元个数，并以投影梯度下降作对照。",
     ),
     params=[
-        Param("n", "int", 100, T("dimension n", "维数 n"), minimum=10, maximum=300, step=1),
+        _dimension_param(100, 10, 300),
         _steps_param(40, 200),
         SEED,
     ],
