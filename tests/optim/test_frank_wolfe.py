@@ -329,3 +329,25 @@ def test_autograd_drives_matrix_completion_on_the_nuclear_ball():
                             step="line_search", quadratic=True)
     np.testing.assert_allclose(X.detach().numpy(), reference.x, atol=1e-10)
     assert C.NuclearBall(2.0).contains(X.detach().numpy())
+
+
+def test_state_dict_carries_the_active_set_and_step_count_into_a_fresh_optimizer():
+    problem = Problem("box", 10)
+
+    def make(values):
+        param = whylab.tensor(values.copy(), requires_grad=True)
+        return param, FrankWolfe([param], problem.constraint, step="open_loop",
+                                 variant="away")
+
+    def advance(param, optimizer, steps):
+        for _ in range(steps):
+            param.grad = whylab.tensor(problem.f_and_grad(param.detach().numpy())[1])
+            optimizer.step()
+
+    first, first_optimizer = make(problem.start)
+    advance(first, first_optimizer, 5)
+    second, second_optimizer = make(first.detach().numpy())
+    second_optimizer.load_state_dict(first_optimizer.state_dict())
+    advance(first, first_optimizer, 5)
+    advance(second, second_optimizer, 5)
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())

@@ -161,7 +161,6 @@ class FrankWolfe(Optimizer):
         self.smoothness = smoothness
         self.quadratic = quadratic
         self.tol = tol
-        self.steps_taken = 0
         self.gap = math.nan
         self.gamma = math.nan
         super().__init__(params, dict(constraint=constraint))
@@ -215,7 +214,6 @@ class FrankWolfe(Optimizer):
         with whylab.no_grad():
             for move in moves:
                 self._apply(move, gamma)
-        self.steps_taken += 1
         self.gap = float(sum(move.gap for move in moves))
         self.gamma = gamma
         return loss
@@ -246,13 +244,16 @@ class FrankWolfe(Optimizer):
 
     def _step_size(self, moves: list[_Move], loss, closure) -> float:
         gamma_max = min(move.gamma_max for move in moves)
+        # t counts this optimizer's steps; it lives in the per-parameter state (as torch's
+        # step counters do), so a loaded state_dict resumes the open-loop schedule.
+        t = max(self.state[move.param].get("step", 0) for move in moves)
         slope = sum(float(np.vdot(move.grad, move.direction)) for move in moves)
         if slope >= 0:
             return 0.0  # no descent along d: x is optimal to the oracle's precision
         if callable(self.step_rule):
-            return min(float(self.step_rule(self.steps_taken)), gamma_max)
+            return min(float(self.step_rule(t)), gamma_max)
         if self.step_rule == "open_loop":
-            return min(2.0 / (self.steps_taken + 2.0), gamma_max)
+            return min(2.0 / (t + 2.0), gamma_max)
         squared_length = sum(float(np.vdot(move.direction, move.direction)) for move in moves)
         if self.step_rule == "short_step":
             return min(-slope / (self.smoothness * squared_length), gamma_max)
