@@ -1,0 +1,35 @@
+"""Loop order and blocking in matrix multiplication, as compiled loops and a cache model.
+
+* :mod:`~whylab.numerics.loops.orders` -- the six loop orders of C += A·B and
+  the blocked loops, compiled with numba so that loop order shows in wall time;
+* :mod:`~whylab.numerics.loops.packing` -- Goto / van de Geijn packing of blocks
+  into contiguous buffers, with a register-tile micro-kernel;
+* :mod:`~whylab.numerics.loops.cache_sim` -- a set-associative LRU cache that
+  replays the address trace of those loops and counts misses per array.
+"""
+
+from whylab.numerics.loops.cache_sim import CacheStats, access_trace, simulate_matmul
+from whylab.numerics.loops.orders import (
+    LOOP_ORDERS,
+    WorkCount,
+    block_schedule,
+    matmul_blocked,
+    matmul_loop,
+)
+from whylab.numerics.loops.packing import MR, NR, matmul_packed, pack_a, pack_b
+
+__all__ = [
+    "LOOP_ORDERS",
+    "MR",
+    "NR",
+    "CacheStats",
+    "WorkCount",
+    "access_trace",
+    "block_schedule",
+    "matmul_blocked",
+    "matmul_loop",
+    "matmul_packed",
+    "pack_a",
+    "pack_b",
+    "simulate_matmul",
+]
