@@ -14,6 +14,7 @@ from whylab.numerics.loops.orders import (
     WorkCount,
     block_schedule,
     matmul_blocked,
+    matmul_interpreted,
     matmul_loop,
 )
 from whylab.numerics.loops.packing import MR, NR, matmul_packed, pack_a, pack_b
@@ -27,6 +28,7 @@ __all__ = [
     "access_trace",
     "block_schedule",
     "matmul_blocked",
+    "matmul_interpreted",
     "matmul_loop",
     "matmul_packed",
     "pack_a",

@@ -42,6 +42,7 @@ __all__ = [
     "WorkCount",
     "block_schedule",
     "matmul_blocked",
+    "matmul_interpreted",
     "matmul_loop",
 ]
 
@@ -151,6 +152,24 @@ def matmul_loop(A, B, order: str = "ikj", C: np.ndarray | None = None,
     if count is not None:
         count.multiply_adds += int(done)
     return C
+
+
+def matmul_interpreted(A, B) -> np.ndarray:
+    """A·B with the ``ikj`` loops run by the Python interpreter, on lists of floats.
+
+    The bottom rung of the speed ladder: the same statement as the compiled
+    loops, but every ``+=`` is a bytecode dispatch and a boxed float. (Lists,
+    because indexing an ndarray element by element in Python is slower still.)
+    """
+    A, B, C = product_operands("matmul_interpreted", A, B, None)
+    a_rows, b_rows, c_rows = A.tolist(), B.tolist(), C.tolist()
+    for i, c_row in enumerate(c_rows):
+        a_row = a_rows[i]
+        for k, b_row in enumerate(b_rows):
+            a = a_row[k]
+            for j, b in enumerate(b_row):
+                c_row[j] += a * b
+    return np.array(c_rows)
 
 
 # ---------------------------------------------------------------- blocking
