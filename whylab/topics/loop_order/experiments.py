@@ -15,7 +15,7 @@ from functools import partial
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from whylab.bench import autorange, best_of
+from whylab.bench import autorange, best_of, compare
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -63,6 +63,8 @@ PRODUCT_TOLERANCE = 1e-10  # relative max error against NumPy's A @ B
 TIMING_BUDGET_S = 0.01
 CLASS_MARGIN = 1.2  # each miss class must run at least this much faster than the next
 LADDER_MARGIN = 1.2
+PACKED_MARGIN = 1.15  # packing against naive blocking: a smaller gap (our micro-kernel is scalar)
+BLOCKING_ROUNDS = 3
 COMPILE_FACTOR = 20
 PYTHON_N = 40  # the interpreted loop is timed at a smaller n (about 30 ms)
 BLOCKING_SIM = {"n": 100, "block": 20, "line_bytes": 32, "cache_bytes": 8192, "ways": 8}
@@ -468,7 +470,7 @@ def order_timing(n: int, seed: int) -> Result:
     params=[
         Param("n", "int", 384, T("matrix size n", "矩阵阶数 n"), minimum=64, maximum=768,
               step=64),
-        Param("block", "choice", "64", T("block size b", "块大小 b"),
+        Param("block", "choice", "32", T("block size b", "块大小 b"),
               choices=("16", "32", "64", "128")),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
@@ -517,10 +519,11 @@ def blocking(n: int, block: str, seed: int) -> Result:
     naive_run = partial(matmul_blocked, A, B, b)
     packed_run = naive_run if control_active("packed-runs-naive") else partial(matmul_packed, A, B)
     with threadpool_limits(limits=1, user_api="blas"):
-        rates = {"blocked": gflops(flops, seconds(naive_run)),
-                 "packed": gflops(flops, seconds(packed_run)),
-                 "dgemm": gflops(flops, seconds(partial(np.matmul, A, B)))}
-    speedup = rates["packed"] / rates["blocked"]
+        timed = compare({"blocked": naive_run, "packed": packed_run,
+                         "dgemm": partial(np.matmul, A, B)}, BLOCKING_ROUNDS, TIMING_BUDGET_S,
+                        max_calls=256)
+    rates = {name: gflops(flops, timed.median(name)) for name in timed.times}
+    speedup = timed.ratio_quartiles("blocked", "packed").median
     checks = [
         Check(T("The blocked loops compute A·B", "分块循环算出的是 A·B"),
               blocked_error <= PRODUCT_TOLERANCE and packed_error <= PRODUCT_TOLERANCE,
@@ -542,8 +545,10 @@ def blocking(n: int, block: str, seed: int) -> Result:
                            "与 NumPy reshape 的结果相同" if layout_ok else "不同"),
               T("same as NumPy's reshape", "与 NumPy reshape 的结果相同"), id="packed-layout"),
         Check(T("Packing beats the naive blocked loops", "打包算法快于朴素分块循环"),
-              speedup >= LADDER_MARGIN, f"{speedup:.2f}x", f"≥ {LADDER_MARGIN}x",
-              id="packed-beats-blocked"),
+              speedup >= PACKED_MARGIN,
+              T(f"{speedup:.2f}x (median of {BLOCKING_ROUNDS} interleaved rounds)",
+                f"{speedup:.2f} 倍（{BLOCKING_ROUNDS} 轮交替计时的中位数）"),
+              f"≥ {PACKED_MARGIN}x", id="packed-beats-blocked"),
     ]
     table = Table(
         title=T(f"n = {n}: work, data moved and speed", f"n = {n}：运算量、数据搬运与速度"),
