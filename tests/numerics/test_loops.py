@@ -11,6 +11,7 @@ from whylab.numerics.loops import (
     NR,
     WorkCount,
     block_schedule,
+    compile_all,
     matmul_blocked,
     matmul_loop,
     matmul_packed,
@@ -116,3 +117,12 @@ def test_packed_buffers_hold_slivers_with_zero_padding():
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_compile_all_leaves_every_kernel_compiled():
+    from whylab.numerics.loops import cache_sim, orders, packing
+
+    compile_all()
+    kernels = [*orders._LOOPS.values(), orders._blocked_ikj, packing._packed_gemm,
+               packing._pack_a_into, packing._pack_b_into, cache_sim._replay]
+    assert all(kernel.signatures for kernel in kernels)

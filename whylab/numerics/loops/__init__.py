@@ -5,7 +5,9 @@
 * :mod:`~whylab.numerics.loops.packing` -- Goto / van de Geijn packing of blocks
   into contiguous buffers, with a register-tile micro-kernel;
 * :mod:`~whylab.numerics.loops.cache_sim` -- a set-associative LRU cache that
-  replays the address trace of those loops and counts misses per array.
+  replays the address trace of those loops and counts misses per array;
+* :func:`~whylab.numerics.loops.warmup.compile_all` -- compile all of it now
+  (numba otherwise compiles each kernel on its first call).
 """
 
 from whylab.numerics.loops.cache_sim import CacheStats, access_trace, simulate_matmul
@@ -18,6 +20,7 @@ from whylab.numerics.loops.orders import (
     matmul_loop,
 )
 from whylab.numerics.loops.packing import MR, NR, matmul_packed, pack_a, pack_b
+from whylab.numerics.loops.warmup import compile_all
 
 __all__ = [
     "LOOP_ORDERS",
@@ -27,6 +30,7 @@ __all__ = [
     "WorkCount",
     "access_trace",
     "block_schedule",
+    "compile_all",
     "matmul_blocked",
     "matmul_interpreted",
     "matmul_loop",
