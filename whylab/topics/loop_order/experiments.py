@@ -70,6 +70,10 @@ PYTHON_N = 40  # the interpreted loop is timed at a smaller n (about 30 ms)
 BLOCKING_SIM = {"n": 100, "block": 20, "line_bytes": 32, "cache_bytes": 8192, "ways": 8}
 
 
+SEED = Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+             seed=True)
+
+
 def _class_name(order: str) -> str:
     return {0: "0.5", 1: "1.25", 2: "2.0"}[next(c for c, members in enumerate(CLASSES)
                                                  if order in members)]
@@ -394,8 +398,7 @@ def timed_order(order: str) -> str:
     params=[
         Param("n", "int", 256, T("matrix size n", "矩阵阶数 n"), minimum=128, maximum=512,
               step=32),
-        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-              seed=True),
+        SEED,
     ],
     timing=True,
     time_limit_s=60.0,
@@ -472,8 +475,7 @@ def order_timing(n: int, seed: int) -> Result:
               step=64),
         Param("block", "choice", "32", T("block size b", "块大小 b"),
               choices=("16", "32", "64", "128")),
-        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-              seed=True),
+        SEED,
     ],
     timing=True,
     time_limit_s=60.0,
@@ -613,8 +615,7 @@ def _packed_layout_matches(B: np.ndarray) -> bool:
     params=[
         Param("n", "int", 256, T("matrix size n", "矩阵阶数 n"), minimum=128, maximum=512,
               step=64),
-        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-              seed=True),
+        SEED,
     ],
     timing=True,
     time_limit_s=60.0,
