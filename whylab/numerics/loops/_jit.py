@@ -17,12 +17,18 @@ from collections.abc import Callable
 import numba
 
 
-def jit(function: Callable) -> Callable:
-    """``numba.njit(cache=True)``, or plain ``numba.njit`` where nothing can be cached."""
+def jit(function: Callable | None = None, **options) -> Callable:
+    """``numba.njit(cache=True, **options)``, without ``cache`` where nothing can be cached.
+
+    Use as ``@jit`` or ``@jit(inline="always")`` (numba then inlines the function
+    into its callers, which matters for small helpers called in inner loops).
+    """
+    if function is None:
+        return lambda f: jit(f, **options)
     try:
-        return numba.njit(cache=True)(function)
+        return numba.njit(cache=True, **options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
-        return numba.njit(function)
+        return numba.njit(**options)(function)
 
 
 def jit_contracting(function: Callable) -> Callable:
@@ -31,8 +37,4 @@ def jit_contracting(function: Callable) -> Callable:
     Only the ``contract`` fast-math flag: each fused multiply-add rounds once
     instead of twice, and nothing is reordered.
     """
-    options = {"fastmath": {"contract"}}
-    try:
-        return numba.njit(cache=True, **options)(function)
-    except RuntimeError:
-        return numba.njit(**options)(function)
+    return jit(function, fastmath={"contract"})

@@ -103,30 +103,14 @@ def _touch(line, tags, stamps, sets, clock):
 
 
 @jit
-def _access(a, address, bases, line_bytes, tags, stamps, counters, misses, accesses,
-            trace_arrays, trace_offsets):
-    """One load or store by array ``a``: count it, look it up, record it in the trace.
-
-    ``counters`` holds the LRU clock and the number of trace entries recorded so far.
-    """
-    counters[0] += 1
-    accesses[a] += 1
-    if _touch(address // line_bytes, tags, stamps, tags.shape[0], counters[0]):
-        misses[a] += 1
-    recorded = counters[1]
-    if recorded < trace_arrays.shape[0]:
-        trace_arrays[recorded] = a
-        trace_offsets[recorded] = (address - bases[a]) // DOUBLE_BYTES
-        counters[1] = recorded + 1
-
-
-@jit
 def _replay(n, block, strides, bases, line_bytes, sets, ways, misses, accesses,
             trace_arrays, trace_offsets):
     """Run the loop nest, sending each access to the cache (and the first ones to the trace)."""
     tags = np.full((sets, ways), -1, dtype=np.int64)
     stamps = np.zeros((sets, ways), dtype=np.int64)
-    counters = np.zeros(2, dtype=np.int64)  # LRU clock, trace entries recorded
+    clock = 0
+    recorded = 0
+    limit = trace_arrays.shape[0]
     # the hoisted array: the one whose address does not move with the inner loop
     hoisted = 0
     for a in range(3):
@@ -142,22 +126,40 @@ def _replay(n, block, strides, bases, line_bytes, sets, ways, misses, accesses,
                             addresses[a] = bases[a] + x0 * strides[a, 0] + x1 * strides[a, 1]
                         # hoisted load before the inner loop (and, for C, the store after)
                         h_address = addresses[hoisted] + b2 * strides[hoisted, 2]
-                        _access(hoisted, h_address, bases, line_bytes, tags, stamps, counters,
-                                misses, accesses, trace_arrays, trace_offsets)
+                        clock += 1
+                        accesses[hoisted] += 1
+                        if _touch(h_address // line_bytes, tags, stamps, sets, clock):
+                            misses[hoisted] += 1
+                        if recorded < limit:
+                            trace_arrays[recorded] = hoisted
+                            trace_offsets[recorded] = (h_address - bases[hoisted]) // 8
+                            recorded += 1
                         for x2 in range(b2, b2 + block):
                             for a in range(3):
                                 if a == hoisted:
                                     continue
                                 address = addresses[a] + x2 * strides[a, 2]
                                 # C is read and then written back; A and B are only read
-                                for _ in range(2 if a == _C else 1):
-                                    _access(a, address, bases, line_bytes, tags, stamps,
-                                            counters, misses, accesses, trace_arrays,
-                                            trace_offsets)
-                        if hoisted == _C:
-                            _access(hoisted, h_address, bases, line_bytes, tags, stamps,
-                                    counters, misses, accesses, trace_arrays, trace_offsets)
-    return counters[1]
+                                repeats = 2 if a == 2 else 1
+                                for _ in range(repeats):
+                                    clock += 1
+                                    accesses[a] += 1
+                                    if _touch(address // line_bytes, tags, stamps, sets, clock):
+                                        misses[a] += 1
+                                    if recorded < limit:
+                                        trace_arrays[recorded] = a
+                                        trace_offsets[recorded] = (address - bases[a]) // 8
+                                        recorded += 1
+                        if hoisted == 2:
+                            clock += 1
+                            accesses[hoisted] += 1
+                            if _touch(h_address // line_bytes, tags, stamps, sets, clock):
+                                misses[hoisted] += 1
+                            if recorded < limit:
+                                trace_arrays[recorded] = hoisted
+                                trace_offsets[recorded] = (h_address - bases[hoisted]) // 8
+                                recorded += 1
+    return recorded
 
 
 def _check_geometry(n, order, line_bytes, cache_bytes, ways, block):
