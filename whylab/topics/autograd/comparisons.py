@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from whylab.explorer.experiment import Check, T, Text
+from whylab.topics.shared import relative_error
 
 Arrays = Mapping[str, np.ndarray]
 
@@ -20,17 +21,6 @@ FD_STEP = 1e-6  # central differences in float64: error near 1e-10, far below FD
 FD_TOLERANCE = 1e-7
 
 
-def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values - reference| / max |reference| (absolute when the reference is all zeros).
-
-    Different shapes, or a non-finite value anywhere, count as no agreement at all (inf).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    reference = np.asarray(reference, dtype=np.float64)
-    if values.shape != reference.shape or not np.all(np.isfinite(values)):
-        return math.inf
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
 
 
 def gradients_error(values: Arrays, reference: Arrays) -> float:

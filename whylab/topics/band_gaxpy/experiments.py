@@ -16,7 +16,7 @@ import numpy as np
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
 
-from whylab.bench import Comparison, compare, fastest_per_call
+from whylab.bench import compare, fastest_per_call
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -26,14 +26,19 @@ from whylab.explorer.experiment import (
     Series,
     T,
     Table,
-    Text,
     control_active,
     experiment,
 )
 from whylab.numerics.banded import BandWork, band_gaxpy, from_band, to_band
-from whylab.topics.fft.experiments import growth_exponent, relative_error
+from whylab.topics.shared import (
+    AGREEMENT_TOLERANCE,
+    agreement_check,
+    fastest_ratio,
+    growth_exponent,
+    relative_error,
+    timing_rows,
+)
 
-AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
 DENSE_SIZES = (256, 512, 1024, 2048)  # a 2048 x 2048 float64 matrix is 32 MiB
 BAND_MIN_LOG2N = 12  # below ~4096, a few fixed NumPy call costs hide the growth
 TIMING_BANDWIDTH = 2  # p = q = 2: five stored diagonals
@@ -61,11 +66,6 @@ def band_mask(m: int, n: int, p: int, q: int) -> np.ndarray:
     return np.triu(np.tril(np.ones((m, n)), q), -p)
 
 
-def agreement_check(check_id: str, name, values, reference) -> Check:
-    error = relative_error(values, reference)
-    return Check(name, bool(error <= AGREEMENT_TOLERANCE),
-                 T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
-                 f"≤ {AGREEMENT_TOLERANCE:.0e}", id=check_id)
 
 
 def work_check(check_id: str, name, counted: BandWork, entries: int, dense: int) -> Check:
@@ -76,28 +76,8 @@ def work_check(check_id: str, name, counted: BandWork, entries: int, dense: int)
                  id=check_id)
 
 
-def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[list]:
-    """One table row per candidate: label, µs per call and ratio to ``reference``, each as
-    median [q1, q3]."""
-    rows = []
-    for name, label in names.items():
-        micros = comparison.quartiles(name)
-        rows.append([label, f"{micros.median * 1e6:.1f} [{micros.q1 * 1e6:.1f}, "
-                            f"{micros.q3 * 1e6:.1f}]",
-                     comparison.ratio_quartiles(name, reference).format(".2f")])
-    return rows
 
 
-def fastest_ratio(comparison: Comparison, name: str, reference: str) -> tuple[float, Text]:
-    """``name``'s fastest time over ``reference``'s fastest time, and how to show it.
-
-    On a shared machine other work only ever adds time, so the fastest sample of each
-    candidate is the steadiest estimate of what its code costs; the per-round ratios
-    (median [q1, q3]) are shown alongside.
-    """
-    ratio = min(comparison.times[name]) / min(comparison.times[reference])
-    per_round = comparison.ratio_quartiles(name, reference).format(".2f")
-    return ratio, T(f"{ratio:.2f}× (per round: {per_round})", f"{ratio:.2f}×（逐轮：{per_round}）")
 
 
 def fortran(ab: np.ndarray) -> np.ndarray:

@@ -9,32 +9,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from whylab.explorer.experiment import Check, T, Text
-
-AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
-
-
-def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values - reference| / max |reference| (absolute when the reference is 0).
-
-    Arrays of different shapes do not agree at all: the error is infinite.
-    """
-    values = np.asarray(values)
-    if values.shape != np.shape(reference):
-        return math.inf
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
-
-
-def agreement_check(check_id: str, name: Text, values: np.ndarray, reference: np.ndarray,
-                    tolerance: float = AGREEMENT_TOLERANCE) -> Check:
-    """Pass when ``values`` equals ``reference`` to a relative error of ``tolerance``."""
-    error = relative_error(values, reference)
-    return Check(id=check_id, name=name, passed=bool(error <= tolerance),
-                 measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
-                 expected=f"≤ {tolerance:.0e}")
+from whylab.topics.shared import (  # noqa: F401  (the fft topic's modules import them from here)
+    AGREEMENT_TOLERANCE,
+    agreement_check,
+    growth_exponent,
+    relative_error,
+)
 
 
 def count_check(check_id: str, name: Text, counted: list[int], formula: list[int],
@@ -53,10 +34,6 @@ def count_check(check_id: str, name: Text, counted: list[int], formula: list[int
     )
 
 
-def growth_exponent(sizes: list[int], seconds: list[float]) -> float:
-    """Slope of a least-squares line through (log n, log time): time ~ n^slope."""
-    slope, _ = np.polyfit(np.log(sizes), np.log(seconds), 1)
-    return float(slope)
 
 
 def exponent_check(check_id: str, name: Text, exponent: float, *,

@@ -52,6 +52,7 @@ from whylab.topics.loop_order.model import (
     inner_loops_lines,
     inner_stride,
 )
+from whylab.topics.shared import relative_error
 
 ARRAYS = ("A", "B", "C")
 SMALLEST_CACHE = 256
@@ -84,9 +85,6 @@ def simulated_order(order: str) -> str:
     return SECRET_SWAP[order] if control_active("secret-order") else order
 
 
-def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
 
 
 def seconds(func: Callable[[], object], *, warmed: bool = False) -> float:

@@ -30,7 +30,7 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.symmetric import SymmetricWork, pack, packed_length, sym_gaxpy, unpack
-from whylab.topics.band_gaxpy.experiments import agreement_check, fastest_ratio, timing_rows
+from whylab.topics.shared import agreement_check, fastest_ratio, timing_rows
 
 STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
