@@ -97,10 +97,23 @@ def test_save_refuses_what_it_cannot_store_safely(tmp_path):
         whylab.save({"x": np.array([object()])}, tmp_path / "x.npz")
     with pytest.raises(TypeError, match="cannot store a set"):
         whylab.save({"x": {1, 2}}, tmp_path / "x.npz")
-    with pytest.raises(TypeError, match="stores a dict"):
-        whylab.save([whylab.ones(1)], tmp_path / "x.npz")
+    with pytest.raises(TypeError, match="cannot store a object"):
+        whylab.save(object(), tmp_path / "x.npz")
     with pytest.raises(ValueError, match="same entry name 'a.b'"):
         whylab.save({"a": {"b": whylab.ones(1)}, "a.b": whylab.ones(1)}, tmp_path / "x.npz")
+
+
+def test_plain_tensors_and_nested_containers_round_trip(tmp_path):
+    path = tmp_path / "t.pt"
+    whylab.save(whylab.arange(5.0), path)
+    assert whylab.load(path, weights_only=True).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    bundle = [whylab.ones(2), (whylab.zeros(1), 3), {"w": whylab.eye(2)}]
+    whylab.save(bundle, path)
+    back = whylab.load(path, map_location="cpu")
+    assert isinstance(back, list) and isinstance(back[1], tuple) and back[1][1] == 3
+    assert back[2]["w"].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match="map_location must be 'cpu'"):
+        whylab.load(path, map_location="cuda:0")
 
 
 def test_corrupt_meta_is_reported(tmp_path):

@@ -6,13 +6,19 @@ call through ``whylab.dispatch``.
 
 Deviations from PyTorch (each also stated where it happens):
 
-* dtypes: only bool, int32, int64, float32 and float64 (``_tensor/dtypes.py``);
-* devices: cpu and meta; the CUDA key exists but has no kernels (``kernels/__init__.py``);
+* dtypes: bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64;
+  no complex or float8 (``_tensor/dtypes.py``);
+* devices: cpu and meta; the CUDA key exists but has no kernels, so ``cuda`` answers
+  as torch does on a machine without a GPU (``kernels/__init__.py``, ``cuda/``);
 * random numbers come from NumPy's PCG64, so seeds give other values (``_tensor/generator.py``);
-* ``Tensor.shape`` is a plain tuple, ``whylab.Tensor(...)`` is not a constructor,
-  and ``.T`` on non-2-D tensors reverses the dimensions without a deprecation
-  warning (``_tensor/tensor.py``, ``dispatch/native/shape.py``);
-* ``repr`` prints ``whylab.float64`` where PyTorch prints ``torch.float64``;
+* ``.T`` on non-2-D tensors reverses the dimensions without a deprecation
+  warning (``dispatch/native/shape.py``);
+* ``repr`` prints ``whylab.float64`` and ``whylab.Size([2, 3])`` where PyTorch prints
+  ``torch.float64`` and ``torch.Size([2, 3])``; ``x._version`` is a counter object
+  (its ``value`` is torch's int);
+* ``out=`` needs a tensor of the result's shape (torch resizes one that differs)
+  (``dispatch/native/_registry.py``); in-place view ops (``unsqueeze_``...) refuse
+  tensors that require grad (``dispatch/native/shape.py``);
 * ``max(dim)``/``min(dim)`` return a ``MaxMin`` named tuple (fields ``values``,
   ``indices``) instead of ``torch.return_types.max``;
 * a few NumPy ufuncs may warn on special inputs (``sin(inf)``) where PyTorch is
@@ -25,7 +31,7 @@ Deviations from PyTorch (each also stated where it happens):
 # and importing it registers every native operator.
 from whylab import dispatch  # noqa: I001
 from whylab._tensor import dtypes as _dtypes
-from whylab._tensor.device import device
+from whylab._tensor.device import device, get_default_device, set_default_device
 from whylab._tensor.dtypes import (
     get_default_dtype,
     promote_types,
@@ -34,7 +40,7 @@ from whylab._tensor.dtypes import (
 )
 from whylab._tensor.generator import Generator, default_generator, initial_seed, manual_seed, seed
 from whylab._tensor.storage import Storage
-from whylab._tensor.tensor import Tensor, VersionCounter
+from whylab._tensor.tensor import Size, Tensor, VersionCounter
 from whylab.dispatch.native.elementwise import (
     abs,
     absolute,
@@ -63,6 +69,7 @@ from whylab.dispatch.native.elementwise import (
     log,
     log1p,
     log2,
+    log10,
     logical_and,
     logical_not,
     logical_or,
@@ -134,6 +141,7 @@ from whylab.dispatch.native.indexing import (
     triu,
 )
 from whylab.dispatch.native.linalg import addmm, bmm, dot, ger, matmul, mm, mv, outer
+from whylab.dispatch.native.ordering import argsort, cumsum, flip, roll, sort, topk
 from whylab.dispatch.native.reduction import (
     amax,
     amin,
@@ -194,6 +202,13 @@ int32 = _dtypes.int32
 int64 = _dtypes.int64
 float32 = _dtypes.float32
 float64 = _dtypes.float64
+uint8 = _dtypes.uint8
+int8 = _dtypes.int8
+int16 = _dtypes.int16
+float16 = _dtypes.float16
+bfloat16 = _dtypes.bfloat16
+short = int16
+half = float16
 int = int32  # noqa: A001
 long = int64
 float = float32  # noqa: A001
@@ -316,6 +331,7 @@ __all__ = [
     "log",
     "log1p",
     "log2",
+    "log10",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -420,3 +436,72 @@ __all__ += [
 from whylab.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "save"]
+
+# The packages `import torch` makes available as attributes: torch.nn, torch.optim,
+# torch.utils.data, torch.cuda, torch.backends, torch.linalg. They import the facade
+# above, so they come last.
+import whylab.utils.data  # noqa: E402, F401
+from whylab import backends, cuda, linalg, nn, optim, utils  # noqa: E402
+
+__all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
+
+# Loss of nothing for readers of old tutorials: legacy constructors, sampling, order ops.
+from whylab.dispatch.native._registry import with_out as _with_out  # noqa: E402
+from whylab.dispatch.native.elementwise import isfinite, isinf, isnan  # noqa: E402
+from whylab.dispatch.native.legacy import (  # noqa: E402
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    IntTensor,
+    LongTensor,
+    index_add,
+)
+from whylab.dispatch.native.reduction import all_ as all  # noqa: E402, A004
+from whylab.dispatch.native.reduction import any_ as any  # noqa: E402, A004
+from whylab.dispatch.native.sampling import bernoulli, multinomial, normal, randperm  # noqa: E402
+from whylab.linalg import tensor_norm as norm  # noqa: E402
+
+__all__ += [
+    "BoolTensor",
+    "DoubleTensor",
+    "Size",
+    "bfloat16",
+    "float16",
+    "half",
+    "int16",
+    "int8",
+    "short",
+    "uint8",
+    "get_default_device",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "set_default_device",
+    "all",
+    "any",
+    "FloatTensor",
+    "IntTensor",
+    "LongTensor",
+    "argsort",
+    "bernoulli",
+    "cumsum",
+    "flip",
+    "index_add",
+    "multinomial",
+    "norm",
+    "normal",
+    "randperm",
+    "roll",
+    "sort",
+    "topk",
+]
+
+# torch's out= on the functions programs most often call with it.
+for _name in (
+    "add", "sub", "mul", "div", "pow", "matmul", "mm", "bmm", "exp", "log", "sqrt", "abs",
+    "neg", "sin", "cos", "tanh", "sigmoid", "clamp", "maximum", "minimum", "sum", "mean",
+    "prod", "cumsum", "cat", "stack", "where", "zeros", "ones", "empty", "full", "rand",
+    "randn", "arange", "linspace", "eye",
+):
+    globals()[_name] = _with_out(globals()[_name])
+del _name

@@ -35,25 +35,23 @@ FORMAT_NAME = "whylab-npz"
 FORMAT_VERSION = 1
 
 
-def save(obj: dict, f) -> None:
-    """Write a (possibly nested) dict of tensors and plain values to ``f`` as ``.npz``.
+def save(obj, f) -> None:
+    """Write a tensor, or a (possibly nested) container of tensors and plain values, as ``.npz``.
 
     Args:
-        obj: a dict such as ``model.state_dict()`` or ``optimizer.state_dict()``. Keys are
-            strings or integers; values are whylab tensors, NumPy arrays, dicts, lists,
-            tuples, or plain ``int``/``float``/``bool``/``str``/``None``.
+        obj: a dict such as ``model.state_dict()`` or ``optimizer.state_dict()``, a tensor,
+            or a list/tuple. Dict keys are strings or integers; values are whylab tensors,
+            NumPy arrays, dicts, lists, tuples, or plain ``int``/``float``/``bool``/``str``/
+            ``None``.
         f: a path (written exactly as given; no ``.npz`` is appended) or a binary file.
 
     Raises:
         TypeError: for a value of another type (e.g. an arbitrary object), or an object array.
         ValueError: if two different paths flatten to the same archive entry name.
     """
-    if not isinstance(obj, dict):
-        raise TypeError(
-            f"whylab.save stores a dict (e.g. a state_dict); got {type(obj).__name__}"
-        )
     arrays: dict[str, np.ndarray] = {}
-    tree = _encode(obj, [], arrays)
+    # A dict's entries are named by their keys; anything else is stored under "root".
+    tree = _encode(obj, [] if isinstance(obj, dict) else ["root"], arrays)
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "tree": tree}
     arrays[META_ENTRY] = np.array(json.dumps(meta))
     if isinstance(f, (str, os.PathLike)):
@@ -63,11 +61,14 @@ def save(obj: dict, f) -> None:
         np.savez(f, **arrays)
 
 
-def load(f) -> dict:
+def load(f, map_location=None, weights_only=None, **pickle_load_args):
     """Read a file written by :func:`save` (or any pickle-free ``.npz``) into whylab tensors.
 
     Args:
         f: a path or a binary file.
+        map_location, weights_only: accepted for torch's signature. Loading never
+            unpickles, so every load here is what torch calls ``weights_only=True``;
+            tensors load on the CPU (a ``map_location`` other than "cpu" is refused).
 
     Returns:
         The saved nested structure, with tensors as whylab tensors of the stored dtype.
@@ -77,6 +78,8 @@ def load(f) -> dict:
         ValueError: if an entry holds Python objects (which would need pickle) or the
             structure description is malformed.
     """
+    if map_location not in (None, "cpu") and str(map_location) != "cpu":
+        raise ValueError(f"whylab.load: map_location must be 'cpu', got {map_location!r}")
     with np.load(f, allow_pickle=False) as archive:
         names = list(archive.files)
         arrays = {name: _read_entry(archive, name) for name in names}

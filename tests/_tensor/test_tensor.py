@@ -73,7 +73,24 @@ def test_factory_errors():
     with pytest.raises(RuntimeError, match="from=5 >= to=5"):
         whylab.randint(5, 5, (2,))
     with pytest.raises(TypeError, match="cannot be constructed directly"):
-        whylab.Tensor([1, 2])
+        whylab.nn.Parameter.__base__.__new__(type("Sub", (whylab.Tensor,), {}))
+
+
+def test_legacy_constructors_match_torch():
+    import torch
+
+    for args in (([1, 2],), ([[1.5], [2.0]],), (2, 3), ()):
+        ours, theirs = whylab.Tensor(*args), torch.Tensor(*args)
+        assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype.name == "float32"
+        if args and not isinstance(args[0], int):
+            assert ours.tolist() == theirs.tolist()
+    for name in ("FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"):
+        ours, theirs = getattr(whylab, name)([1, 0]), getattr(torch, name)([1, 0])
+        assert ours.dtype.name == str(theirs.dtype).split(".")[1]
+        assert isinstance(ours, getattr(whylab, name))
+        assert ours.type() == theirs.type().replace("torch.", "whylab.")
+    assert not isinstance(whylab.ones(1), whylab.LongTensor)
+    assert whylab.ones(2).type("torch.LongTensor").dtype is whylab.int64
 
 
 def test_properties_and_conversions():

@@ -285,3 +285,29 @@ def test_numpy_is_zero_copy_both_ways():
     transposed = whylab.from_numpy(source.T)
     assert transposed.stride() == (1, 3)
     assert whylab.as_tensor(source).untyped_storage().data is not None
+
+
+VIEWS_OF_ONE_TENSOR = {
+    "t": lambda t: t.t(),
+    "view": lambda t: t.view(12),
+    "select": lambda t: t[0],
+    "slice": lambda t: t[:, 1:],
+    "expand": lambda t: t[0].expand(2, 4),
+    "unsqueeze": lambda t: t.unsqueeze(0),
+    "diagonal": lambda t: t.diagonal(),
+    "unfold": lambda t: t.unfold(1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("view", list(VIEWS_OF_ONE_TENSOR))
+def test_a_view_of_an_inference_tensor_is_an_inference_tensor_like_torch(view):
+    # A view carries its base's key set (torch builds view TensorImpls with self.key_set()),
+    # also outside inference_mode, where no ADInplaceOrView kernel runs for it.
+    with torch.inference_mode():
+        theirs = torch.ones(3, 4)
+    with whylab.inference_mode():
+        ours = whylab.ones(3, 4)
+    make = VIEWS_OF_ONE_TENSOR[view]
+    assert make(theirs).is_inference() and make(ours).is_inference()
+    ordinary = whylab.ones(3, 4)
+    assert not make(ordinary).is_inference() and make(ordinary)._keys == ordinary._keys

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -16,11 +17,13 @@ from whylab.numerics.fft import (
     count_fft_operations,
     dft,
     dft_matrix,
+    dft_two_factor,
     fft,
     fft_recursive,
     fft_stages,
     ifft,
     is_power_of_two,
+    plan_fft,
 )
 
 SIZES = [2**k for k in range(15)]  # 1 .. 16384
@@ -76,10 +79,10 @@ def test_dft_matrix_is_symmetric_and_unitary_up_to_n():
 
 
 @pytest.mark.parametrize("n", SIZES)
-def test_inverse_round_trip(n):
+def test_inverse_matches_numpy_and_round_trips(n):
     x = random_complex(n, seed=n + 4)
-    np.testing.assert_allclose(ifft(fft(x)), x, rtol=0, atol=1e-13)
     np.testing.assert_allclose(ifft(x), np.fft.ifft(x), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ifft(np.fft.fft(x)), x, rtol=0, atol=1e-13)
 
 
 @settings(max_examples=30, deadline=None)
@@ -157,12 +160,96 @@ def test_operation_counts(n):
     assert counted.butterflies == expected_butterflies
     assert counted.complex_multiplies == expected_butterflies
     assert counted.complex_additions == 2 * expected_butterflies
+    assert counted.exponentials == 0  # the plan's twiddles were computed once, before the call
     recursive = OperationCount()
     fft_recursive(np.zeros(n), recursive)
-    assert recursive == counted
-    direct = OperationCount()
-    dft(np.zeros(n), direct)
-    assert direct.complex_multiplies == n * n
+    assert dataclasses.replace(recursive, exponentials=0) == counted
+    assert recursive.exponentials == expected_butterflies  # it recomputes its twiddles
+
+
+def _trivial_twiddles_by_brute_force(n):
+    """Twiddles exactly 1 or -i, found by walking every butterfly of every stage by hand."""
+    trivial = 0
+    span = 2
+    while span <= n:
+        for _block in range(n // span):
+            for k in range(span // 2):
+                trivial += k == 0 or 4 * k == span
+        span *= 2
+    return trivial
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 64, 1024])
+def test_trivial_twiddles_are_counted_apart(n):
+    counted = count_fft_operations(n)
+    assert counted.trivial_multiplies == _trivial_twiddles_by_brute_force(n)
+    log2n = int(math.log2(n))
+    assert counted.nontrivial_multiplies == n // 2 * log2n - 3 * n // 2 + 2
+    # 6 real flops per complex multiply, 2 per complex addition: 10 per butterfly.
+    assert counted.real_flops(skip_trivial=False) == 5 * n * log2n
+    assert counted.real_flops(skip_trivial=True) == 5 * n * log2n - 9 * n + 12
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 12, 64])
+def test_dft_multiply_count_is_derived_independently(n):
+    """The DFT's count equals the products a plain double loop forms, one per (k, j) pair."""
+    products = trivial = 0
+    for k in range(n):
+        for j in range(n):
+            products += 1
+            trivial += (j * k) % n == 0 or 4 * ((j * k) % n) == n
+    counted = OperationCount()
+    dft(np.zeros(n), counted)
+    assert counted.complex_multiplies == products
+    assert counted.trivial_multiplies == trivial
+    assert counted.complex_additions == n * (n - 1)
+    assert counted.exponentials == n * n
+    cached = OperationCount()
+    dft(np.zeros(n), cached, matrix=dft_matrix(n))
+    assert cached.complex_multiplies == products and cached.exponentials == 0
+
+
+def test_dft_with_a_precomputed_matrix_and_in_order_sum():
+    x = random_complex(256, seed=9)
+    np.testing.assert_allclose(dft(x, matrix=dft_matrix(256)), np.fft.fft(x), atol=tolerance(256))
+    np.testing.assert_allclose(dft(x, summation="in-order"), np.fft.fft(x), atol=1e-12)
+    with pytest.raises(ValueError, match=r"dft: matrix has shape \(4, 4\), the signal needs"):
+        dft(x, matrix=dft_matrix(4))
+    with pytest.raises(ValueError, match="dft: summation must be 'pairwise' or 'in-order'"):
+        dft(x, summation="kahan")
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 12, 64, 100, 1024, 4096])
+def test_two_factor_dft_matches_numpy(n):
+    x = random_complex(n, seed=n + 6)
+    np.testing.assert_allclose(dft_two_factor(x), np.fft.fft(x), rtol=0, atol=1e-12 * n)
+
+
+def test_a_plan_decides_what_fft_computes():
+    x = random_complex(16, seed=4)
+    plan = plan_fft(16)
+    np.testing.assert_array_equal(fft(x, plan=plan), fft(x))
+    only_reorder = dataclasses.replace(plan, stages=())
+    np.testing.assert_array_equal(fft(x, plan=only_reorder), x[bit_reversal_permutation(16)])
+    np.testing.assert_allclose(ifft(np.fft.fft(x), plan=plan), x, atol=1e-14)
+    with pytest.raises(ValueError, match="fft: the plan is for length 16, the signal has n=8"):
+        fft(x[:8], plan=plan)
+
+
+def test_in_order_sum_loses_accuracy_faster_than_the_fft():
+    """Against a long-double numpy.fft: the running sum's error grows, the FFT's barely."""
+    if np.finfo(np.longdouble).eps > 1e-18:
+        pytest.skip("long double is no wider than float64 here")
+
+    def error(values, reference):
+        return float(np.linalg.norm(values.astype(reference.dtype) - reference)
+                     / np.linalg.norm(reference))
+
+    x = random_complex(2048, seed=11)
+    reference = np.fft.fft(x.astype(np.clongdouble))
+    eps = np.finfo(float).eps
+    assert error(fft(x), reference) <= eps * 11
+    assert error(dft(x, summation="in-order"), reference) > 2 * error(fft(x), reference)
 
 
 # ---------------------------------------------------------------- errors

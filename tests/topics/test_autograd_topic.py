@@ -9,28 +9,41 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import whylab
-from whylab.explorer.experiment import GraphDiagram, ParamError, T
+from whylab.explorer.controls import audit_experiment
+from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
 from whylab.explorer.topics import load_topic
-from whylab.topics.autograd import backward_trace, comparisons, stability
+from whylab.topics.autograd import (
+    backward_trace,
+    comparisons,
+    sabotage,
+    stability,
+    torch_reference,
+)
 from whylab.topics.autograd import experiments as topic
 from whylab.topics.autograd.datasets import DATASETS, make_dataset
 from whylab.topics.autograd.expressions import (
     EXPRESSIONS,
-    expected_nodes,
     leaf_tensors,
     make_case,
     mlp_backward,
 )
+from whylab.topics.autograd.jacobian_experiments import engine_work
+from whylab.topics.autograd.memory_experiments import Stack
 from whylab.topics.autograd.numerical_experiments import (
     SMOOTH_EXPRESSIONS,
     fitted_slope,
     slope_check,
+)
+from whylab.topics.autograd.run_time_graph_experiments import (
+    doubled_until_large,
+    doublings_needed,
 )
 from whylab.topics.autograd.training_experiment import hand_backward_error
 
@@ -63,10 +76,25 @@ def test_prose_length_and_headings(lang):
     text = (FOLDER / f"{lang}.md").read_text(encoding="utf-8")
     without_math = re.sub(r"\$\$.+?\$\$|\$.+?\$", " ", text, flags=re.S)
     if lang == "en":
-        assert 900 <= len(re.findall(r"[A-Za-z]+", without_math)) <= 1300
+        assert 900 <= len(re.findall(r"[A-Za-z]+", without_math)) <= 1800
     else:
-        assert 1400 <= len(re.findall(r"[\u4e00-\u9fff]", without_math)) <= 2600
-    assert len(re.findall(r"^## ", text, re.MULTILINE)) >= 7
+        assert 1400 <= len(re.findall(r"[\u4e00-\u9fff]", without_math)) <= 3200
+    assert len(re.findall(r"^## ", text, re.MULTILINE)) >= 10
+
+
+# ---------------------------------------------------------------- negative controls
+
+
+@pytest.mark.parametrize("experiment", topic.EXPERIMENTS, ids=lambda e: e.name)
+def test_every_check_is_falsified_by_a_control(experiment):
+    audit = audit_experiment("autograd", experiment)
+    assert audit.ok, "\n".join(audit.problems)
+    assert all(finding.falsified for finding in audit.checks)
+
+
+def run_under(control, name, **params):
+    with switched_on(control):
+        return run(name, **params)
 
 
 # ---------------------------------------------------------------- defaults and choices
@@ -95,7 +123,8 @@ def test_graph_of_every_expression(expression):
     case = make_case(expression, 7)
     leaves = [n for n in diagram.nodes if n.label == "AccumulateGrad"]
     assert len(leaves) == len(case.leaves)
-    assert sorted(n.label for n in diagram.nodes if n.group == "grad_fn") == expected_nodes(case)
+    recorded = sorted(n.label for n in diagram.nodes if n.group == "grad_fn")
+    assert recorded == torch_reference.RECORDED_NODES[expression]
     ids = {n.id for n in diagram.nodes}
     assert all(source in ids and target in ids for source, target, _ in diagram.edges)
     assert [row[0] for row in result.tables[0].rows] == list(range(1, len(diagram.nodes) + 1))
@@ -133,13 +162,43 @@ def test_a_step_far_from_the_optimum_fails_only_the_agreement_check(log10_h):
 def test_modes_shapes(inputs, outputs):
     result = run("modes", inputs=inputs, outputs=outputs, seed=5)
     assert result.passed, failed(result)
-    assert result.tables[0].rows == [[f"{outputs} × {inputs}", outputs, inputs]]
+    # f = W2 tanh(W1 x + c) records four nodes (mv, add, tanh, mv); each pass runs each once.
+    assert result.tables[0].rows == [[f"{outputs} × {inputs}", outputs, 4 * outputs, inputs]]
+    vector_check = result.check("vector-needs-grad-output")
+    assert vector_check.state == ("not_applicable" if outputs == 1 else "passed")
 
 
 @pytest.mark.parametrize("classes", [2, 32])
 def test_local_rules_extremes(classes):
     result = run("local-rules", classes=classes, seed=2**31 - 1)
     assert result.passed, failed(result)
+
+
+THRESHOLD_CHECKS = ("separate-inf-past-underflow", "separate-inf-gradient", "naive-overflow")
+
+
+@pytest.mark.parametrize("dtype, largest_vacuous", [("float32", 1), ("float64", 2)])
+def test_threshold_checks_are_not_applicable_where_no_sample_crosses(dtype, largest_vacuous):
+    """At small scales no sample passes a threshold: the "breaks exactly where" claims
+    have no evidence, so they must say so instead of passing."""
+    for scale in range(largest_vacuous + 1):
+        result = run("softmax-ce-stability", dtype=dtype, max_log10_scale=scale)
+        for check_id in THRESHOLD_CHECKS:
+            check = result.check(check_id)
+            assert check.state == "not_applicable", (scale, check_id)
+            assert "max_log10_scale" in check.when_applicable.en
+        assert result.passed  # a not-applicable check is no failure either
+    reached = run("softmax-ce-stability", dtype=dtype, max_log10_scale=largest_vacuous + 1)
+    assert all(reached.check(c).state == "passed" for c in THRESHOLD_CHECKS)
+
+
+def test_underflow_threshold_with_and_without_subnormals():
+    assert stability.underflow_loss(np.float32) == pytest.approx(150 * math.log(2))
+    assert stability.underflow_loss(np.float32) == pytest.approx(103.97, abs=0.01)
+    assert stability.underflow_loss(np.float32, flush_to_zero=True) == pytest.approx(87.34,
+                                                                                      abs=0.01)
+    # NumPy keeps subnormals: e^-103.9 survives in float32, e^-104 rounds to zero.
+    assert np.exp(np.float32(-103.9)) > 0 and np.exp(np.float32(-104.0)) == 0
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -159,6 +218,9 @@ def test_stability_in_both_dtypes(dtype, max_log10_scale):
 def test_fan_out_extremes(size, passes):
     result = run("fan-out", size=size, passes=passes, seed=9)
     assert result.passed, failed(result)
+    expected = "not_applicable" if passes == 1 else "passed"
+    assert result.check("passes-add-up").state == expected
+    assert result.check("write-then-add").state == expected
     assert result.metrics["grad_over_a_after_passes"] == pytest.approx(8 * passes)
 
 
@@ -222,8 +284,9 @@ def test_a_wrong_gradient_rule_fails_the_agreement_check():
     engine = {"x": leaves["x"].grad.numpy()}
     right = comparisons.gradients_error(engine, case.gradient(case.leaves))
     forgot_a_use = comparisons.gradients_error(engine, {"x": case.leaves["x"] + 1.0})
-    assert comparisons.agreement_check(NAME, right, comparisons.EXACT_TOLERANCE).passed
-    assert not comparisons.agreement_check(NAME, forgot_a_use, comparisons.EXACT_TOLERANCE).passed
+    tolerance = comparisons.EXACT_TOLERANCE
+    assert comparisons.agreement_check(NAME, right, tolerance, id="a").passed
+    assert not comparisons.agreement_check(NAME, forgot_a_use, tolerance, id="a").passed
 
 
 def test_mlp_reference_backward_matches_torch():
@@ -266,12 +329,12 @@ def test_dependency_count_check_fails_on_a_wrong_count():
     assert backward_trace.dependency_mismatches(trace) == [some_node]
 
 
-def test_saved_tensor_check_notices_an_unneeded_save():
+def test_product_saves_notice_an_unneeded_save():
     trace = _traced("tanh-affine")
-    assert backward_trace.unneeded_saves(trace) == []
+    assert backward_trace.product_saves(trace) == torch_reference.PRODUCT_SAVES["tanh-affine"]
     matmul = next(n for n in trace.nodes if n["name"] == "MmBackward0")
     matmul["saved"].append({"name": "mat2", "shape": [4, 2], "released": False})
-    assert backward_trace.unneeded_saves(trace) == [matmul["id"]]
+    assert backward_trace.product_saves(trace) == [("MmBackward0", ["mat2", "self"])]
 
 
 def test_trace_counts_buffer_sums_at_fan_out():
@@ -285,8 +348,8 @@ def test_slope_check_tells_h_squared_from_h():
     quadratic = [10.0 ** (2 * k) for k in exponents]
     linear = [10.0 ** k for k in exponents]
     assert fitted_slope(exponents, quadratic) == pytest.approx(2.0)
-    assert slope_check(NAME, fitted_slope(exponents, quadratic), 2.0).passed
-    assert not slope_check(NAME, fitted_slope(exponents, linear), 2.0).passed
+    assert slope_check(NAME, fitted_slope(exponents, quadratic), 2.0, id="s").passed
+    assert not slope_check(NAME, fitted_slope(exponents, linear), 2.0, id="s").passed
 
 
 def test_reference_losses_are_exact_where_float64_is_not_enough():
@@ -334,3 +397,149 @@ def test_datasets_are_seeded_and_balanced():
         assert np.array_equal(points, again) and points.shape == (60, 2)
         assert np.allclose(points.mean(axis=0), 0.0) and np.allclose(points.std(axis=0), 1.0)
         assert len(set(np.bincount(labels))) == 1
+
+
+# ---------------------------------------------------------------- the audit's defects
+
+
+def test_modes_counts_the_work_from_the_engine_not_from_its_loop():
+    """The pass and node-run counts come from engine_trace: building the Jacobian entry by
+    entry (m·n passes) instead of row by row is caught."""
+    honest = run("modes", inputs=6, outputs=2)
+    assert honest.metrics["reverse_passes"] == 2 and honest.metrics["reverse_node_runs"] == 8
+    wasteful = run_under("jacobian-entry-by-entry", "modes", inputs=6, outputs=2)
+    assert wasteful.check("reverse-rows").passed  # the same Jacobian ...
+    assert not wasteful.check("reverse-work").passed  # ... at n times the work
+    assert wasteful.metrics["reverse_passes"] == 12 and wasteful.metrics["reverse_node_runs"] == 48
+
+
+def test_engine_work_reads_passes_and_node_runs():
+    x = whylab.ones(3, dtype=whylab.float64, requires_grad=True)
+    y = (x * x).sum()
+    with whylab.autograd.engine_trace() as trace:
+        y.backward(retain_graph=True)
+        y.backward()
+    assert engine_work(trace) == (2, 6)  # SumBackward0, MulBackward0, AccumulateGrad, twice
+
+
+def _torch_graph(expression):
+    """Build ``expression`` in torch (the same shapes), return (node names, product saves)."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    case = make_case(expression, 0)
+    leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.leaves.items()}
+    rng = np.random.default_rng(0)
+    if expression == "tanh-affine":
+        loss = (torch.tensor(rng.standard_normal((3, 4))) @ leaves["w"] + leaves["b"]).tanh().sum()
+    elif expression == "softmax-ce":
+        loss = F.cross_entropy(torch.tensor(rng.standard_normal((4, 5))) @ leaves["W"],
+                               torch.tensor([0, 1, 2, 0]))
+    elif expression == "linear-ce":
+        loss = F.cross_entropy(F.linear(torch.tensor(rng.standard_normal((4, 3))), leaves["W"],
+                                        leaves["b"]), torch.tensor([0, 1, 2, 3]))
+    elif expression == "fan-out":
+        loss = (leaves["x"] * leaves["x"] + leaves["x"]).sum()
+    elif expression == "diff-squares":
+        loss = ((leaves["a"] + leaves["b"]) * (leaves["a"] - leaves["b"])).sum()
+    else:
+        hidden = (torch.tensor(rng.standard_normal((6, 3))) @ leaves["w1"] + leaves["b1"]).relu()
+        loss = F.cross_entropy(hidden @ leaves["w2"] + leaves["b2"], torch.tensor([0, 1, 2] * 2))
+    nodes, stack = [], [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in nodes:
+            continue
+        nodes.append(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    names = sorted(n.name() for n in nodes if not n.name().endswith("AccumulateGrad"))
+    saves = sorted(
+        (n.name(), sorted(a[len("_saved_"):] for a in dir(n) if a.startswith("_saved_")
+                          and isinstance(getattr(n, a), torch.Tensor)))
+        for n in nodes if n.name() in backward_trace.PRODUCT_NODES)
+    return names, saves
+
+
+@pytest.mark.parametrize("expression", list(EXPRESSIONS))
+def test_the_reference_lists_are_what_torch_records(expression):
+    torch = pytest.importorskip("torch")
+    assert torch.__version__.startswith(torch_reference.TORCH_VERSION)
+    names, saves = _torch_graph(expression)
+    assert names == torch_reference.RECORDED_NODES[expression]
+    assert saves == torch_reference.PRODUCT_SAVES[expression]
+
+
+def test_cross_entropy_is_drawn_with_torch_names():
+    diagram = run("graph", expression="softmax-ce").figures[0]
+    labels = [n.label for n in diagram.nodes]
+    assert "NllLossBackward0" in labels and "LogSoftmaxBackward0" in labels
+    assert not any(label.startswith("_") for label in labels)
+
+
+# ---------------------------------------------------------------- sabotage helpers
+
+
+def test_replace_backward_changes_the_rule_and_needs_a_node():
+    x = whylab.tensor([0.5], dtype=whylab.float64, requires_grad=True)
+    y = x.tanh().sum()
+    assert sabotage.replace_backward(y, "TanhBackward0", sabotage.pass_through) == 1
+    y.backward()
+    assert x.grad.item() == 1.0  # the local derivative 1 - tanh(0.5)^2 was forgotten
+    with pytest.raises(LookupError, match="no ExpBackward0"):
+        sabotage.replace_backward(x.tanh().sum(), "ExpBackward0", sabotage.pass_through)
+
+
+def test_eager_backward_gets_the_sum_right_but_runs_nodes_once_per_gradient():
+    a = whylab.tensor([1.5, -2.0], dtype=whylab.float64, requires_grad=True)
+    c = (a + a) * (a + a)
+    with whylab.autograd.engine_trace() as trace:
+        sabotage.eager_backward(c, whylab.ones_like(c))
+    np.testing.assert_allclose(a.grad.numpy(), 8 * a.detach().numpy())
+    runs = Counter(label.split("#")[0] for label in trace.execution_order())
+    assert runs == {"MulBackward0": 1, "AddBackward0": 2, "AccumulateGrad([2])": 4}
+
+
+# ---------------------------------------------------------------- the new experiments
+
+
+def test_checkpoint_layers_save_three_activations_each():
+    weights = [whylab.randn(4, 4, dtype=whylab.float64, requires_grad=True) for _ in range(5)]
+    x = whylab.randn(2, 4, dtype=whylab.float64)
+    plain = Stack(weights).forward(x, 5, None)
+    one_activation = 2 * 4 * 8
+    assert whylab.autograd.saved_tensors_bytes(plain, include_parameters=False) == (
+        3 * 5 * one_activation)
+    stack = Stack(weights)
+    checkpointed = stack.forward(x, 5, 2)
+    assert whylab.autograd.saved_tensors_bytes(checkpointed, include_parameters=False) == (
+        3 * one_activation)  # segments of 2, 2 and 1 layers keep one input each
+    checkpointed.sum().backward()
+    assert stack.layer_runs == 10
+
+
+@pytest.mark.parametrize("depth, segment", [(1, 1), (7, 3), (32, 16)])
+def test_checkpoint_at_other_settings(depth, segment):
+    result = run("checkpoint", depth=depth, segment=segment, width=8)
+    assert result.passed, failed(result)
+    assert result.metrics["layer_runs_checkpoint"] == 2 * depth
+
+
+@pytest.mark.parametrize("start", [0.001, 0.3, 0.625, 1.25, 5.0, 9.999])
+def test_doublings_needed_is_the_loop_count(start):
+    x = whylab.tensor([start], dtype=whylab.float64)
+    steps = doublings_needed(start)
+    assert abs(doubled_until_large(x).item()) == pytest.approx(start * 2**steps)
+    assert start * 2 ** (steps - 1) < 10 <= start * 2**steps
+
+
+def test_control_flow_graphs_differ_only_when_the_loop_counts_do():
+    result = run("control-flow", x1=0.3, x2=3.0)
+    assert result.passed and len(result.figures) == 2
+    same = run("control-flow", x1=3.0, x2=4.0)  # two doublings each
+    assert same.check("graphs-differ").state == "not_applicable"
+    assert same.check("graphs-follow-each-run").passed
+
+
+@pytest.mark.parametrize("x", [-10.0, -1.0, 0.0, 1.0768, 2.0288, 10.0])
+def test_second_backward_at_any_x(x):
+    result = run("second-backward", x=x)
+    assert result.passed, failed(result)

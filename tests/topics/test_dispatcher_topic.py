@@ -17,8 +17,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import whylab
 from whylab.dispatch import TraceEvent, trace
-from whylab.explorer.experiment import GraphDiagram, ParamError, T
+from whylab.explorer.controls import audit_experiment
+from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
 from whylab.explorer.svg import render_graph
+from whylab.topics.dispatcher import hop_experiment as hop
 from whylab.topics.dispatcher import key_rules, matmul_rules
 from whylab.topics.dispatcher import key_set_experiment as ks
 from whylab.topics.dispatcher import matmul_experiment as mt
@@ -76,8 +78,22 @@ def test_defaults_pass_every_check(name):
     assert result.checks and result.passed, failed(result)
 
 
-def test_overhead_is_marked_as_timing_and_the_others_are_not():
-    assert BY_NAME["overhead"].timing
+@pytest.mark.parametrize("name", ["matmul-trace", "key-set"])
+def test_every_check_is_made_to_fail_by_a_control(name):
+    audit = audit_experiment("dispatcher", BY_NAME[name])
+    assert audit.ok, audit.problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["overhead", "hop-cost"])
+def test_timing_checks_are_made_to_fail_by_their_controls(name):
+    # Timing experiments: their defaults compare wall-clock ratios with wide margins.
+    audit = audit_experiment("dispatcher", BY_NAME[name])
+    assert audit.ok, audit.problems
+
+
+def test_timing_experiments_are_marked_as_timing_and_the_others_are_not():
+    assert BY_NAME["overhead"].timing and BY_NAME["hop-cost"].timing
     assert not BY_NAME["matmul-trace"].timing and not BY_NAME["key-set"].timing
 
 
@@ -135,8 +151,11 @@ def test_shape_formula_and_broadcasting():
     assert matmul_rules.result_shape((2, 1, 4, 3), (5, 3, 6)) == (2, 5, 4, 6)
     assert matmul_rules.result_shape((3,), (2, 3, 4)) == (2, 4)
     assert matmul_rules.broadcast_batch((2, 1), (3,)) == (2, 3)
+    assert matmul_rules.broadcast_batch((1,), (0,)) == matmul_rules.broadcast_batch((0,), (1,))
     with pytest.raises(ValueError, match="do not broadcast"):
         matmul_rules.broadcast_batch((2,), (3,))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        matmul_rules.broadcast_batch((0,), (2,))
     with pytest.raises(ValueError, match="inner sizes differ"):
         matmul_rules.result_shape((2, 3), (4, 5))
 
@@ -196,8 +215,10 @@ def test_diagram_nodes_are_the_hops_and_it_renders():
 @pytest.mark.parametrize("device", ["cpu", "meta"])
 @pytest.mark.parametrize("guard", ks.GUARDS)
 @pytest.mark.parametrize("requires_grad", [False, True])
-def test_key_set_every_case_passes(op, device, guard, requires_grad):
-    result = ks.key_set.run(op=op, device=device, requires_grad=requires_grad, guard=guard)
+@pytest.mark.parametrize("x_kind", ks.X_KINDS)
+def test_key_set_every_case_passes(op, device, guard, requires_grad, x_kind):
+    result = ks.key_set.run(op=op, device=device, x_kind=x_kind, requires_grad=requires_grad,
+                            guard=guard)
     assert result.passed, failed(result)
 
 
@@ -209,7 +230,8 @@ def test_key_set_every_case_passes(op, device, guard, requires_grad):
     ("inference-mode", "CPU", False),
 ])
 def test_guards_change_the_winning_key_and_the_recording(guard, highest, recorded):
-    result = ks.key_set.run(op="add", device="cpu", requires_grad=True, guard=guard)
+    result = ks.key_set.run(op="add", device="cpu", x_kind="ordinary", requires_grad=True,
+                            guard=guard)
     assert result.metrics["highest_key"] == highest
     assert (result.metrics["grad_fn"] != "None") == recorded
 
@@ -218,7 +240,8 @@ def test_inference_mode_bumps_the_version_of_an_ordinary_tensor_like_torch():
     # The prose states this (it used to be a listed difference); checked against torch.
     run = ks.run_op("add_", "cpu", True, "inference-mode")
     assert run.version_bumped and "ADInplaceOrView" in ks.traced_path(run.events)
-    assert "modified by an inplace operation" in run.backward_error
+    assert run.saved == ks.SAVED_IN_PLACE_ERROR
+    assert "modified by an inplace operation" in run.error
     tensor = torch.ones(3) * 1
     with torch.inference_mode():
         tensor.add_(1)
@@ -313,7 +336,7 @@ def _event(op, key, depth=0):
 def test_matmul_checks_can_fail():
     assert not mt.inner_op_check("bmm", "mm", "2d-2d").passed
     assert not mt.inner_op_check(None, "dot", "1d-1d").passed
-    assert not mt.shape_check(NAME, (2, 3), (3, 2)).passed
+    assert not mt.shape_check("s", NAME, (2, 3), (3, 2)).passed
     assert not mt.values_check(np.ones(3), np.ones(3) + 1e-9).passed
     assert not mt.values_check(np.ones(3), np.ones((3, 1))).passed
     out_of_order = [_event("mm", "Tracer"), _event("mm", "CPU"), _event("mm", "Autograd")]
@@ -331,33 +354,152 @@ def test_matmul_checks_can_fail():
 
 
 def test_key_set_checks_can_fail():
-    assert not ks.guard_check("inference-mode", frozenset(),
+    rule = key_rules.GUARD_RULES["inference-mode"]
+    assert not ks.guard_check("inference-mode", rule, frozenset(),
                               frozenset({"Autograd", "ADInplaceOrView"})).passed
     assert not ks.output_keys_check("add", "inference-mode", frozenset({"CPU"}),
                                     frozenset({"CPU", "Autograd", "ADInplaceOrView"})).passed
-    assert not ks.saved_tensor_check(True, None).passed
-    assert not ks.saved_tensor_check(False, "one of the variables needed for gradient "
-                                            "computation has been modified by an inplace "
-                                            "operation").passed
-    assert not ks.saved_tensor_check(True, "some other error").passed
+    assert ks.saved_tensor_check("add_", True, ks.SAVED_IN_PLACE_ERROR, "…").passed
+    assert ks.saved_tensor_check("add_", False, ks.SAVED_REFUSED, "…").passed
+    assert not ks.saved_tensor_check("add_", True, ks.SAVED_NO_ERROR, None).passed
+    assert not ks.saved_tensor_check("add_", False, ks.SAVED_NO_ERROR, None).passed
+    assert not ks.saved_tensor_check("add_", False, ks.SAVED_IN_PLACE_ERROR, "…").passed
+    assert not ks.saved_tensor_check("add_", True, ks.SAVED_OTHER_ERROR, "other").passed
+    assert ks.saved_tensor_check("add", True, None, None).state == "not_applicable"
     assert not ks.highest_key_check("Autograd", ["Tracer", "CPU"], frozenset({"CPU"})).passed
     assert not ks.path_check(["Tracer", "Autograd", "CPU"], ["Tracer", "CPU"]).passed
-    assert not ks.kernel_table_check("add", frozenset({"Tracer", "CPU"})).passed
-    assert not ks.fallthrough_check("add", frozenset({"ADInplaceOrView"}),
+    declared = {op: key_rules.OP_RULES[op].kernel_keys() for op in ("add", "add_")}
+    assert not ks.kernel_table_check("add", declared["add"], frozenset({"Tracer", "CPU"})).passed
+    assert not ks.fallthrough_check("add", declared["add"], frozenset({"ADInplaceOrView"}),
                                     ["Tracer", "ADInplaceOrView", "CPU"]).passed
-    assert not ks.fallthrough_check("add_", frozenset({"ADInplaceOrView"}), ["CPU"]).passed
-    assert not ks.recording_check(True, "no-grad", frozenset({"Autograd"}), True).passed
-    assert not ks.recording_check(True, "none", frozenset({"Autograd"}), False).passed
+    assert not ks.fallthrough_check("add_", declared["add_"], frozenset({"ADInplaceOrView"}),
+                                    ["CPU"]).passed
+    no_grad, none = key_rules.GUARD_RULES["no-grad"], key_rules.GUARD_RULES["none"]
+    assert not ks.recording_check(True, no_grad, frozenset({"Autograd"}), True).passed
+    assert not ks.recording_check(True, none, frozenset({"Autograd"}), False).passed
     cpu = whylab.ones(2, 3)
     assert not ks.meta_check(cpu, cpu).passed  # holds data: not a Meta result
     meta = whylab.empty(3, 2, device="meta", dtype=whylab.float32)
     assert not ks.meta_check(cpu, meta).passed  # wrong shape
     assert ks.meta_check(cpu, whylab.empty(2, 3, device="meta", dtype=cpu.dtype)).passed
-    assert not ks.version_check(False, ["Tracer", "ADInplaceOrView", "CPU"]).passed
+    assert not ks.version_check("add_", False, ["Tracer", "ADInplaceOrView", "CPU"]).passed
+    assert not ks.version_check("add_", True, ["Tracer", "CPU"]).passed
+    assert ks.version_check("add_", False, ["Tracer", "CPU"]).passed
+    assert ks.version_check("add", False, []).state == "not_applicable"
     assert not ks.values_check(np.ones(2), np.zeros(2)).passed
 
 
 def test_overhead_checks_can_fail():
-    assert not oh.ratio_check(NAME, 1.5, at_least=2.0).passed
-    assert not oh.ratio_check(NAME, 1.6, at_most=1.5).passed
-    assert oh.ratio_check(NAME, 1.1, at_most=1.5).passed
+    assert not oh.ratio_check("r", NAME, 1.5, at_least=2.0).passed
+    assert not oh.ratio_check("r", NAME, 1.6, at_most=1.5).passed
+    assert oh.ratio_check("r", NAME, 1.1, at_most=1.5).passed
+
+
+# ---------------------------------------------------------------- audit defects, against torch
+
+
+@pytest.mark.parametrize("guard", ["none", "inference-mode"])
+def test_the_inference_tensor_branch_of_both_exactly_when_checks_is_reached(guard):
+    # An inference x carries no ADInplaceOrView key: the write is not counted, and
+    # autograd refuses to save the tensor, as torch does.
+    result = ks.key_set.run(op="add_", device="cpu", x_kind="inference", requires_grad=True,
+                            guard=guard)
+    assert result.passed, failed(result)
+    version = result.check("version-iff-adinplace")
+    assert version.state == "passed" and version.measured_in("en") == "unchanged"
+    saved = result.check("saved-write-noticed")
+    assert saved.state == "passed" and "refused" in saved.measured_in("en")
+    ordinary = ks.key_set.run(op="add_", device="cpu", x_kind="ordinary", requires_grad=True,
+                              guard=guard)
+    assert ordinary.check("version-iff-adinplace").measured_in("en") == "bumped"
+    assert "in-place error" in ordinary.check("saved-write-noticed").measured_in("en")
+    with torch.inference_mode():
+        frozen = torch.ones(3, 4, dtype=torch.float64)
+    weight = torch.ones(3, 4, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        weight * frozen
+    with torch.inference_mode():
+        frozen.add_(1)  # allowed inside, and an inference tensor has no version to bump
+    with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
+        assert frozen._version is None  # never reached: reading it raises
+
+
+def test_a_write_behind_the_counter_fails_both_exactly_when_checks():
+    with switched_on("write-behind-counter"):
+        result = ks.key_set.run(**ks.key_set.defaults())
+    assert result.check("version-iff-adinplace").state == "failed"
+    assert result.check("saved-write-noticed").state == "failed"
+    with switched_on("backend-bumps-version"):
+        result = ks.key_set.run(**{**ks.key_set.defaults(), "x_kind": "inference"})
+    assert result.check("version-iff-adinplace").state == "failed"
+
+
+SIZE_ZERO_PAIRS = [((0,), (1,)), ((1,), (0,)), ((0, 1), (3, 0)), ((2, 1, 0), (1, 4, 1)),
+                   ((0,), (2,)), ((2,), (0,)), ((0, 3), (1,))]
+
+
+@pytest.mark.parametrize("batch_a, batch_b", SIZE_ZERO_PAIRS)
+def test_size_zero_broadcast_matches_torch(batch_a, batch_b):
+    try:
+        expected = tuple(torch.broadcast_shapes(batch_a, batch_b))
+    except RuntimeError:
+        expected = None
+    try:
+        ours = matmul_rules.broadcast_batch(batch_a, batch_b)
+    except ValueError:
+        ours = None
+    assert ours == expected
+    a, b = torch.ones(*batch_a, 2, 3), torch.ones(*batch_b, 3, 4)
+    try:
+        torch_shape = tuple((a @ b).shape)
+    except RuntimeError:
+        torch_shape = None
+    try:
+        engine_shape = tuple((whylab.ones(*batch_a, 2, 3) @ whylab.ones(*batch_b, 3, 4)).shape)
+    except RuntimeError:
+        engine_shape = None
+    assert engine_shape == torch_shape == (None if expected is None else expected + (2, 4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=3), st.lists(st.integers(0, 3), max_size=3))
+def test_broadcast_rule_matches_torch_on_random_batches(batch_a, batch_b):
+    try:
+        expected = tuple(torch.broadcast_shapes(tuple(batch_a), tuple(batch_b)))
+    except RuntimeError:
+        expected = None
+    try:
+        ours = matmul_rules.broadcast_batch(tuple(batch_a), tuple(batch_b))
+    except ValueError:
+        ours = None
+    assert ours == expected
+
+
+def test_the_max_rule_fails_the_size_zero_check():
+    with switched_on("broadcast-takes-max"):
+        result = mt.matmul_trace.run(**mt.matmul_trace.defaults())
+    check = result.check("size-zero-broadcast")
+    assert check.state == "failed" and "(1, 2, 2)" in check.expected_in("en")
+
+
+def test_a_matmul_rule_that_never_folds_is_caught():
+    with switched_on("fold-never"):
+        result = mt.matmul_trace.run(**mt.matmul_trace.defaults())
+    assert result.check("product-as-rule-table").state == "failed"
+    assert matmul_rules.predict((3, 2, 3), (3, 2), True, True, folds=False).inner_op == "bmm"
+
+
+def test_hop_paths_are_what_the_trace_shows():
+    assert [hop.traced_hops(name) for name in hop.FITTED] == [1, 2, 3, 4]
+    t0, per_hop = hop.line_fit([1, 2, 3], [2.0, 3.0, 4.0])
+    assert (round(t0, 9), round(per_hop, 9)) == (1.0, 1.0)
+    with switched_on("guards-do-nothing"):
+        assert [hop.traced_hops(name) for name in hop.FITTED] == [1, 1, 1, 1]
+
+
+def test_a_view_of_an_inference_tensor_keeps_its_keys_like_torch():
+    with torch.inference_mode():
+        frozen = torch.ones(3, 4)
+    assert "ADInplaceOrView" not in str(torch._C._dispatch_keys(frozen.t()))
+    run = ks.run_op("transpose", "cpu", False, "none", inference=True)
+    assert run.output_keys == {"CPU"} and run.output.is_inference()

@@ -12,15 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import whylab
-from whylab.explorer.experiment import ParamError, T
+from whylab.explorer.controls import audit_experiment
+from whylab.explorer.experiment import ParamError, T, switched_on
+from whylab.topics.strided_tensors import costs, writes
 from whylab.topics.strided_tensors import experiments as topic
 from whylab.topics.strided_tensors import layout as formulas
 from whylab.topics.strided_tensors.chains import CHAINS, STARTING_LAYOUTS, TARGET_SHAPES
 
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
 NAME = T("claim", "断言")
-# copy-cost's structural checks; the other two compare wall-clock times, which tests never assert.
-STRUCTURAL_COPY_CHECKS = 3
+# copy-cost's checks that do not compare wall-clock times (tests never assert on those).
+STRUCTURAL_COPY_CHECKS = ("contiguous-returns-self", "contiguous-copies-transposed",
+                          "same-values", "transpose-allocates-nothing")
+UNTIMED = ["view-chain", "view-or-copy", "mm-operands", "expanded-write", "version-counter"]
 
 
 def failed(result):
@@ -34,10 +38,23 @@ def torch_layout(t: torch.Tensor) -> formulas.Layout:
 # ---------------------------------------------------------------- runs
 
 
-@pytest.mark.parametrize("name", ["view-chain", "view-or-copy", "version-counter"])
+@pytest.mark.parametrize("name", UNTIMED)
 def test_defaults_pass_every_check(name):
     result = BY_NAME[name].run(**BY_NAME[name].defaults())
     assert result.checks and result.passed, failed(result)
+
+
+@pytest.mark.parametrize("name", UNTIMED)
+def test_every_check_is_made_to_fail_by_a_control(name):
+    audit = audit_experiment("strided-tensors", BY_NAME[name])
+    assert audit.ok, audit.problems
+
+
+@pytest.mark.slow
+def test_copy_cost_checks_are_made_to_fail_by_their_controls():
+    # A timing experiment: its defaults compare wall-clock ratios with wide margins.
+    audit = audit_experiment("strided-tensors", BY_NAME["copy-cost"])
+    assert audit.ok, audit.problems
 
 
 @pytest.mark.parametrize("chain", list(CHAINS))
@@ -105,22 +122,34 @@ def test_version_counter_every_view_and_op(view, op, writes):
     assert [row[1] for row in result.tables[0].rows] == list(range(writes + 1))
 
 
-@pytest.mark.parametrize("op", list(topic.TIMED_OPS))
+@pytest.mark.parametrize("op", list(costs.LONE_OPS))
 def test_copy_cost_structure_at_small_sizes(op):
     exp = BY_NAME["copy-cost"]
     result = exp.run(**exp.parse_params({"op": op, "max_log2n": 8, "rounds": 1}))
-    structural = result.checks[:STRUCTURAL_COPY_CHECKS]
+    structural = [result.check(i) for i in STRUCTURAL_COPY_CHECKS]
     assert all(c.passed for c in structural), failed(result)
-    assert len(result.checks) == STRUCTURAL_COPY_CHECKS + 2
+    assert len(result.checks) == 9
     chart = result.figures[0]
     assert chart.log_x and chart.log_y
-    assert [list(s.x) for s in chart.series] == [[128, 256]] * 6
+    assert [list(s.x) for s in chart.series] == [[128, 256]] * len(costs.SERIES)
     assert all(y > 0 for s in chart.series for y in s.y)
+    assert result.metrics["view_bytes_at_most"] <= costs.HEADER_BYTES_AT_MOST
 
 
-def test_copy_cost_is_declared_as_timing_and_the_rest_are_not():
+def test_a_copying_transpose_fails_the_headline_checks():
+    # Bytes never depend on the clock: a transpose that copies allocates 8n² at every n.
+    exp = BY_NAME["copy-cost"]
+    with switched_on("copying-transpose"):
+        result = exp.run(**exp.parse_params({"max_log2n": 8, "rounds": 1}))
+    check = result.check("transpose-allocates-nothing")
+    assert check.state == "failed" and "x.t(): 525" in check.measured_in("en")  # ≥ 8 · 256²
+    assert costs.bytes_allocated(whylab.zeros(128, 128, dtype=whylab.float64).t) \
+        <= costs.HEADER_BYTES_AT_MOST
+
+
+def test_timing_experiments_are_declared_as_timing_and_the_rest_are_not():
     assert BY_NAME["copy-cost"].timing
-    assert not any(BY_NAME[n].timing for n in ("view-chain", "view-or-copy", "version-counter"))
+    assert not any(BY_NAME[n].timing for n in UNTIMED)
 
 
 def test_out_of_range_and_unknown_params_are_rejected():
@@ -184,11 +213,11 @@ def test_write_and_value_checks_can_fail():
 
 
 def test_agreement_sequence_and_error_checks_can_fail():
-    assert topic.agreement_check(NAME, [True, False], [True, False], ["a", "b"]).passed
-    check = topic.agreement_check(NAME, [True, True], [True, False], ["a", "b"])
+    assert topic.agreement_check("a", NAME, [True, False], [True, False], ["a", "b"]).passed
+    check = topic.agreement_check("a", NAME, [True, True], [True, False], ["a", "b"])
     assert not check.passed and "b" in check.measured_in('en')
-    assert topic.sequence_check(NAME, [0, 1, 2], [0, 1, 2]).passed
-    assert not topic.sequence_check(NAME, [0, 1, 1], [0, 1, 2]).passed
+    assert topic.sequence_check("s", NAME, [0, 1, 2], [0, 1, 2]).passed
+    assert not topic.sequence_check("s", NAME, [0, 1, 1], [0, 1, 2]).passed
     message = ("one of the variables needed for gradient computation has been modified by an "
                "inplace operation: [x], which is output 0 of ExpBackward0, is at version 2; "
                "expected version 0 instead.")
@@ -196,8 +225,11 @@ def test_agreement_sequence_and_error_checks_can_fail():
     assert not topic.saved_tensor_error_check(message, 3, 0).passed
     assert not topic.saved_tensor_error_check(None, 2, 0).passed
     assert not topic.saved_tensor_error_check("some other error", 2, 0).passed
-    assert topic.relative_difference(np.ones(3), np.ones(4)) == float("inf")
-    assert topic.relative_difference(np.array([1.0, 2.0]), np.array([1.0, 4.0])) == 0.5
+    assert costs.relative_difference(np.ones(3), np.ones(4)) == float("inf")
+    assert costs.relative_difference(np.array([1.0, 2.0]), np.array([1.0, 4.0])) == 0.5
+    assert not costs.ratio_check("r", NAME, 1.9, at_least=2.0).passed
+    assert not costs.ratio_check("r", NAME, 4.1, at_most=4.0).passed
+    assert not costs.all_sizes_check("a", NAME, []).passed
 
 
 def test_the_error_check_accepts_pytorchs_own_message():
@@ -235,6 +267,7 @@ TORCH_TWINS = {  # the page's starting layouts, built in PyTorch
     "transposed": lambda: torch.arange(24.0).reshape(6, 4).t(),
     "step-sliced": lambda: torch.arange(48.0).reshape(4, 12)[:, ::2],
     "column-sliced": lambda: torch.arange(32.0).reshape(4, 8)[:, 1:7],
+    "size-one": lambda: torch.arange(24.0).reshape(4, 6, 1).transpose(1, 2),
     "expanded": lambda: torch.arange(6.0).expand(4, 6),
 }
 
@@ -343,3 +376,82 @@ def test_address_formula_and_contiguous_strides():
     assert formulas.is_row_major(formulas.Layout((1, 3), (99, 1), 0))
     with pytest.raises(ValueError):
         formulas.Layout((2, 3), (1,), 0)
+
+
+# ---------------------------------------------------------------- audit defects, against torch
+
+
+def test_the_size_one_exception_is_pytorchs_rule():
+    t = TORCH_TWINS["size-one"]()
+    layout = torch_layout(t)
+    assert layout == formulas.Layout((4, 1, 6), (6, 1, 1), 0)
+    assert t.view(24).shape == (24,)  # torch views it ...
+    assert formulas.view_layout(layout, (24,)) is not None  # ... as the rule predicts,
+    assert formulas.view_layout(layout, (24,), skip_size_one=False) is None  # the bare one not
+    with switched_on("merge-without-size-one-exception"):
+        result = BY_NAME["view-or-copy"].run(layout="transposed", target="24")
+    assert result.check("size-one-exception").state == "failed"
+
+
+@pytest.mark.parametrize("op", list(writes.IN_PLACE_WRITES))
+def test_an_overlapping_in_place_write_is_refused_with_torchs_message(op):
+    expanded = torch.arange(6.0, dtype=torch.float64).expand(4, 6)
+    torch_write = {"add_": lambda t: t.add_(1), "mul_": lambda t: t.mul_(2),
+                   "copy_": lambda t: t.copy_(torch.ones(4, 6, dtype=torch.float64))}[op]
+    with pytest.raises(RuntimeError) as error:
+        torch_write(expanded)
+    assert writes.TORCH_OVERLAP_MESSAGE in str(error.value)
+    result = BY_NAME["expanded-write"].run(op=op, rows=3, n=5)
+    assert result.passed, failed(result)
+    assert writes.TORCH_OVERLAP_MESSAGE in result.notes[0].en
+
+
+def test_fill_and_one_element_writes_into_an_expanded_view_are_allowed_as_in_torch():
+    ours, theirs = whylab.arange(3.0).expand(2, 3), torch.arange(3.0).expand(2, 3)
+    ours.fill_(7.0)
+    theirs.fill_(7.0)
+    ours[0, 1] = 5.0
+    theirs[0, 1] = 5.0
+    assert ours.tolist() == theirs.tolist() == [[7.0, 5.0, 7.0], [7.0, 5.0, 7.0]]
+
+
+MM_LAYOUTS_IN_TORCH = {  # the four operands of mm-operands, as torch tensors
+    "row-major": lambda x, w, n: x,
+    "transposed": lambda x, w, n: x.t(),
+    "column-slice": lambda x, w, n: w[:, :n],
+    "every-2nd-column": lambda x, w, n: w[:, ::2],
+}
+
+
+@pytest.mark.parametrize("name", list(costs.OPERAND_LAYOUTS))
+def test_torch_mm_copies_exactly_where_its_rule_says(name):
+    from torch.profiler import profile
+
+    n = 32
+    x, w = torch.rand(n, n, dtype=torch.float64), torch.rand(n, 2 * n, dtype=torch.float64)
+    b = torch.rand(n, n, dtype=torch.float64)
+    a = MM_LAYOUTS_IN_TORCH[name](x, w, n)
+    with profile() as prof:
+        torch.mm(a, b)
+    copied = any(event.name in ("aten::clone", "aten::copy_") for event in prof.events())
+    assert copied == costs.torch_mm_copies(tuple(a.stride()), tuple(a.shape))
+
+
+@pytest.mark.parametrize("name", list(costs.OPERAND_LAYOUTS))
+def test_numpy_dot_copies_exactly_where_its_rule_says(name):
+    n = 64
+    x, w = np.random.rand(n, n), np.random.rand(n, 2 * n)
+    a = MM_LAYOUTS_IN_TORCH[name](x.T.T, w, n) if name != "transposed" else x.T
+    allocated = costs.bytes_allocated(lambda: np.dot(a, x))
+    strides = tuple(s // a.itemsize for s in a.strides)
+    assert (allocated > 1.5 * 8 * n * n) == costs.numpy_dot_copies(strides, a.shape)
+
+
+def test_a_transpose_reaches_blas_uncopied_and_a_copying_mm_is_caught():
+    result = BY_NAME["mm-operands"].run(n=64)
+    assert result.passed, failed(result)
+    copies = {row[0]: row[3] for row in result.tables[0].rows}
+    assert copies == {"x": 0, "x.t()": 0, "w[:, :n]": 1, "w[:, ::2]": 1}
+    with switched_on("mm-makes-operands-contiguous"):
+        result = BY_NAME["mm-operands"].run(n=64)
+    assert result.check("transposed-operand-not-copied").state == "failed"

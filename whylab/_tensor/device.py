@@ -67,3 +67,28 @@ def device_key_bits(value) -> int:
     if value is None:
         return CPU.key_bits
     return to_device(value).key_bits
+
+
+#: What torch says when asked for CUDA on a build (here: an engine) without it.
+CUDA_NOT_COMPILED = "Torch not compiled with CUDA enabled (whylab has no CUDA backend)"
+
+
+def set_default_device(device_spec) -> None:
+    """Choose the device factories use when none is given: only "cpu" exists as a default here.
+
+    ``None`` and "cpu" are accepted (a no-op); "cuda" raises torch's error for a machine
+    without CUDA; "meta" is refused (deviation: torch would make every factory build meta
+    tensors).
+    """
+    if device_spec is None:
+        return
+    chosen = device(device_spec)
+    if chosen.type == "cuda":
+        raise AssertionError(CUDA_NOT_COMPILED)
+    if chosen.type != "cpu":
+        raise NotImplementedError(f"set_default_device: only 'cpu' is supported, got {chosen}")
+
+
+def get_default_device() -> device:
+    """The device factories use when none is given (always the CPU here)."""
+    return CPU

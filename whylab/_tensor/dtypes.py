@@ -11,13 +11,18 @@ integer < floating). Promotion follows ``torch.result_type``:
   but ``float32_tensor + 1.0`` stays float32;
 * a Python float counts as the default dtype (float32), a Python int as int64.
 
-Deviation from PyTorch: only bool, int32, int64, float32 and float64 exist
-(no float16, bfloat16, uint8, complex ...); NumPy arrays of other dtypes are
-rejected with a TypeError naming the supported ones.
+The dtypes: bool; uint8, int8, int16, int32, int64; float16, bfloat16, float32,
+float64. ``bfloat16`` is NumPy's extension type from the ml_dtypes package (the
+one JAX uses). Deviation from PyTorch: no complex, float8 or unsigned types
+wider than 8 bits; NumPy arrays of other dtypes are rejected with a TypeError
+naming the supported ones. Arithmetic on float16 and bfloat16 runs in NumPy at
+that precision (torch's CPU kernels often accumulate in float32, so sums of
+many half-precision numbers can differ in the last bits).
 """
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 
@@ -26,14 +31,14 @@ class dtype:
 
     __slots__ = ("name", "numpy", "itemsize", "category", "rank", "is_floating_point", "is_signed")
 
-    def __init__(self, name: str, numpy_dtype, category: int, rank: int):
+    def __init__(self, name: str, numpy_dtype, category: int, rank: int, signed: bool = True):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
         self.category = category  # 0 bool, 1 integer, 2 floating
-        self.rank = rank  # position in the promotion order of the dtypes we support
+        self.rank = rank  # width order within the category (see promote_types)
         self.is_floating_point = category == 2
-        self.is_signed = category != 0
+        self.is_signed = category != 0 and signed
 
     def __repr__(self) -> str:
         return f"whylab.{self.name}"
@@ -45,12 +50,17 @@ class dtype:
 BOOL, INTEGER, FLOATING = 0, 1, 2
 
 bool_ = dtype("bool", np.bool_, BOOL, 0)
-int32 = dtype("int32", np.int32, INTEGER, 1)
-int64 = dtype("int64", np.int64, INTEGER, 2)
-float32 = dtype("float32", np.float32, FLOATING, 3)
-float64 = dtype("float64", np.float64, FLOATING, 4)
+uint8 = dtype("uint8", np.uint8, INTEGER, 1, signed=False)
+int8 = dtype("int8", np.int8, INTEGER, 1)
+int16 = dtype("int16", np.int16, INTEGER, 2)
+int32 = dtype("int32", np.int32, INTEGER, 3)
+int64 = dtype("int64", np.int64, INTEGER, 4)
+float16 = dtype("float16", np.float16, FLOATING, 1)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING, 1)
+float32 = dtype("float32", np.float32, FLOATING, 2)
+float64 = dtype("float64", np.float64, FLOATING, 3)
 
-ALL_DTYPES = (bool_, int32, int64, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 
@@ -105,10 +115,17 @@ def to_dtype(value) -> dtype:
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to (``torch.promote_types``).
 
-    For the dtypes supported here the promotion lattice is a chain:
-    bool < int32 < int64 < float32 < float64.
+    bool < integers < floating. Within a category the wider type wins, with
+    torch's two exceptions: uint8 with int8 gives int16 (neither holds the other's
+    range), and float16 with bfloat16 gives float32.
     """
-    return a if a.rank >= b.rank else b
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.rank == b.rank:  # uint8/int8 or float16/bfloat16
+        return int16 if a.category == INTEGER else float32
+    return a if a.rank > b.rank else b
 
 
 def scalar_dtype(value) -> dtype:

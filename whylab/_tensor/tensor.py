@@ -54,6 +54,28 @@ class VersionCounter:
         return f"VersionCounter({self.value})"
 
 
+class Size(tuple):
+    """A tensor's sizes: a tuple that prints as ``whylab.Size([2, 3])``, like ``torch.Size``."""
+
+    __slots__ = ()
+
+    def numel(self) -> int:
+        """The number of elements a tensor of this size holds."""
+        return prod(self)
+
+    def __repr__(self) -> str:
+        return f"whylab.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
 _new_object = object.__new__
 _ndarray = np.ndarray
 
@@ -90,13 +112,18 @@ class Tensor:
     )
 
     def __new__(cls, *args, **kwargs):
-        """Not a user-facing constructor (deviation: ``torch.Tensor(2, 3)`` makes an
-        uninitialised tensor); use ``whylab.tensor(data)``, ``whylab.empty(*size)`` or
-        another factory. Subclasses build instances with :meth:`_make_subclass`."""
-        raise TypeError(
-            "whylab.Tensor cannot be constructed directly; use whylab.tensor(data), "
-            "whylab.empty(*size) or another factory"
-        )
+        """``Tensor(data)`` or ``Tensor(*size)``, the legacy constructor (as ``torch.Tensor``).
+
+        The factories live above this layer; they register the constructor with
+        :func:`set_legacy_constructor`. Subclasses build instances with
+        :meth:`_make_subclass`.
+        """
+        if cls is not Tensor or _legacy_constructor is None:
+            raise TypeError(
+                f"{cls.__name__} cannot be constructed directly; use whylab.tensor(data), "
+                "whylab.empty(*size) or another factory"
+            )
+        return _legacy_constructor(*args, **kwargs)
 
     @staticmethod
     def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
@@ -179,31 +206,32 @@ class Tensor:
         operation (``.T``, an integer index): that is about 0.4 us cheaper than
         building it here from the storage's buffer.
         """
-        if array is not None:
-            return Tensor._make(self._storage, sizes, strides, offset, array, self._version)
         storage = self._storage
-        data = storage.data
-        if data is None:
-            array = None
-        else:
-            itemsize = data.itemsize
-            byte_strides = tuple([s * itemsize for s in strides])
-            # An empty view may start at the very end of the buffer, which NumPy refuses.
-            byte_offset = offset * itemsize if 0 not in sizes else 0
-            array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        return Tensor._make(storage, sizes, strides, offset, array, self._version)
+        if array is None:
+            data = storage.data
+            if data is not None:
+                itemsize = data.itemsize
+                byte_strides = tuple([s * itemsize for s in strides])
+                # An empty view may start at the very end of the buffer, which NumPy refuses.
+                byte_offset = offset * itemsize if 0 not in sizes else 0
+                array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
+        view = Tensor._make(storage, sizes, strides, offset, array, self._version)
+        # A view carries its base's key set, as PyTorch builds a view's TensorImpl with
+        # self.key_set(): so a view of an inference tensor is an inference tensor too.
+        view._keys = self._keys
+        return view
 
     # ------------------------------------------------------------------ layout
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The sizes, as a tuple (PyTorch returns a ``torch.Size``, a tuple subclass)."""
-        return self._sizes
+    def shape(self) -> Size:
+        """The sizes, as a :class:`Size` (a tuple, like ``torch.Size``)."""
+        return Size(self._sizes)
 
     def size(self, dim: int | None = None):
-        """The sizes, or the size of one dimension."""
+        """The sizes (a :class:`Size`), or the size of one dimension."""
         if dim is None:
-            return self._sizes
+            return Size(self._sizes)
         from whylab._tensor.geometry import wrap_dim
 
         return self._sizes[wrap_dim(dim, len(self._sizes), "size")]
@@ -395,6 +423,15 @@ class Tensor:
         from whylab._tensor.printing import tensor_repr
 
         return tensor_repr(self)
+
+
+_legacy_constructor = None
+
+
+def set_legacy_constructor(fn) -> None:
+    """Make ``Tensor(...)`` call ``fn`` (registered by the factory layer)."""
+    global _legacy_constructor
+    _legacy_constructor = fn
 
 
 def tensor_method(*names):

@@ -29,6 +29,7 @@ from whylab.autograd.grad_mode import (
 )
 from whylab.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from whylab.autograd.memory import saved_tensors_bytes
+from whylab.autograd.variable import Variable
 
 __all__ = [
     "backward",
@@ -52,6 +53,7 @@ __all__ = [
     "saved_tensors_bytes",
     "graph",
     "graph_export",
+    "Variable",
 ]
 
 

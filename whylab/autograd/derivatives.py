@@ -366,6 +366,7 @@ def index_select_backward(grad, self_shape, dim, index):
 # ----------------------------------------------------------------------------------
 
 LN2 = math.log(2.0)
+LN10 = math.log(10.0)
 
 DERIVATIVES = [
     # -- arithmetic -------------------------------------------------------------------
@@ -442,6 +443,7 @@ DERIVATIVES = [
     Derivative("log", "LogBackward0", self=lambda grad, self: grad / self),
     Derivative("log1p", "Log1PBackward0", self=lambda grad, self: grad / (self + 1)),
     Derivative("log2", "Log2Backward0", self=lambda grad, self: grad / (self * LN2)),
+    Derivative("log10", "Log10Backward0", self=lambda grad, self: grad / (self * LN10)),
     Derivative("sqrt", "SqrtBackward0", self=lambda grad, result: grad / (2 * result)),
     Derivative(
         "rsqrt", "RsqrtBackward0", self=lambda grad, result: -0.5 * grad * result.pow(3)
@@ -497,6 +499,23 @@ DERIVATIVES = [
         "min.dim", "MinBackward0",
         self=lambda grad, dim, result1, self_shape, keepdim: value_selecting_backward(
             grad, dim, result1, self_shape, keepdim
+        ),
+    ),
+    Derivative(
+        "cumsum", "CumsumBackward0",
+        self=lambda grad, dim: grad.flip(dim).cumsum(dim).flip(dim),
+    ),
+    Derivative("flip", "FlipBackward0", self=lambda grad, dims: grad.flip(dims)),
+    Derivative(
+        "sort", "SortBackward0",
+        self=lambda grad, dim, result1, self_shape: value_selecting_backward(
+            grad, dim, result1, self_shape, True
+        ),
+    ),
+    Derivative(
+        "topk", "TopkBackward0",
+        self=lambda grad, dim, result1, self_shape: value_selecting_backward(
+            grad, dim, result1, self_shape, True
         ),
     ),
     Derivative("var", "VarBackward0", self=var_backward),

@@ -10,14 +10,51 @@ the engine's one table of derivative formulas.
 from __future__ import annotations
 
 import whylab
+from whylab.nn.activation_functions import (  # noqa: F401  (part of this namespace)
+    celu,
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    normalize,
+    prelu,
+    relu6,
+    selu,
+    silu,
+    softmin,
+    softplus,
+    softsign,
+    tanhshrink,
+)
+from whylab.nn.batchnorm import batch_norm  # noqa: F401  (part of this namespace)
+from whylab.nn.conv_functions import (  # noqa: F401  (part of this namespace)
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    max_pool2d,
+    pad,
+)
+from whylab.nn.loss_functions import (  # noqa: F401  (part of this namespace)
+    REDUCTIONS,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    check_reduction,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    smooth_l1_loss,
+)
 
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-# --------------------------------------------------------------------------- helpers
-def _check_reduction(op: str, reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+# torch.nn.functional re-exports these tensor functions under the same names.
+one_hot = whylab.one_hot
+sigmoid = whylab.sigmoid
+tanh = whylab.tanh
 
 
 # --------------------------------------------------------------------------- activations
@@ -50,8 +87,8 @@ def log_softmax(input, dim: int):
 # --------------------------------------------------------------------------- losses
 def _reduction_enum(op: str, reduction: str) -> int:
     """torch's Reduction enum for the operators: none 0, mean 1, sum 2."""
-    _check_reduction(op, reduction)
-    return _REDUCTIONS.index(reduction)
+    check_reduction(op, reduction)
+    return REDUCTIONS.index(reduction)
 
 
 def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
@@ -96,21 +133,6 @@ def cross_entropy(
     return whylab.ops.cross_entropy_loss(
         input, target, weight, reduction_enum, ignore_index, label_smoothing
     )
-
-
-def mse_loss(input, target, reduction: str = "mean"):
-    """Mean (or summed, or elementwise) squared difference ``(input - target) ** 2``."""
-    _check_reduction("mse_loss", reduction)
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(
-            f"mse_loss: input of shape {tuple(input.shape)} and target of shape "
-            f"{tuple(target.shape)} differ; broadcasting here is almost always a bug"
-        )
-    difference = input - target
-    squared = difference * difference
-    if reduction == "none":
-        return squared
-    return squared.sum() if reduction == "sum" else squared.mean()
 
 
 # --------------------------------------------------------------------------- regularisation

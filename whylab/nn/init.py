@@ -172,3 +172,76 @@ def kaiming_normal_(
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator=generator)
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity (ones on the diagonal, as many as fit)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with whylab.no_grad():
+        return tensor.copy_(whylab.eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups: int = 1):
+    """Fill a 3-, 4- or 5-D convolution weight so the convolution is the identity map.
+
+    Each of the ``groups`` blocks of output channels copies the matching input channels
+    through the kernel's centre tap.
+    """
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups:
+        raise ValueError("dim 0 must be divisible by groups")
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    with whylab.no_grad():
+        tensor.zero_()
+        for group in range(groups):
+            for channel in range(min(out_per_group, tensor.shape[1])):
+                tensor[(group * out_per_group + channel, channel) + centre] = 1.0
+    return tensor
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std²) conditioned on ``[a, b]``, by the inverse-CDF method torch uses."""
+    from scipy.special import erfinv
+
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    low, high = cdf((a - mean) / std), cdf((b - mean) / std)
+    draws = whylab.rand(tuple(tensor.shape), generator=generator, dtype=whylab.float64)
+    uniform = draws.numpy() * (2 * high - 2 * low) + (2 * low - 1)
+    values = erfinv(uniform) * (std * math.sqrt(2.0)) + mean
+    with whylab.no_grad():
+        return tensor.copy_(whylab.from_numpy(values.clip(a, b)))
+
+
+def orthogonal_(tensor, gain: float = 1.0, generator=None):
+    """A (semi-)orthogonal matrix from the QR factorisation of a normal draw (Saxe et al.).
+
+    Tensors of more dimensions are flattened to (size(0), rest) first.
+    """
+    import numpy as np
+
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = whylab.randn(rows, cols, generator=generator, dtype=whylab.float64).numpy()
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with whylab.no_grad():
+        return tensor.copy_(whylab.from_numpy(np.ascontiguousarray(q * gain)).reshape(tensor.shape))

@@ -65,6 +65,33 @@ class Linear(Module):
         )
 
 
+class LazyLinear(Linear):
+    """A Linear layer whose ``in_features`` is read from its first input.
+
+    Until then it has no weight or bias (deviation: torch shows placeholder
+    ``UninitializedParameter`` objects); create the optimizer after one forward call.
+    """
+
+    def __init__(self, out_features: int, bias: bool = True, dtype=None):
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self._lazy_bias = bias
+        self._lazy_dtype = dtype
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+
+    def forward(self, input):
+        if self.weight is None:
+            self.in_features = input.shape[-1]
+            dtype = self._lazy_dtype or input.dtype
+            self.weight = Parameter(whylab.empty(self.out_features, self.in_features, dtype=dtype))
+            if self._lazy_bias:
+                self.bias = Parameter(whylab.empty(self.out_features, dtype=dtype))
+            self.reset_parameters()
+        return super().forward(input)
+
+
 class ReLU(Module):
     """Elementwise ``max(x, 0)``."""
 

@@ -51,6 +51,9 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_backward_hooks", OrderedDict())
 
     # ----------------------------------------------------------------- forward / call
     def forward(self, *args, **kwargs):
@@ -60,7 +63,24 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks):
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
+
+    # ----------------------------------------------------------------- hooks
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces ``args``."""
+        return RemovableHandle.add(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces
+        the output."""
+        return RemovableHandle.add(self._forward_hooks, hook)
+
+    def register_full_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect to
+        the module's tensor inputs are computed; a non-None result replaces ``grad_input``."""
+        return RemovableHandle.add(self._backward_hooks, hook)
 
     # ----------------------------------------------------------------- registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -184,10 +204,7 @@ class Module:
 
     def __dir__(self):
         return sorted(
-            set(super().__dir__())
-            | set(self._parameters)
-            | set(self._buffers)
-            | set(self._modules)
+            set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules)
         )
 
     # ----------------------------------------------------------------- traversal
@@ -415,21 +432,39 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype) -> Module:
-        """Convert floating-point parameters and buffers to ``dtype``, in place; return self.
+    def to(self, *args, **kwargs) -> Module:
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``, in place.
 
-        Integer buffers (e.g. counters) keep their dtype, as in torch. Only the dtype form
-        of ``to`` exists here: whylab has a single (CPU) device for nn modules.
+        Floating-point parameters and buffers take ``dtype``; integer buffers (counters)
+        keep theirs, as in torch. Every tensor moves to ``device`` (only "cpu" and "meta"
+        exist: "cuda" raises, as torch does without a GPU).
         """
-        if not dtype.is_floating_point:
+        device, dtype = _parse_to(args, kwargs)
+        if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
             )
 
         def convert(tensor):
-            return tensor.to(dtype) if tensor.is_floating_point() else tensor
+            if dtype is not None and tensor.is_floating_point():
+                tensor = tensor.to(dtype)
+            return tensor if device is None else tensor.to(device)
 
         return self._apply(convert)
+
+    def cpu(self) -> Module:
+        """Move every parameter and buffer to the CPU (where they already are)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None) -> Module:
+        """Move to a CUDA device: raises, as torch does on a machine without one."""
+        from whylab._tensor.device import CUDA_NOT_COMPILED
+
+        raise AssertionError(CUDA_NOT_COMPILED)
+
+    def half(self) -> Module:
+        """Convert floating parameters and buffers to float16."""
+        return self.to(whylab.float16)
 
     def double(self) -> Module:
         """Convert floating parameters and buffers to float64."""
@@ -455,6 +490,73 @@ class Module:
             return f"{type(self).__name__}({own})"
         body = "\n  ".join(own_lines + child_lines)
         return f"{type(self).__name__}(\n  {body}\n)"
+
+
+def _parse_to(args, kwargs):
+    """``(device, dtype)`` from the arguments of ``Module.to`` (either may be None)."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, whylab.dtype):
+            dtype = arg
+        elif isinstance(arg, whylab.Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, (str, whylab.device)):
+            device = whylab.device(arg)
+        elif not isinstance(arg, bool):  # non_blocking given positionally
+            raise TypeError(f"to() received an invalid argument {arg!r}")
+    return device, dtype
+
+
+class RemovableHandle:
+    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict, key: int):
+        self._hooks = hooks
+        self.id = key
+
+    @classmethod
+    def add(cls, hooks: dict, hook: Callable) -> RemovableHandle:
+        key = cls._next_id
+        cls._next_id += 1
+        hooks[key] = hook
+        return cls(hooks, key)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def call_with_hooks(module: Module, args: tuple, kwargs: dict):
+    """``module(*args)`` with its forward-pre, forward and full backward hooks."""
+    for hook in list(module._forward_pre_hooks.values()):
+        replaced = hook(module, args)
+        if replaced is not None:
+            args = replaced if isinstance(replaced, tuple) else (replaced,)
+    if module._backward_hooks:
+        from whylab.nn._backward_hooks import BackwardHookState
+
+        state = BackwardHookState(module)
+        args = state.wrap_inputs(args)
+        output = module.forward(*args, **kwargs)
+        output = state.wrap_outputs(output)
+    else:
+        output = module.forward(*args, **kwargs)
+    for hook in list(module._forward_hooks.values()):
+        replaced = hook(module, args, output)
+        if replaced is not None:
+            output = replaced
+    return output
 
 
 def _indent_following_lines(text: str, spaces: int) -> str:

@@ -12,8 +12,11 @@ from whylab.dispatch.native import (  # noqa: F401  (imported for their registra
     elementwise,
     factory,
     indexing,
+    legacy,
     linalg,
     loss,
+    ordering,
     reduction,
+    sampling,
     shape,
 )

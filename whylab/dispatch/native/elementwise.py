@@ -6,6 +6,8 @@ schema means keyword-only in the Python API, not in the operator call).
 
 from __future__ import annotations
 
+import math
+
 from whylab._tensor.tensor import Tensor, tensor_method
 from whylab.dispatch.native._registry import native
 from whylab.kernels import rules
@@ -84,6 +86,7 @@ _log = _unary_float("log")
 _log1p = _unary_float("log1p")
 _expm1 = _unary_float("expm1")
 _log2 = _unary_float("log2")
+_log10 = _unary_float("log10")
 _sqrt = _unary_float("sqrt")
 _rsqrt = _unary_float("rsqrt")
 _reciprocal = _unary_float("reciprocal")
@@ -325,6 +328,11 @@ def log2(input):
     return _log2(input)
 
 
+def log10(input):
+    """Elementwise base-10 logarithm."""
+    return _log10(input)
+
+
 def sqrt(input):
     """Elementwise square root (negatives give nan)."""
     return _sqrt(input)
@@ -397,6 +405,25 @@ def clamp(input, min=None, max=None):
 
 
 clip = clamp
+
+
+def isnan(input):
+    """Where the elements are NaN (a bool tensor; never for integers)."""
+    return _ne(input, input)
+
+
+def isinf(input):
+    """Where the elements are +inf or -inf."""
+    if not input.dtype.is_floating_point:
+        return _ne(input, input)
+    return _eq(_abs(input), math.inf)
+
+
+def isfinite(input):
+    """Where the elements are neither NaN nor infinite."""
+    if not input.dtype.is_floating_point:
+        return _eq(input, input)
+    return _logical_not(_bitwise_or(isnan(input), isinf(input)))
 
 
 def where(condition, input, other):
@@ -563,6 +590,7 @@ _unary_method(_log, "log")
 _unary_method(_log1p, "log1p")
 _unary_method(_expm1, "expm1")
 _unary_method(_log2, "log2")
+_unary_method(_log10, "log10")
 _unary_method(_sqrt, "sqrt")
 _unary_method(_rsqrt, "rsqrt")
 _unary_method(_reciprocal, "reciprocal")
@@ -573,6 +601,34 @@ _unary_method(_sigmoid, "sigmoid")
 _unary_method(_erf, "erf")
 _unary_method(_neg, "neg", "negative", "__neg__")
 _unary_method(_abs, "abs", "absolute", "__abs__")
+tensor_method("isnan")(isnan)
+tensor_method("isinf")(isinf)
+tensor_method("isfinite")(isfinite)
+
+
+def _in_place_unary_method(op, name):
+    """``t.exp_()`` and friends: the out-of-place result written back with ``copy_``.
+
+    Deviation: PyTorch has a kernel per in-place op (node ``ExpBackward1``...); here
+    the write is a ``copy_``, so the graph shows the op and then ``CopyBackwards``
+    (the values and gradients are the same).
+    """
+
+    def method(self):
+        return self.copy_(op(self))
+
+    method.__name__ = method.__qualname__ = name
+    tensor_method(name)(method)
+
+
+for _op, _name in (
+    (_exp, "exp_"), (_log, "log_"), (_log1p, "log1p_"), (_expm1, "expm1_"), (_log2, "log2_"),
+    (_log10, "log10_"), (_sqrt, "sqrt_"), (_rsqrt, "rsqrt_"), (_reciprocal, "reciprocal_"),
+    (_sin, "sin_"), (_cos, "cos_"), (_tanh, "tanh_"), (_sigmoid, "sigmoid_"), (_erf, "erf_"),
+    (_neg, "neg_"), (_abs, "abs_"), (_sign, "sign_"), (_relu, "relu_"),
+):
+    _in_place_unary_method(_op, _name)
+del _op, _name
 _unary_method(_sign, "sign")
 _unary_method(_relu, "relu")
 

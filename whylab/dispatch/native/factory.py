@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from whylab._tensor import dtypes
-from whylab._tensor.device import CPU, to_device
+from whylab._tensor.device import CPU, CUDA_NOT_COMPILED, to_device
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.geometry import contiguous_strides
 from whylab._tensor.storage import Storage
@@ -81,8 +81,12 @@ _contiguous = native("contiguous(Tensor(a) self) -> Tensor(a)", composite=_conti
 # ---------------------------------------------------------------- argument helpers
 
 
-def _size_arg(size) -> tuple[int, ...]:
-    """Factories accept ``zeros(2, 3)`` and ``zeros((2, 3))``."""
+def _size_arg(size, keyword=None) -> tuple[int, ...]:
+    """Factories accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros(size=(2, 3))``."""
+    if keyword is not None:
+        if size:
+            raise TypeError("size given both positionally and as size=")
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     if len(size) == 1 and isinstance(size[0], Tensor):
@@ -103,9 +107,10 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 # ---------------------------------------------------------------- public factories
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of the given size."""
-    return _finish(_empty(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+    t = _empty(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -114,14 +119,16 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size."""
-    return _finish(_zeros(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+    t = _zeros(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of the given size."""
-    return _finish(_ones(_size_arg(size), _dtype_arg(dtype), to_device(device)), requires_grad)
+    t = _ones(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    return _finish(t, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -151,15 +158,15 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _finish(_eye(int(n), m, _dtype_arg(dtype), to_device(device)), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1). Values differ from PyTorch's for the same seed (NumPy PCG64)."""
-    t = _rand(_size_arg(size), generator, _dtype_arg(dtype), to_device(device))
+    t = _rand(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples. Values differ from PyTorch's for the same seed (NumPy PCG64)."""
-    t = _randn(_size_arg(size), generator, _dtype_arg(dtype), to_device(device))
+    t = _randn(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
@@ -344,11 +351,22 @@ _conversion(dtypes.float64, "double")
 _conversion(dtypes.int64, "long")
 _conversion(dtypes.int32, "int")
 _conversion(dtypes.bool_, "bool")
+_conversion(dtypes.float16, "half")
+_conversion(dtypes.bfloat16, "bfloat16")
+_conversion(dtypes.int16, "short")
+_conversion(dtypes.int8, "char")
+_conversion(dtypes.uint8, "byte")
 
 
 @tensor_method("cpu")
 def _method_cpu(self):
     return _method_to(self, "cpu")
+
+
+@tensor_method("cuda")
+def _method_cuda(self, device=None, non_blocking=False):
+    """Copy to a CUDA device: raises, as torch does on a machine without one."""
+    raise AssertionError(CUDA_NOT_COMPILED)
 
 
 @tensor_method("type_as")

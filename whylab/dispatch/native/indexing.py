@@ -117,7 +117,7 @@ def _normalize_items(index) -> tuple:
         index = (index,)
     items = []
     for item in index:
-        if isinstance(item, (list, np.ndarray)):
+        if isinstance(item, (list, range, np.ndarray)):
             item = _as_index_tensor(item)
         elif isinstance(item, np.integer):
             item = int(item)

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.tensor import tensor_method
-from whylab.dispatch.native._registry import native
+from whylab.dispatch.native._registry import native, numpy_keywords
 from whylab.kernels.cpu import reduction as cpu
 from whylab.kernels.meta import reduction as meta
 
@@ -166,6 +166,29 @@ def log_softmax(input, dim, dtype=None):
     return _log_softmax(input, dim, _dtype(dtype))
 
 
+# NumPy's names (axis=, keepdims=) are accepted too, as torch's argument parser does.
+sum, prod, mean, amax, amin, max, min, argmax, argmin, var, std, logsumexp = (  # noqa: A001
+    numpy_keywords(fn)
+    for fn in (sum, prod, mean, amax, amin, max, min, argmax, argmin, var, std, logsumexp)
+)
+
+def all_(input, dim=None, keepdim=False):
+    """Whether every element (along ``dim``) is non-zero; a bool tensor."""
+    zero = input == 0
+    return (zero.sum() if dim is None else zero.sum(dim, keepdim)) == 0
+
+
+def any_(input, dim=None, keepdim=False):
+    """Whether some element (along ``dim``) is non-zero; a bool tensor."""
+    nonzero = input != 0
+    return (nonzero.sum() if dim is None else nonzero.sum(dim, keepdim)) > 0
+
+
+# Named all_/any_ here so that this module keeps Python's own all() and any().
+all_, any_ = numpy_keywords(all_), numpy_keywords(any_)
+all_.__name__, any_.__name__ = "all", "any"
+tensor_method("all")(all_)
+tensor_method("any")(any_)
 tensor_method("sum")(sum)
 tensor_method("prod")(prod)
 tensor_method("mean")(mean)

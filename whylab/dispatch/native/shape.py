@@ -465,3 +465,30 @@ def _property_T(self):
 @tensor_property("mH")
 def _property_mH(self):
     return _mT_composite(self)
+
+
+def _in_place_view_method(view, name):
+    """``t.unsqueeze_(0)`` and friends: change this tensor's own sizes and strides.
+
+    Deviation: PyTorch records these in the graph like other in-place ops; here a
+    tensor that requires grad is refused (use the out-of-place form), since the
+    engine has no rule for rewriting a node's output geometry in place.
+    """
+
+    def method(self, *args):
+        if self.requires_grad:
+            raise RuntimeError(
+                f"{name}: changing the shape of a tensor that requires grad in place is not "
+                f"supported; use {name[:-1]}() instead"
+            )
+        self._adopt_layout(view(self, *args))
+        return self
+
+    method.__name__ = method.__qualname__ = name
+    tensor_method(name)(method)
+
+
+for _out_of_place, _in_place_name in (
+    (unsqueeze, "unsqueeze_"), (squeeze, "squeeze_"), (t, "t_"), (transpose, "transpose_"),
+):
+    _in_place_view_method(_out_of_place, _in_place_name)

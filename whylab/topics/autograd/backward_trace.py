@@ -5,7 +5,8 @@
 :func:`whylab.autograd.engine_trace`, and joins the two by node: the trace names
 nodes ``"MmBackward0#3"`` while the export numbers them ``n0, n1, ...``, so both
 are looked up from the same node objects. Nothing here computes a gradient
-itself; it only reads what the engine did.
+itself; it only reads what the engine did (or, for the ``eager-engine``
+control, what :func:`whylab.topics.autograd.sabotage.eager_backward` did).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from whylab.autograd.graph import AccumulateGrad
 from whylab.autograd.graph_export import to_json
 from whylab.autograd.memory import graph_nodes
 from whylab.explorer.experiment import GraphDiagram, GraphNode, T, Table, Text
+from whylab.topics.autograd.sabotage import eager_backward
 
 
 @dataclass
@@ -56,8 +58,12 @@ class BackwardTrace:
 
 def trace_backward(output: whylab.Tensor, leaves: dict[str, whylab.Tensor],
                    grad_output: whylab.Tensor | None = None,
-                   retain_graph: bool = False) -> BackwardTrace:
-    """Export the graph behind ``output``, run ``output.backward()``, return what happened."""
+                   retain_graph: bool = False, eager: bool = False) -> BackwardTrace:
+    """Export the graph behind ``output``, run ``output.backward()``, return what happened.
+
+    With ``eager`` the pass is run by the naive :func:`eager_backward` instead
+    of the engine (a negative control).
+    """
     graph = to_json(output)
     node_objects = graph_nodes(output)
     ids = {node: entry["id"] for node, entry in zip(node_objects, graph["nodes"], strict=True)}
@@ -68,7 +74,11 @@ def trace_backward(output: whylab.Tensor, leaves: dict[str, whylab.Tensor],
         if isinstance(node, AccumulateGrad)
     }
     with whylab.autograd.engine_trace() as trace:
-        output.backward(grad_output, retain_graph=retain_graph)
+        if eager:
+            eager_backward(output, whylab.ones_like(output) if grad_output is None
+                           else grad_output)
+        else:
+            output.backward(grad_output, retain_graph=retain_graph)
     by_label = {trace.label(node): ids[node] for node in node_objects}
 
     result = BackwardTrace(graph=graph, leaf_names=leaf_names, dependencies={}, executed=[])
@@ -113,30 +123,13 @@ def dependency_mismatches(trace: BackwardTrace) -> list[str]:
                   if trace.dependencies.get(node_id, 0) != degrees[node_id])
 
 
-# What each input's backward rule needs: the gradient for input 0 of a product needs
-# input 1 and the other way round (Ā = Ȳ Bᵀ needs B; B̄ = Aᵀ Ȳ needs A).
-PRODUCT_RULE_NEEDS = {"MmBackward0": ("mat2", "self"), "MulBackward0": ("other", "self")}
+PRODUCT_NODES = ("MmBackward0", "AddmmBackward0", "MulBackward0")
 
 
-def unneeded_saves(trace: BackwardTrace) -> list[str]:
-    """Product nodes whose saved tensors differ from what their needed rules use.
-
-    An input that does not require grad has no edge, so its rule never runs
-    and the other factor need not be kept.
-    """
-    wrong = []
-    for entry in trace.nodes:
-        needs = PRODUCT_RULE_NEEDS.get(entry["name"])
-        if needs is None:
-            continue
-        used = {needs[e["index"]] for e in trace.edges if e["source"] == entry["id"]}
-        if {item["name"] for item in entry["saved"]} != used:
-            wrong.append(entry["id"])
-    return wrong
-
-
-def product_nodes(trace: BackwardTrace) -> int:
-    return sum(entry["name"] in PRODUCT_RULE_NEEDS for entry in trace.nodes)
+def product_saves(trace: BackwardTrace) -> list[tuple[str, list[str]]]:
+    """The names of the tensors each product node saved, sorted (compare: torch_reference)."""
+    return sorted((entry["name"], sorted(item["name"] for item in entry["saved"]))
+                  for entry in trace.nodes if entry["name"] in PRODUCT_NODES)
 
 
 # ---------------------------------------------------------------- drawing

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from whylab.explorer.experiment import Check, T, Text
+from whylab.topics.shared import relative_error
 
 Arrays = Mapping[str, np.ndarray]
 
@@ -20,17 +21,6 @@ FD_STEP = 1e-6  # central differences in float64: error near 1e-10, far below FD
 FD_TOLERANCE = 1e-7
 
 
-def relative_error(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values - reference| / max |reference| (absolute when the reference is all zeros).
-
-    Different shapes, or a non-finite value anywhere, count as no agreement at all (inf).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    reference = np.asarray(reference, dtype=np.float64)
-    if values.shape != reference.shape or not np.all(np.isfinite(values)):
-        return math.inf
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
 
 
 def gradients_error(values: Arrays, reference: Arrays) -> float:
@@ -46,31 +36,51 @@ def gradients_error(values: Arrays, reference: Arrays) -> float:
                                                                 for n in names]))
 
 
-def agreement_check(name: Text, error: float, tolerance: float) -> Check:
+def agreement_check(name: Text, error: float, tolerance: float, *, id: str) -> Check:
     """Pass when a measured relative error is at most ``tolerance``."""
     return Check(name=name, passed=bool(error <= tolerance),
                  measured=T(f"relative error {error:.1e}", f"相对误差 {error:.1e}"),
-                 expected=f"≤ {tolerance:.0e}")
+                 expected=f"≤ {tolerance:.0e}", id=id)
 
 
-def equality_check(name: Text, measured, expected) -> Check:
+def equality_check(name: Text, measured, expected, *, id: str) -> Check:
     """Pass when two exactly comparable values (counts, names, lists) are equal."""
     return Check(name=name, passed=bool(measured == expected), measured=str(measured),
-                 expected=str(expected))
+                 expected=str(expected), id=id)
+
+
+def check_if_reached(reached: bool, name: Text, *, passed: bool, measured: str | Text,
+                     expected: str | Text, why: Text, id: str) -> Check:
+    """The check when the parameters reach its premise, else "not applicable" with ``why``."""
+    if reached:
+        return Check(name, passed=passed, measured=measured, expected=expected, id=id)
+    return Check.not_applicable(id=id, name=name, expected=expected, why=why)
 
 
 def central_difference(loss: Callable[[dict[str, np.ndarray]], float], values: Arrays,
                        step: float) -> dict[str, np.ndarray]:
     """(f(x + h e_i) - f(x - h e_i)) / 2h for every entry of every named array."""
+    return _difference_quotient(loss, values, step, -step)
+
+
+def forward_difference(loss: Callable[[dict[str, np.ndarray]], float], values: Arrays,
+                       step: float) -> dict[str, np.ndarray]:
+    """(f(x + h e_i) - f(x)) / h for every entry: error O(h), not O(h^2)."""
+    return _difference_quotient(loss, values, step, 0.0)
+
+
+def _difference_quotient(loss, values: Arrays, above: float,
+                         below: float) -> dict[str, np.ndarray]:
+    """(f(x + above e_i) - f(x + below e_i)) / (above - below) for every entry."""
     gradients = {}
     for name, value in values.items():
         gradient = np.zeros_like(value, dtype=np.float64)
         for index in np.ndindex(value.shape):
             shifted = {k: np.array(v, dtype=np.float64) for k, v in values.items()}
-            shifted[name][index] = value[index] + step
-            above = loss(shifted)
-            shifted[name][index] = value[index] - step
-            below = loss(shifted)
-            gradient[index] = (above - below) / (2.0 * step)
+            shifted[name][index] = value[index] + above
+            upper = loss(shifted)
+            shifted[name][index] = value[index] + below
+            lower = loss(shifted)
+            gradient[index] = (upper - lower) / (above - below)
         gradients[name] = gradient
     return gradients

@@ -9,6 +9,11 @@
 The reference evaluates ``log(sum(exp(z))) - z_y`` for the very same logits in
 decimal arithmetic with 40 significant digits, so it is exact for our purpose in
 float32 and float64 alike.
+
+Negative controls reach in here: ``fused-unshifted`` (the fused form without
+subtracting the largest logit), ``fused-is-separate`` (the "fused" form is the
+separate one) and ``naive-shifted`` (the naive form subtracts the largest logit
+after all).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import numpy as np
 
 import whylab
 import whylab.nn.functional as F
+from whylab.explorer.experiment import control_active
 
 FORMS = ("fused", "separate", "naive")
 DTYPES = {"float32": (whylab.float32, np.float32), "float64": (whylab.float64, np.float64)}
@@ -27,11 +33,16 @@ DTYPES = {"float32": (whylab.float32, np.float32), "float64": (whylab.float64, n
 
 def losses(form: str, logits: whylab.Tensor, labels: whylab.Tensor) -> whylab.Tensor:
     """Per-sample cross-entropy of ``logits`` (N, K) computed the way ``form`` says."""
-    if form == "fused":
+    if form == "fused" and control_active("fused-unshifted"):
+        log_sum_exp = logits.exp().sum(1).log()
+        return log_sum_exp - logits.gather(1, labels.unsqueeze(1)).squeeze(1)
+    if form == "fused" and not control_active("fused-is-separate"):
         return F.cross_entropy(logits, labels, reduction="none")
-    if form == "separate":
+    if form in ("fused", "separate"):
         probabilities = whylab.softmax(logits, 1)
     else:
+        if control_active("naive-shifted"):
+            logits = logits - logits.detach().amax(1, keepdim=True)
         exponentials = logits.exp()
         probabilities = exponentials / exponentials.sum(1, keepdim=True)
     return -probabilities.gather(1, labels.unsqueeze(1)).log().squeeze(1)
@@ -59,14 +70,27 @@ def loss_errors(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return errors
 
 
-def underflow_loss(dtype: np.dtype) -> float:
-    """The loss beyond which a probability rounds to zero: -log(smallest positive number)."""
-    return -math.log(float(np.finfo(dtype).smallest_subnormal))
+def underflow_loss(dtype: np.dtype, flush_to_zero: bool = False) -> float:
+    """The loss L beyond which the probability e^-L rounds to zero.
+
+    With subnormal numbers (NumPy's default) that is where e^-L falls below half
+    the smallest subnormal, 2^-150 in float32 (L ≈ 103.97); where subnormals are
+    flushed to zero, below the smallest normal number, 2^-126 (L ≈ 87.34).
+    """
+    info = np.finfo(dtype)
+    if flush_to_zero:
+        return -math.log(float(info.smallest_normal))
+    return -math.log(float(info.smallest_subnormal)) + math.log(2.0)
 
 
 def overflow_logit(dtype: np.dtype) -> float:
     """The logit beyond which exp overflows: log(largest finite number)."""
     return math.log(float(np.finfo(dtype).max))
+
+
+def beyond_threshold(measure: np.ndarray, threshold: float, margin: float = 1.0) -> int:
+    """Samples whose ``measure`` lies clearly past ``threshold`` (by more than ``margin``)."""
+    return int(np.count_nonzero(np.asarray(measure) > threshold + margin))
 
 
 def threshold_violations(values: np.ndarray, measure: np.ndarray, threshold: float,

@@ -12,11 +12,13 @@ import whylab.nn.functional as F
 import whylab.optim
 from whylab.explorer.experiment import (
     Check,
+    Control,
     LineChart,
     Param,
     Result,
     Series,
     T,
+    control_active,
     experiment,
     report_progress,
 )
@@ -32,6 +34,7 @@ from whylab.topics.autograd.expressions import (
     labels_tensor,
     mlp_backward,
 )
+from whylab.topics.autograd.sabotage import pass_through, replace_backward
 
 # ---------------------------------------------------------------- training
 
@@ -88,6 +91,16 @@ def hand_backward_error(first: nn.Linear, second: nn.Linear, points: np.ndarray,
         Param("steps", "int", 400, T("SGD steps", "SGD 步数"), minimum=1, maximum=3000, step=1),
         SEED,
     ],
+    controls=[
+        Control("relu-passes-everything",
+                T("ReLU's backward let the gradient through everywhere",
+                  "ReLU 的反向让梯度处处通过"),
+                breaks=("hand-backward",)),
+        Control("gradient-ascent",
+                T("each step moved the parameters along +η·grad (uphill)",
+                  "每一步都让参数沿 +η·grad 移动（往上坡走）"),
+                breaks=("sgd-update", "loss-drops", "held-out-accuracy")),
+    ],
 )
 def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result:
     points, labels = make_dataset(dataset, TRAIN_POINTS, seed)
@@ -119,11 +132,16 @@ def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result
         position += BATCH
         loss = F.cross_entropy(model(constant(points[batch])), labels_tensor(labels[batch]))
         optimizer.zero_grad()
+        if control_active("relu-passes-everything"):
+            replace_backward(loss, "ReluBackward0", pass_through)
         loss.backward()
         if step == 1:
             hand_error = hand_backward_error(first, second, points[batch], labels[batch])
             before = [(p.detach().numpy().copy(), p.grad.numpy().copy())
                       for p in model.parameters()]
+        if control_active("gradient-ascent"):
+            for parameter in model.parameters():
+                parameter.grad = -parameter.grad
         optimizer.step()
         if step == 1:
             update_error = gradients_error(
@@ -140,20 +158,21 @@ def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result
     checks = [
         agreement_check(T("First step: the engine's gradients equal a hand-written NumPy backward",
                           "第一步：引擎的梯度等于手写 NumPy 反向传播的结果"),
-                        hand_error, HAND_BACKWARD_TOLERANCE),
+                        hand_error, HAND_BACKWARD_TOLERANCE, id="hand-backward"),
         agreement_check(T("SGD moved every parameter by exactly −η·grad",
                           "SGD 让每个参数恰好移动了 −η·grad"),
-                        update_error, EXACT_TOLERANCE),
+                        update_error, EXACT_TOLERANCE, id="sgd-update"),
         Check(T(f"Training lowers the loss on the training set to at most "
                 f"{LOSS_RATIO_AT_MOST:g}× its initial value",
-                f"训练把训练集上的损失降到初始值的 {LOSS_RATIO_AT_MOST:g} 倍以下"),
+                f"训练把训练集上的损失降到初始值的 1/{round(1 / LOSS_RATIO_AT_MOST)} 以下"),
               passed=bool(final_loss <= LOSS_RATIO_AT_MOST * initial_loss),
               measured=f"{initial_loss:.3f} → {final_loss:.3f}",
-              expected=f"≤ {LOSS_RATIO_AT_MOST * initial_loss:.3f}"),
+              expected=f"≤ {LOSS_RATIO_AT_MOST * initial_loss:.3f}", id="loss-drops"),
         Check(T(f"Accuracy on {TEST_POINTS} held-out points ≥ {ACCURACY_AT_LEAST:.0%}",
                 f"在 {TEST_POINTS} 个未参与训练的点上准确率 ≥ {ACCURACY_AT_LEAST:.0%}"),
               passed=bool(final_accuracy >= ACCURACY_AT_LEAST),
-              measured=f"{final_accuracy:.1%}", expected=f"≥ {ACCURACY_AT_LEAST:.0%}"),
+              measured=f"{final_accuracy:.1%}", expected=f"≥ {ACCURACY_AT_LEAST:.0%}",
+              id="held-out-accuracy"),
     ]
     return Result(
         checks=checks,

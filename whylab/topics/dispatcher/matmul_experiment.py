@@ -9,15 +9,32 @@ trace with the rule table of :mod:`~whylab.topics.dispatcher.matmul_rules`
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 
 import whylab
 from whylab.dispatch import TraceEvent, trace
-from whylab.explorer.experiment import Check, Param, Result, T, Table, Text, experiment
+from whylab.explorer.experiment import (
+    Check,
+    Control,
+    Param,
+    Result,
+    T,
+    Table,
+    Text,
+    control_active,
+    experiment,
+)
 from whylab.topics.dispatcher.key_rules import PRIORITY
-from whylab.topics.dispatcher.matmul_rules import FOLD_REASONS, INNER_OPS, RULES, predict
+from whylab.topics.dispatcher.matmul_rules import (
+    FOLD_REASONS,
+    INNER_OPS,
+    RULES,
+    broadcast_batch,
+    predict,
+)
 from whylab.topics.dispatcher.trace_view import (
     group_calls,
     top_level_ops,
@@ -54,6 +71,7 @@ def inner_op_check(traced: str | None, predicted: str, rule: str,
         reason_en, reason_zh = FOLD_REASONS[fold_reason]
         rule_en, rule_zh = f"{rule_en}: {reason_en}", f"{rule_zh}：{reason_zh}"
     return Check(
+        id="product-as-rule-table",
         name=T(f"matmul chose the product the rule table predicts ({rule_en})",
                f"matmul 选用的乘法与规则表的预测一致（{rule_zh}）"),
         passed=traced == predicted, measured=str(traced), expected=predicted)
@@ -62,6 +80,7 @@ def inner_op_check(traced: str | None, predicted: str, rule: str,
 def larger_flag_check(product: str | None, flipped_product: str | None, larger: str) -> Check:
     """Pass when flipping requires_grad on the larger operand leaves the product unchanged."""
     return Check(
+        id="larger-flag-irrelevant",
         name=T(f"Flipping requires_grad on the larger operand ({larger}) does not change "
                "the product",
                f"翻转较大操作数（{larger}）的 requires_grad，选用的乘法不变"),
@@ -71,17 +90,69 @@ def larger_flag_check(product: str | None, flipped_product: str | None, larger: 
 
 def traced_product(a_values: np.ndarray, b_values: np.ndarray, grad_a: bool,
                    grad_b: bool) -> tuple[whylab.Tensor, list[TraceEvent]]:
-    """Run a @ b on fresh whylab tensors inside a trace: the result and the hops."""
+    """Run a @ b on fresh whylab tensors inside a trace: the result and the hops.
+
+    Two negative controls change what runs: ``first-matrix-only`` multiplies only the
+    first matrix of a's batch, ``product-under-no-grad`` runs the product under no_grad().
+    """
     a = whylab.tensor(a_values, requires_grad=grad_a)
     b = whylab.tensor(b_values, requires_grad=grad_b)
-    with trace() as recorded:
+    if control_active("first-matrix-only") and a.ndim >= 3:
+        a = a[0]
+    no_grad = control_active("product-under-no-grad")
+    quiet = whylab.no_grad() if no_grad else contextlib.nullcontext()
+    with quiet, trace() as recorded:
         c = a @ b
     return c, list(recorded.events)
 
 
-def shape_check(name: Text, measured: tuple[int, ...], expected: tuple[int, ...]) -> Check:
+def batch_rule(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
+    """The page's broadcast of two batch shapes; under the control ``broadcast-takes-max``
+    the naive rule d = max(s, t), which is wrong when a size is 0."""
+    if not control_active("broadcast-takes-max"):
+        return broadcast_batch(batch_a, batch_b)
+    length = max(len(batch_a), len(batch_b))
+    padded_a = (1,) * (length - len(batch_a)) + tuple(batch_a)
+    padded_b = (1,) * (length - len(batch_b)) + tuple(batch_b)
+    return tuple(max(pair) for pair in zip(padded_a, padded_b, strict=True))
+
+
+def size_zero_check(rows: int, inner: int, cols: int) -> Check:
+    """Batch sizes of 0 broadcast as the rule says: 0 against 1 gives 0, 0 against 2 fails.
+
+    The engine's matmul runs on ones of each pair of shapes; the prediction is the
+    page's broadcast rule followed by (n, p).
+    """
+    pairs = [((0, rows, inner), (1, inner, cols)), ((1, rows, inner), (0, inner, cols)),
+             ((0, rows, inner), (2, inner, cols))]
+    engine, rule = [], []
+    for shape_a, shape_b in pairs:
+        try:
+            product = whylab.matmul(whylab.ones(shape_a, dtype=whylab.float64),
+                                    whylab.ones(shape_b, dtype=whylab.float64))
+            engine.append(str(tuple(product.shape)))
+        except RuntimeError:
+            engine.append("error")
+        try:
+            rule.append(str(batch_rule(shape_a[:-2], shape_b[:-2]) + (rows, cols)))
+        except ValueError:
+            rule.append("error")
+    return Check(
+        id="size-zero-broadcast",
+        name=T("A batch size of 0 broadcasts against 1 to 0, and against 2 not at all: "
+               "(0, n, k) @ (1, k, p), (1, n, k) @ (0, k, p) and (0, n, k) @ (2, k, p) "
+               "give what the broadcast rule says",
+               "批维度为 0 时，与 1 广播得 0，与 2 则无法广播：(0, n, k) @ (1, k, p)、"
+               "(1, n, k) @ (0, k, p) 与 (0, n, k) @ (2, k, p) 的结果都符合广播规则"),
+        passed=engine == rule,
+        measured=T("; ".join(engine), "; ".join(engine).replace("error", "报错")),
+        expected=T("; ".join(rule), "; ".join(rule).replace("error", "报错")))
+
+
+def shape_check(check_id: str, name: Text, measured: tuple[int, ...],
+                expected: tuple[int, ...]) -> Check:
     """Pass when two shapes are equal."""
-    return Check(name=name, passed=tuple(measured) == tuple(expected),
+    return Check(id=check_id, name=name, passed=tuple(measured) == tuple(expected),
                  measured=str(tuple(measured)), expected=str(tuple(expected)))
 
 
@@ -94,7 +165,8 @@ def values_check(values: np.ndarray, reference: np.ndarray,
     else:
         scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
         error = float(np.max(np.abs(values - reference), initial=0.0)) / scale
-    return Check(name=T("The values equal np.matmul", "数值与 np.matmul 相同"),
+    return Check(id="values-as-numpy",
+                 name=T("The values equal np.matmul", "数值与 np.matmul 相同"),
                  passed=bool(error <= tolerance),
                  measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
                  expected=f"≤ {tolerance:.0e}")
@@ -103,10 +175,13 @@ def values_check(values: np.ndarray, reference: np.ndarray,
 def descending_keys_check(events: list[TraceEvent]) -> Check:
     """Within one call, each hop is at a lower key than the hop before it."""
     calls = group_calls(events)
+    # Under this control the page's priority order is read upside down.
+    priority = PRIORITY[::-1] if control_active("priority-reversed") else PRIORITY
     bad = [c.op for c in calls
-           if [PRIORITY.index(events[i].key) for i in c.hops]
-           != sorted({PRIORITY.index(events[i].key) for i in c.hops})]
+           if [priority.index(events[i].key) for i in c.hops]
+           != sorted({priority.index(events[i].key) for i in c.hops})]
     return Check(
+        id="keys-descend",
         name=T("Every call starts at its highest key and only moves down",
                "每次调用都从最高的键开始，只向下转发"),
         passed=not bad and bool(calls),
@@ -131,6 +206,7 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
         expectation = T("Autograd kernel ran, grad_fn None",
                         "Autograd kernel 已执行，grad_fn 为 None")
     return Check(
+        id="autograd-kernel-runs",
         name=T("The product passes through its Autograd kernel; a graph node is recorded "
                "only when an operand requires grad",
                "乘法一定经过它的 Autograd kernel；只有某个操作数需要梯度时才记录计算图节点"),
@@ -166,6 +242,36 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],
+    controls=[
+        Control("fold-never",
+                T("the rule table never folds a batch into one mm (every batched case uses bmm)",
+                  "规则表从不把批维度折叠进一次 mm（所有带批维度的情形都用 bmm）"),
+                breaks=("product-as-rule-table",)),
+        Control("first-matrix-only",
+                T("the product is computed for the first matrix of a's batch only",
+                  "乘积只对 a 的批中第一个矩阵计算"),
+                breaks=("shape-formula", "shape-as-numpy", "values-as-numpy")),
+        Control("priority-reversed",
+                T("the page's priority order is upside down (backends above Autograd)",
+                  "本页的优先级顺序颠倒了（后端排在 Autograd 之上）"),
+                breaks=("keys-descend",)),
+        Control("product-under-no-grad",
+                T("the product runs under no_grad(), so nothing is recorded although an operand "
+                  "requires grad",
+                  "乘积在 no_grad() 下计算，所以尽管有操作数需要梯度，也没有记录任何节点"),
+                breaks=("autograd-kernel-runs",)),
+        Control("flips-smaller-flag",
+                T("the flag flipped is the smaller operand's, which does change the product "
+                  "(a 2-D, b 3-D, only a requires grad)",
+                  "翻转的是较小操作数的标志，而它确实会改变选用的乘法（a 为 2 维、b 为 3 维，"
+                  "只有 a 需要梯度）"),
+                breaks=("larger-flag-irrelevant",),
+                params={"rank_a": 2, "rank_b": 3, "grad_a": True, "grad_b": False}),
+        Control("broadcast-takes-max",
+                T("batch sizes broadcast by d = max(s, t), which is wrong when one is 0",
+                  "批维度按 d = max(s, t) 广播，而当其中一个为 0 时这是错的"),
+                breaks=("size-zero-broadcast",)),
+    ],
 )
 def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, batch: int,
                  grad_a: bool, grad_b: bool, seed: int) -> Result:
@@ -173,24 +279,29 @@ def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, bat
     rng = np.random.default_rng(seed)
     a_values, b_values = rng.standard_normal(shape_a), rng.standard_normal(shape_b)
     c, events = traced_product(a_values, b_values, grad_a, grad_b)
-    prediction = predict(shape_a, shape_b, grad_a, grad_b)
+    prediction = predict(shape_a, shape_b, grad_a, grad_b,
+                         folds=not control_active("fold-never"))
     product = first_product(events)
     reference = np.matmul(a_values, b_values)
     grad_fn_name = type(c.grad_fn).__name__ if c.grad_fn is not None else None
 
     checks = [
         inner_op_check(product, prediction.inner_op, prediction.rule, prediction.fold_reason),
-        shape_check(T("The result's shape follows the shape formula",
-                      "结果形状符合形状公式"), c.shape, prediction.shape),
-        shape_check(T("The result's shape equals np.matmul's", "结果形状与 np.matmul 的相同"),
+        shape_check("shape-formula", T("The result's shape follows the shape formula",
+                                       "结果形状符合形状公式"), c.shape, prediction.shape),
+        shape_check("shape-as-numpy",
+                    T("The result's shape equals np.matmul's", "结果形状与 np.matmul 的相同"),
                     c.shape, reference.shape),
         values_check(c.detach().numpy(), reference),
         descending_keys_check(events),
         autograd_check(events, product, grad_a or grad_b, grad_fn_name),
+        size_zero_check(rows, inner, cols),
     ]
     if prediction.fold_reason is not None:
         # One operand ≥3-D, the other ≤2-D: only the smaller one's flag may matter.
         a_is_larger = rank_a >= rank_b
+        if control_active("flips-smaller-flag"):
+            a_is_larger = not a_is_larger
         _, flipped_events = traced_product(a_values, b_values,
                                            grad_a != a_is_larger, grad_b == a_is_larger)
         checks.append(larger_flag_check(product, first_product(flipped_events),

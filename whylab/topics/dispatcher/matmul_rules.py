@@ -55,7 +55,12 @@ class MatmulPrediction:
 
 
 def broadcast_batch(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple[int, ...]:
-    """Broadcast two batch shapes: align on the right, pad with 1s, sizes equal or 1."""
+    """Broadcast two batch shapes: align on the right, pad with 1s, sizes equal or 1.
+
+    A size of 1 stretches to the other size, whatever it is, 0 included; any other
+    pair must be equal. So 0 against 1 gives 0 (not max(0, 1) = 1), and 0 against
+    a size above 1 is an error.
+    """
     length = max(len(batch_a), len(batch_b))
     padded_a = (1,) * (length - len(batch_a)) + tuple(batch_a)
     padded_b = (1,) * (length - len(batch_b)) + tuple(batch_b)
@@ -63,7 +68,7 @@ def broadcast_batch(batch_a: tuple[int, ...], batch_b: tuple[int, ...]) -> tuple
     for size_a, size_b in zip(padded_a, padded_b, strict=True):
         if size_a != size_b and 1 not in (size_a, size_b):
             raise ValueError(f"batch shapes {batch_a} and {batch_b} do not broadcast")
-        result.append(max(size_a, size_b) if min(size_a, size_b) == 1 else size_a)
+        result.append(size_b if size_a == 1 else size_a)
     return tuple(result)
 
 
@@ -100,12 +105,15 @@ def flattens_without_copy(shape: tuple[int, ...], strides: tuple[int, ...]) -> b
 
 
 def predict(
-    shape_a: tuple[int, ...], shape_b: tuple[int, ...], grad_a: bool, grad_b: bool
+    shape_a: tuple[int, ...], shape_b: tuple[int, ...], grad_a: bool, grad_b: bool,
+    folds: bool = True,
 ) -> MatmulPrediction:
     """The matmul rule table applied to two contiguous operands.
 
     ``grad_a`` and ``grad_b`` say which operands require a gradient; only the
-    smaller operand's flag can change the product.
+    smaller operand's flag can change the product. ``folds=False`` is the table
+    without the fold refinement (every batched case uses ``bmm``), which PyTorch
+    does not follow.
     """
     dim_a, dim_b = len(shape_a), len(shape_b)
     shape = result_shape(shape_a, shape_b)
@@ -117,7 +125,7 @@ def predict(
         return MatmulPrediction("mm", shape, "1d-2d")
     if dim_a == 2 and dim_b == 2:
         return MatmulPrediction("mm", shape, "2d-2d")
-    if max(dim_a, dim_b) >= 3 and min(dim_a, dim_b) <= 2:
+    if folds and max(dim_a, dim_b) >= 3 and min(dim_a, dim_b) <= 2:
         folded_op = "mm" if min(dim_a, dim_b) == 2 else "mv"
         if dim_a >= dim_b:
             # a's batch folds into rows; a contiguous a always flattens for free.

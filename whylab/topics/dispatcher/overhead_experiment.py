@@ -23,12 +23,14 @@ import whylab
 from whylab.bench import autorange, time_calls, warm_up
 from whylab.explorer.experiment import (
     Check,
+    Control,
     LineChart,
     Param,
     Result,
     Series,
     T,
     Table,
+    control_active,
     experiment,
     report_progress,
 )
@@ -72,14 +74,23 @@ def variant_call(variant: str, x_values: np.ndarray, y_values: np.ndarray):
     """The context to time in and the zero-argument call to time, for one variant.
 
     Every variant adds the very same memory: the whylab tensors share it with the
-    NumPy arrays (``from_numpy``).
+    NumPy arrays (``from_numpy``). Four negative controls change one variant each:
+    ``bypasses-dispatcher`` and ``kernel-copies-operands`` the plain whylab add,
+    ``recording-records-nothing`` the recording one, ``no-grad-ignored`` the no_grad one.
     """
-    if variant == "numpy":
+    if variant == "numpy" or (variant == "plain" and control_active("bypasses-dispatcher")):
         return contextlib.nullcontext(), lambda: np.add(x_values, y_values)
-    x = whylab.from_numpy(x_values).requires_grad_(variant in ("recording", "no_grad"))
+    records = variant in ("recording", "no_grad")
+    if variant == "recording" and control_active("recording-records-nothing"):
+        records = False
+    x = whylab.from_numpy(x_values).requires_grad_(records)
     y = whylab.from_numpy(y_values)
-    context = {"no_grad": whylab.no_grad, "inference": whylab.inference_mode}.get(
-        variant, contextlib.nullcontext)()
+    guards = {"no_grad": whylab.no_grad, "inference": whylab.inference_mode}
+    if control_active("no-grad-ignored"):
+        guards.pop("no_grad")
+    context = guards.get(variant, contextlib.nullcontext)()
+    if variant == "plain" and control_active("kernel-copies-operands"):
+        return context, lambda: whylab.add(x.clone(), y.clone())
     return context, lambda: whylab.add(x, y)
 
 
@@ -91,12 +102,13 @@ def records_node(variant: str) -> bool:
     return getattr(result, "grad_fn", None) is not None
 
 
-def ratio_check(name: T, ratio: float, *, at_least: float | None = None,
+def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None = None,
                 at_most: float | None = None) -> Check:
     """Pass when a time ratio lies on the claimed side of a bound."""
     passed = (at_least is None or ratio > at_least) and (at_most is None or ratio < at_most)
     bound = f"> {at_least:g}×" if at_least is not None else f"< {at_most:g}×"
-    return Check(name=name, passed=bool(passed), measured=f"{ratio:.2f}×", expected=bound)
+    return Check(id=check_id, name=name, passed=bool(passed), measured=f"{ratio:.2f}×",
+                 expected=bound)
 
 
 @experiment(
@@ -116,6 +128,24 @@ def ratio_check(name: T, ratio: float, *, at_least: float | None = None,
               minimum=1, maximum=25, step=1),
     ],
     timing=True,
+    controls=[
+        Control("bypasses-dispatcher",
+                T("the whylab call skips the dispatcher (it is np.add itself)",
+                  "whylab 的调用绕过了分派器（其实就是 np.add 本身）"),
+                breaks=("small-overhead-dominates",)),
+        Control("kernel-copies-operands",
+                T("whylab's add copies both operands before adding, work that grows with n²",
+                  "whylab 的 add 在相加之前先复制两个操作数，这份工作随 n² 增长"),
+                breaks=("large-arithmetic-dominates",)),
+        Control("recording-records-nothing",
+                T("the 'recording' variant records nothing (no input requires grad)",
+                  "“记录节点”这一做法其实什么也没记录（没有输入需要梯度）"),
+                breaks=("recording-costs",)),
+        Control("no-grad-ignored",
+                T("no_grad() is left out, so the no_grad variant records a node",
+                  "漏掉了 no_grad()，于是 no_grad 这一做法也记录了节点"),
+                breaks=("only-recording-leaves-grad-fn",)),
+    ],
 )
 def overhead(largest: str, rounds: int) -> Result:
     sizes = [*SMALL_SIZES, int(largest)]
@@ -143,17 +173,20 @@ def overhead(largest: str, rounds: int) -> Result:
 
     small, large = sizes[0], sizes[-1]
     checks = [
-        ratio_check(T(f"At {small}×{small}, the dispatcher costs more than the arithmetic: "
+        ratio_check("small-overhead-dominates",
+                    T(f"At {small}×{small}, the dispatcher costs more than the arithmetic: "
                       f"whylab / NumPy > {SMALL_RATIO_AT_LEAST:g}",
                       f"{small}×{small} 时分派的开销超过运算本身：whylab / NumPy > "
                       f"{SMALL_RATIO_AT_LEAST:g}"),
                     ratio("plain", "numpy", small), at_least=SMALL_RATIO_AT_LEAST),
-        ratio_check(T(f"At {large}×{large}, the arithmetic dominates: whylab / NumPy < "
+        ratio_check("large-arithmetic-dominates",
+                    T(f"At {large}×{large}, the arithmetic dominates: whylab / NumPy < "
                       f"{LARGE_RATIO_AT_MOST:g}",
                       f"{large}×{large} 时运算本身占主导：whylab / NumPy < "
                       f"{LARGE_RATIO_AT_MOST:g}"),
                     ratio("plain", "numpy", large), at_most=LARGE_RATIO_AT_MOST),
-        ratio_check(T(f"Recording a graph node makes a {small}×{small} add slower: "
+        ratio_check("recording-costs",
+                    T(f"Recording a graph node makes a {small}×{small} add slower: "
                       f"recording / not recording > {RECORDING_RATIO_AT_LEAST:g}",
                       f"记录计算图节点使 {small}×{small} 的加法变慢：记录 / 不记录 > "
                       f"{RECORDING_RATIO_AT_LEAST:g}"),
@@ -161,6 +194,7 @@ def overhead(largest: str, rounds: int) -> Result:
     ]
     recorded = {v: records_node(v) for v in VARIANTS if v != "numpy"}
     checks.append(Check(
+        id="only-recording-leaves-grad-fn",
         name=T("Only the recording variant leaves a grad_fn on its result",
                "只有“记录节点”这一种做法会在结果上留下 grad_fn"),
         passed=recorded == {v: v == "recording" for v in recorded},

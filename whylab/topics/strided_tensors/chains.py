@@ -112,6 +112,11 @@ STARTING_LAYOUTS: dict[str, StartingLayout] = {
         "arange(32.).reshape(4, 8)[:, 1:7]",
         lambda: _arange(32).reshape(4, 8)[:, 1:7],
         lambda: np.arange(32.0).reshape(4, 8)[:, 1:7]),
+    "size-one": StartingLayout(
+        T("a size-1 dimension in the middle, stride 1", "中间有一个尺寸为 1、步幅为 1 的维度"),
+        "arange(24.).reshape(4, 6, 1).transpose(1, 2)",
+        lambda: _arange(24).reshape(4, 6, 1).transpose(1, 2),
+        lambda: np.arange(24.0).reshape(4, 6, 1).transpose(0, 2, 1)),
     "expanded": StartingLayout(
         T("one row expanded to 4", "一行扩展成 4 行"), "arange(6.).expand(4, 6)",
         lambda: _arange(6).expand(4, 6), lambda: np.broadcast_to(np.arange(6.0), (4, 6))),

@@ -11,28 +11,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import partial
 
 import numpy as np
 
 import whylab
-from whylab.bench import fastest_per_call
 from whylab.explorer.experiment import (
     Check,
+    Control,
     GraphDiagram,
     GraphNode,
-    LineChart,
     Param,
     Result,
-    Series,
     T,
     Table,
-    Text,
+    control_active,
     experiment,
-    report_progress,
 )
 from whylab.topics.strided_tensors import layout as formulas
 from whylab.topics.strided_tensors.chains import CHAINS, STARTING_LAYOUTS, TARGET_SHAPES
+from whylab.topics.strided_tensors.costs import copy_cost, mm_operands
+from whylab.topics.strided_tensors.writes import expanded_write
 
 MARKER = -1000.0  # written through a view; random normal storage never holds it
 MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every cell)
@@ -66,13 +64,31 @@ def _fmt(values: Sequence[int]) -> str:
 # ---------------------------------------------------------------- comparisons
 
 
+def _as_the_page_computes(layout: formulas.Layout) -> formulas.Layout:
+    """The layout the address formula is applied to: itself, or under the control
+    ``address-without-offset`` the same sizes and strides with the offset dropped."""
+    if control_active("address-without-offset"):
+        return formulas.Layout(layout.sizes, layout.strides, 0)
+    return layout
+
+
+def formula_address(layout: formulas.Layout, index: tuple[int, ...]) -> int:
+    """The page's address formula for one element."""
+    return formulas.address(_as_the_page_computes(layout), index)
+
+
+def formula_addresses(layout: formulas.Layout) -> list[int]:
+    """The page's address formula for every element, in row-major logical order."""
+    return formulas.addresses(_as_the_page_computes(layout))
+
+
 def address_mismatches(values: Sequence[float], storage: np.ndarray,
                        layout: formulas.Layout) -> int:
     """How many elements differ from storage[offset + Σ i_j s_j] (by the layout's formula).
 
     An element whose formula address falls outside the storage counts as a mismatch.
     """
-    cells = formulas.addresses(layout)
+    cells = formula_addresses(layout)
     if len(cells) != len(values):
         return max(len(cells), len(values))
     wrong = 0
@@ -88,9 +104,10 @@ def address_check(readings: Sequence[tuple[Sequence[float], formulas.Layout]],
     elements = sum(len(values) for values, _ in readings)
     wrong = sum(address_mismatches(values, storage, layout) for values, layout in readings)
     return Check(
+        id="address-formula",
         name=T("Every element read through each view equals storage[offset + Σ iⱼ sⱼ], "
                "computed from that view's own sizes, strides and offset",
-               "通过每个视图读出的每个元素，都等于按该视图自己的尺寸、步长和偏移"
+               "通过每个视图读出的每个元素，都等于按该视图自己的尺寸、步幅和偏移"
                "算出的 storage[offset + Σ iⱼ sⱼ]"),
         passed=wrong == 0 and elements > 0,
         measured=T(f"{elements} elements, {wrong} mismatches",
@@ -116,9 +133,10 @@ def layout_check(engine: Sequence[formulas.Layout], predicted: Sequence[formulas
         measured = T(f"{len(engine)} layouts for {len(predicted)} predictions",
                      f"{len(engine)} 个布局对应 {len(predicted)} 个预测")
     return Check(
+        id="layouts-as-predicted",
         name=T("The starting strides and the sizes, strides and offset after each step are "
                "those the formulas predict",
-               "初始步长，以及每一步之后的尺寸、步长和偏移，都与公式的预测一致"),
+               "初始步幅，以及每一步之后的尺寸、步幅和偏移，都与公式的预测一致"),
         passed=passed,
         measured=measured,
         expected=T(f"{len(predicted)} layouts as predicted",
@@ -131,6 +149,7 @@ def shared_storage_check(base_ptr: int, base_cells: int, view_ptrs: Sequence[int
     """Every view points at the base's storage (same address, same size): nothing was copied."""
     same = all(p == base_ptr for p in view_ptrs) and all(c == base_cells for c in view_cells)
     return Check(
+        id="one-storage",
         name=T("Each view shares the base's storage: same untyped_storage().data_ptr(), "
                "no new buffer",
                "每个视图都与原张量共用同一块存储：untyped_storage().data_ptr() 相同，没有新缓冲区"),
@@ -155,6 +174,7 @@ def write_through_check(index: str, changed_cells: Sequence[int], predicted_cell
                      f"改变的单元 {list(changed_cells)}；原张量读到新值："
                      f"{'是' if base_reads_marker else '否'}")
     return Check(
+        id="write-through",
         name=T(f"Writing view element {index} changes exactly the storage cell the formula "
                "names, and the base tensor reads the new value",
                f"写入视图元素 {index}，只改变公式指出的那个存储单元，原张量也读到新值"),
@@ -164,11 +184,12 @@ def write_through_check(index: str, changed_cells: Sequence[int], predicted_cell
     )
 
 
-def values_check(name, values: Sequence[float], reference: np.ndarray) -> Check:
+def values_check(name, values: Sequence[float], reference: np.ndarray,
+                 check_id: str = "values-as-numpy") -> Check:
     """Exact equality of the engine's values with NumPy's (both only move numbers around)."""
     reference = np.asarray(reference, dtype=float).reshape(-1)
     same = len(values) == reference.shape[0] and bool(np.array_equal(values, reference))
-    return Check(name=name, passed=same and len(values) > 0,
+    return Check(id=check_id, name=name, passed=same and len(values) > 0,
                  measured=T(f"{len(values)} values, {'identical' if same else 'different'}",
                             f"{len(values)} 个数值，{'完全相同' if same else '不同'}"),
                  expected=T("identical", "完全相同"))
@@ -219,13 +240,31 @@ def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Chec
     if not indices:
         return write_through_check("()", [], None, False)
     index = indices[int(np.random.default_rng(seed).integers(len(indices)))]
-    cell = formulas.address(shown, index)
+    cell = formula_address(shown, index)
     storage = x.untyped_storage().data  # the flat buffer itself: writes show up here
     before = storage.copy()
     view[index].fill_(MARKER)
     changed = np.flatnonzero(storage != before).tolist()
     base_index = tuple(int(i) for i in np.unravel_index(cell, tuple(x.shape)))
     return write_through_check(_fmt(index), changed, cell, x[base_index].item() == MARKER)
+
+
+def run_step(step, tensor: whylab.Tensor) -> whylab.Tensor:
+    """One view operation in the engine, or a wrong version of it under a control.
+
+    ``copying-views``: every step copies its result into fresh row-major storage
+    (a transpose that moves the data). ``transpose-by-view``: a transpose is done
+    by ``view`` with the swapped sizes, which reinterprets the storage in order
+    instead of swapping strides -- a classic bug.
+    """
+    if control_active("transpose-by-view") and step.code.startswith(".transpose"):
+        sizes = list(tensor.shape)
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+        return tensor.view(*sizes)
+    result = step.engine(tensor)
+    if control_active("copying-views"):
+        return result.contiguous()
+    return result
 
 
 @experiment(
@@ -235,7 +274,7 @@ def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Chec
         "Applies a chain of view operations to a tensor of random numbers and shows, after each "
         "step, the sizes, strides and storage offset the engine reports, then where in the flat "
         "storage every element of the final view lives.",
-        "对一个随机数张量依次施加几个视图操作，列出每一步之后引擎报告的尺寸、步长和存储偏移，"
+        "对一个随机数张量依次施加几个视图操作，列出每一步之后引擎报告的尺寸、步幅和存储偏移，"
         "再列出最终视图的每个元素位于扁平存储中的哪个位置。",
     ),
     params=[
@@ -247,6 +286,23 @@ def _write_one_element(x: whylab.Tensor, view: whylab.Tensor, seed: int) -> Chec
         Param("n2", "int", 4, T("size n₂", "尺寸 n₂"), minimum=2, maximum=5, step=1),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
+    ],
+    controls=[
+        Control("copying-views",
+                T("the transpose copies the data into new storage instead of returning a view",
+                  "转置把数据复制到新存储里，而不是返回视图"),
+                breaks=("layouts-as-predicted", "one-storage", "write-through")),
+        Control("transpose-by-view",
+                T("the transpose reinterprets the storage with view(n₁, n₀, n₂) instead of "
+                  "swapping the strides",
+                  "转置用 view(n₁, n₀, n₂) 重新解读存储，而不是交换步幅"),
+                breaks=("layouts-as-predicted", "values-as-numpy")),
+        Control("address-without-offset",
+                T("the address formula leaves out the storage offset (chain x[1][:, 1::2].t(), "
+                  "whose offset is not 0)",
+                  "地址公式漏掉了存储偏移（操作链 x[1][:, 1::2].t()，其偏移不为 0）"),
+                breaks=("address-formula", "write-through"),
+                params={"chain": "select-slice-transpose"}),
     ],
 )
 def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
@@ -260,7 +316,7 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
     predicted = [formulas.contiguous((n0, n1, n2))]
     expected_values = storage_values.reshape(n0, n1, n2)
     for step in operations.steps:
-        tensors.append(step.engine(tensors[-1]))
+        tensors.append(run_step(step, tensors[-1]))
         codes.append(codes[-1] + step.code)
         predicted.append(step.predict(predicted[-1]))
         expected_values = step.reference(expected_values)
@@ -283,7 +339,7 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
     cells = formulas.addresses(final_layout)
     steps_table = Table(
         title=T("Layout after each step", "每一步之后的布局"),
-        columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步长"),
+        columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步幅"),
                  T("offset", "偏移"), T("is_contiguous()", "is_contiguous()")],
         rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), str(t.is_contiguous())]
               for code, t in zip(codes, tensors, strict=True)],
@@ -317,16 +373,72 @@ def numpy_can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
     return True
 
 
-def agreement_check(name, outcomes: Sequence[bool], predictions: Sequence[bool],
+def agreement_check(check_id: str, name, outcomes: Sequence[bool], predictions: Sequence[bool],
                     shapes: Sequence[str]) -> Check:
     """Pass when every observed yes/no equals the predicted one."""
     wrong = [s for s, o, p in zip(shapes, outcomes, predictions, strict=True) if o != p]
-    return Check(name=name, passed=not wrong and len(outcomes) > 0,
+    return Check(id=check_id, name=name, passed=not wrong and len(outcomes) > 0,
                  measured=(T(f"{len(outcomes)} target shapes agree",
                              f"{len(outcomes)} 个目标形状都一致") if not wrong
                            else T(f"disagree at {', '.join(wrong)}",
                                   f"在 {', '.join(wrong)} 处不一致")),
                  expected=T(f"all {len(outcomes)} agree", f"{len(outcomes)} 个全部一致"))
+
+
+def predict_view(source: formulas.Layout, shape: tuple[int, ...],
+                 with_size_one_exception: bool) -> formulas.Layout | None:
+    """The merging rule's answer for ``view(shape)`` (under the control
+    ``rule-ignores-strides``, the answer for a contiguous tensor of the same sizes)."""
+    if control_active("rule-ignores-strides"):
+        source = formulas.contiguous(source.sizes)
+    return formulas.view_layout(source, shape, with_size_one_exception)
+
+
+def reshape(x: whylab.Tensor, shape: tuple[int, ...]) -> whylab.Tensor:
+    """``x.reshape(shape)``, or one of two wrong reshapes under a control: one that
+    always copies, and one that reads the storage in memory order, ignoring strides."""
+    if control_active("reshape-always-copies"):
+        return x.clone().reshape(shape)
+    if control_active("reshape-in-storage-order"):
+        return x.as_strided(shape, formulas.contiguous_strides(shape), x.storage_offset())
+    return x.reshape(shape)
+
+
+def size_one_check(with_size_one_exception: bool) -> Check:
+    """A size-1 dimension never blocks a merge, whatever its stride (PyTorch's rule too).
+
+    The tensor is fixed: sizes (4, 1, 6), strides (6, 1, 1). The bare condition
+    fails between dimensions 0 and 1 (6 ≠ 1·1); skipping the size-1 dimension,
+    6 = 1·6 holds, so the whole tensor is one block and view(24) must work.
+    """
+    start = STARTING_LAYOUTS["size-one"]
+    x = start.engine()
+    source = layout_of(x)
+    bare_fails = source.strides[0] != source.strides[1] * source.sizes[1]
+    try:
+        x.view(24)
+        engine_views = True
+    except RuntimeError:
+        engine_views = False
+    rule_views = formulas.view_layout(source, (24,), with_size_one_exception) is not None
+    yes, no = T("yes", "能"), T("no", "不能")
+    return Check(
+        id="size-one-exception",
+        name=T(f"A size-1 dimension never blocks a merge: {start.code} has sizes "
+               f"{_fmt(source.sizes)}, strides {_fmt(source.strides)} and "
+               f"{source.strides[0]} ≠ {source.strides[1]}·{source.sizes[1]}, yet view(24) "
+               "works, as the rule that skips size-1 dimensions predicts",
+               f"尺寸为 1 的维度从不妨碍合并：{start.code} 的尺寸为 {_fmt(source.sizes)}、"
+               f"步幅为 {_fmt(source.strides)}，{source.strides[0]} ≠ "
+               f"{source.strides[1]}·{source.sizes[1]}，但 view(24) 照样可行，"
+               "与跳过尺寸 1 维度的合并规则的预言一致"),
+        passed=bare_fails and engine_views and rule_views,
+        measured=T(f"engine: {'view' if engine_views else 'error'}; rule: "
+                   f"{(yes if rule_views else no).en}",
+                   f"引擎：{'视图' if engine_views else '报错'}；"
+                   f"规则：{(yes if rule_views else no).zh}"),
+        expected=T("engine: view; rule: yes", "引擎：视图；规则：能"),
+    )
 
 
 @experiment(
@@ -350,13 +462,34 @@ def agreement_check(name, outcomes: Sequence[bool], predictions: Sequence[bool],
               choice_labels=tuple(T(k.replace("x", " × "), k.replace("x", " × "))
                                   for k in TARGET_SHAPES)),
     ],
+    controls=[
+        Control("merge-without-size-one-exception",
+                T("the merging condition is also applied next to dimensions of size 1 "
+                  "(layout with a size-1 dimension)",
+                  "合并条件在尺寸为 1 的维度旁边也照样检验（布局中带一个尺寸 1 的维度）"),
+                breaks=("size-one-exception", "view-rule-predicts"),
+                params={"layout": "size-one"}),
+        Control("rule-ignores-strides",
+                T("the rule predicts from the sizes alone, as if every tensor were contiguous",
+                  "规则只看尺寸来预言，仿佛每个张量都是连续的"),
+                breaks=("view-rule-predicts", "numpy-agrees", "view-strides-as-rule")),
+        Control("reshape-always-copies",
+                T("reshape() copies even when a view would do",
+                  "即使可以返回视图，reshape() 也复制"),
+                breaks=("reshape-copies-iff-view-fails",)),
+        Control("reshape-in-storage-order",
+                T("reshape() reads the storage in memory order, ignoring the strides",
+                  "reshape() 无视步幅，按存储里的先后顺序读取"),
+                breaks=("values-as-numpy",)),
+    ],
 )
 def view_or_copy(layout: str, target: str) -> Result:
     start = STARTING_LAYOUTS[layout]
     x = start.engine()
     twin = start.reference()
     source = layout_of(x)
-    blocks = formulas.mergeable_blocks(source)
+    with_size_one_exception = not control_active("merge-without-size-one-exception")
+    blocks = formulas.mergeable_blocks(source, with_size_one_exception)
     # The chosen target first; the other shapes follow so the checks cover them all.
     names = [target] + [name for name in TARGET_SHAPES if name != target]
 
@@ -364,12 +497,12 @@ def view_or_copy(layout: str, target: str) -> Result:
     viewed, predicted, copied, numpy_views, strides_ok, values_ok = [], [], [], [], [], []
     for name in names:
         shape = TARGET_SHAPES[name]
-        prediction = formulas.view_layout(source, shape)
+        prediction = predict_view(source, shape, with_size_one_exception)
         try:
             view = x.view(shape)
         except RuntimeError as error:
             view, errors[name] = None, str(error)
-        reshaped = x.reshape(shape)
+        reshaped = reshape(x, shape)
         reference = np.reshape(twin, shape)
         shares = storage_ptr(reshaped) == storage_ptr(x)
         viewed.append(view is not None)
@@ -388,36 +521,43 @@ def view_or_copy(layout: str, target: str) -> Result:
         ])
 
     checks = [
-        agreement_check(T("view() succeeds exactly when the merging condition sⱼ = sⱼ₊₁·nⱼ₊₁ "
-                          "predicts it can",
-                          "view() 恰好在合并条件 sⱼ = sⱼ₊₁·nⱼ₊₁ 预言可行时成功"),
+        agreement_check("view-rule-predicts",
+                        T("view() succeeds exactly when the merging rule (sⱼ = sⱼ₊₁·nⱼ₊₁ "
+                          "between neighbours, dimensions of size 1 skipped) predicts it can",
+                          "view() 恰好在合并规则（相邻维度满足 sⱼ = sⱼ₊₁·nⱼ₊₁，"
+                          "尺寸为 1 的维度跳过）预言可行时成功"),
                         viewed, predicted, names),
-        agreement_check(T("reshape() copies exactly when view() fails (a view shares "
+        agreement_check("reshape-copies-iff-view-fails",
+                        T("reshape() copies exactly when view() fails (a view shares "
                           "untyped_storage().data_ptr())",
                           "reshape() 恰好在 view() 失败时复制（视图的 untyped_storage().data_ptr() "
                           "与原张量相同）"),
                         copied, [not v for v in viewed], names),
-        agreement_check(T("NumPy's own reshape(copy=False) can avoid the copy in exactly the "
+        agreement_check("numpy-agrees",
+                        T("NumPy's own reshape(copy=False) can avoid the copy in exactly the "
                           "same cases",
                           "NumPy 自己的 reshape(copy=False) 在完全相同的情形下能避免复制"),
                         numpy_views, predicted, names),
-        Check(name=T("Every successful view has the strides the merging rule gives",
-                     "每个成功的 view 的步长都与合并规则给出的一致"),
+        Check(id="view-strides-as-rule",
+              name=T("Every successful view has the strides the merging rule gives",
+                     "每个成功的 view 的步幅都与合并规则给出的一致"),
               passed=bool(strides_ok) and all(strides_ok),
               measured=T(f"{sum(strides_ok)} of {len(strides_ok)} views",
                          f"{len(strides_ok)} 个视图中 {sum(strides_ok)} 个"),
               expected=T(f"{len(strides_ok)} of {len(strides_ok)} views",
                          f"{len(strides_ok)} 个视图全部")),
-        agreement_check(T("view() and reshape() give the values NumPy's reshape gives",
+        agreement_check("values-as-numpy",
+                        T("view() and reshape() give the values NumPy's reshape gives",
                           "view() 和 reshape() 的数值与 NumPy 的 reshape 相同"),
                         values_ok, [True] * len(values_ok), names),
+        size_one_check(with_size_one_exception),
     ]
     table = Table(
         title=T(f"{start.code}: view and reshape to each shape",
                 f"{start.code}：对各个形状调用 view 与 reshape"),
         columns=[T("target shape", "目标形状"),
-                 T("view(): strides, or ✗ when it fails", "view()：步长；失败记为 ✗"),
-                 T("strides predicted by merging", "按合并规则预测的步长"),
+                 T("view(): strides, or ✗ when it fails", "view()：步幅；失败记为 ✗"),
+                 T("strides predicted by merging", "按合并规则预测的步幅"),
                  T("reshape() shares x's storage", "reshape() 与 x 共用存储")],
         rows=rows,
     )
@@ -426,9 +566,9 @@ def view_or_copy(layout: str, target: str) -> Result:
                f"Merging neighbours where sⱼ = sⱼ₊₁·nⱼ₊₁ leaves {len(blocks)} block(s) "
                f"(elements@stride): {block_text}. A target shape can be a view exactly when "
                "its dimensions split into runs whose products are these block sizes, in order.",
-               f"{start.code} 的尺寸为 {_fmt(source.sizes)}，步长为 {_fmt(source.strides)}。"
+               f"{start.code} 的尺寸为 {_fmt(source.sizes)}，步幅为 {_fmt(source.strides)}。"
                f"把满足 sⱼ = sⱼ₊₁·nⱼ₊₁ 的相邻维度合并后剩下 {len(blocks)} 块"
-               f"（元素数@步长）：{block_text}。目标形状能成为视图，当且仅当它的各维可以按顺序"
+               f"（元素数@步幅）：{block_text}。目标形状能成为视图，当且仅当它的各维可以按顺序"
                "分成若干段，每段尺寸之积恰好等于这些块的大小。")]
     if target in errors:
         notes.append(T(f"view{_fmt(TARGET_SHAPES[target])} raised: {errors[target]}",
@@ -463,9 +603,11 @@ def version_of(tensor: whylab.Tensor) -> int:
     return tensor._version.value
 
 
-def sequence_check(name, observed: Sequence[int], expected: Sequence[int]) -> Check:
+def sequence_check(check_id: str, name, observed: Sequence[int],
+                   expected: Sequence[int]) -> Check:
     """Pass when a recorded sequence of versions is exactly the expected one."""
-    return Check(name=name, passed=list(observed) == list(expected) and len(observed) > 0,
+    return Check(id=check_id, name=name,
+                 passed=list(observed) == list(expected) and len(observed) > 0,
                  measured=", ".join(str(v) for v in observed),
                  expected=", ".join(str(v) for v in expected))
 
@@ -477,6 +619,7 @@ def saved_tensor_error_check(message: str | None, now: int, saved: int) -> Check
         part in message for part in wanted)
     found = re.search(r"is at version \d+; expected version \d+", message or "")
     return Check(
+        id="saved-tensor-error",
         name=T("backward() refuses: the error names the saved tensor's version now and "
                "when it was saved",
                "backward() 拒绝执行：错误信息写出被保存张量现在的版本号和保存时的版本号"),
@@ -511,13 +654,29 @@ def saved_tensor_error_check(message: str | None, now: int, saved: int) -> Check
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],
+    controls=[
+        Control("writes-through-data",
+                T("the writes go through x.data, which shares the storage but not the counter",
+                  "写入经由 x.data 进行：它与 x 共用存储，却不共用计数器"),
+                breaks=("one-per-write", "one-counter", "detach-shares-data-fresh",
+                        "saved-tensor-error")),
+        Control("out-of-place-done-in-place",
+                T("v * 2 is computed in place, as v.mul_(2)", "v * 2 被原地计算成 v.mul_(2)"),
+                breaks=("out-of-place-no-bump",)),
+        Control("written-tensor-was-saved",
+                T("the tensor written into is one a backward formula saved (z · z saves z)",
+                  "被写入的张量正是某个反向公式保存的张量（z · z 会保存 z）"),
+                breaks=("unsaved-write-harmless",)),
+    ],
 )
 def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
     view_code, take_view = WRITABLE_VIEWS[view]
     op_code, write = IN_PLACE_OPS[op]
     generator = whylab.Generator().manual_seed(seed)
     x = whylab.randn(3, 4, generator=generator, dtype=whylab.float64)
-    v = take_view(x)
+    behind_the_counter = control_active("writes-through-data")
+    # Under that control the writes go through x.data: same storage, another counter.
+    v = take_view(x.data if behind_the_counter else x)
     sibling = x.t()[1:]  # another view of the same storage, never written through
     detached, data = x.detach(), x.data
 
@@ -529,14 +688,17 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
         write(v)
         history.append([f"{k}: v{op_code}", *versions()])
     before_out_of_place = version_of(x)
-    doubled = v * 2.0  # out of place: reads the view, writes a new tensor
+    # Out of place: reads the view, writes a new tensor (under the control, in place).
+    doubled = v.mul_(2.0) if control_active("out-of-place-done-in-place") else v * 2.0
     after_out_of_place = version_of(x)
 
     checks = [
-        sequence_check(T("Each write through the view adds exactly 1 to the base's version",
+        sequence_check("one-per-write",
+                       T("Each write through the view adds exactly 1 to the base's version",
                          "每经由视图写入一次，原张量的版本号恰好加 1"),
                        [row[1] for row in history], list(range(writes + 1))),
-        Check(name=T("The base, the view written through and another view share one counter "
+        Check(id="one-counter",
+              name=T("The base, the view written through and another view share one counter "
                      "object",
                      "原张量、被写入的视图和另一个视图共用同一个计数器对象"),
               passed=x._version is v._version is sibling._version
@@ -546,13 +708,15 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
                          f"最后一次写入后的版本号：x {history[-1][1]}，"
                          f"v {history[-1][2]}，另一个视图 {history[-1][3]}"),
               expected=T("one shared counter", "同一个计数器")),
-        Check(name=T("An out-of-place operation on the view (v * 2) leaves the version alone",
+        Check(id="out-of-place-no-bump",
+              name=T("An out-of-place operation on the view (v * 2) leaves the version alone",
                      "对视图做非原地运算（v * 2）不改变版本号"),
               passed=before_out_of_place == after_out_of_place
               and storage_ptr(doubled) != storage_ptr(x),
               measured=f"{before_out_of_place} → {after_out_of_place}",
               expected=f"{before_out_of_place} → {before_out_of_place}"),
-        sequence_check(T("detach() shares the counter; .data gets a fresh one that stays at 0",
+        sequence_check("detach-shares-data-fresh",
+                       T("detach() shares the counter; .data gets a fresh one that stays at 0",
                          "detach() 共用计数器；.data 拿到一个新的计数器，一直是 0"),
                        [history[-1][4], history[-1][5]], [writes, 0]),
     ]
@@ -562,7 +726,7 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
     y = a.exp()
     loss = y.sum()
     saved_at = version_of(y)
-    y_view = take_view(y)
+    y_view = take_view(y.data if behind_the_counter else y)
     for _ in range(writes):
         write(y_view)
     try:
@@ -575,11 +739,16 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
     # Contrast: z = 2a, then z + 1 saves nothing, so writing into z breaks nothing.
     b = whylab.randn(3, 4, generator=generator, dtype=whylab.float64, requires_grad=True)
     z = b * 2.0
-    total = (z + 1.0).sum()
+    # Under the control the sum saves z after all (z · z needs z for its gradient).
+    total = ((z * z) if control_active("written-tensor-was-saved") else (z + 1.0)).sum()
     for _ in range(writes):
         write(take_view(z))
-    total.backward()
+    try:
+        total.backward()
+    except RuntimeError:
+        pass  # b.grad stays None, and the check below says so
     checks.append(Check(
+        id="unsaved-write-harmless",
         name=T("Writing into a tensor that no backward formula saved is harmless: "
                "d/db sum(2b + 1) is still 2 everywhere",
                "写入一个没有被任何反向公式保存的张量不会出错：d/db sum(2b + 1) 仍处处为 2"),
@@ -606,162 +775,4 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
                            "version_at_backward": version_of(y)})
 
 
-# ---------------------------------------------------------------- copy-cost
-
-TIMED_OPS: dict[str, tuple[Text, Callable]] = {  # y is always a contiguous n × n tensor
-    "add-other": (T("t + y", "t + y"), lambda t, y: t + y),
-    "sum-rows": (T("t.sum(dim=1)", "t.sum(dim=1)"), lambda t, y: t.sum(dim=1)),
-    "scale": (T("t * 2", "t * 2"), lambda t, y: t * 2.0),
-}
-CHEAPER_THAN_COPY_AT_LEAST = 10.0  # a header-only call vs. a real n × n copy, at the largest n
-SAME_VALUES_TOLERANCE = 1e-12  # relative; a sum may add the same numbers in another order
-
-
-def fastest_seconds(func: Callable[[], object], rounds: int, budget_s: float = 0.002) -> float:
-    """Seconds per call: the fastest of ``rounds`` loops, each long enough to time (~budget_s).
-
-    Other work on a shared machine only ever adds time, so the fastest loop is the
-    steadiest estimate of what the code itself costs.
-    """
-    return fastest_per_call(func, budget_s, rounds, max_calls=1 << 12)
-
-
-def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values − reference| / max |reference|; infinite when the shapes differ."""
-    if values.shape != reference.shape:
-        return float("inf")
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
-
-
-@experiment(
-    name="copy-cost",
-    title=T("What non-contiguous costs, and what contiguous() costs",
-            "不连续要付出什么代价，contiguous() 又要付出什么代价"),
-    description=T(
-        "Times one operation on an n × n tensor t (y is another, contiguous n × n tensor), "
-        "once with t contiguous and once with t = x.t(), a transposed view; then the two "
-        "copies, x.clone() (memory read in order) and x.t().contiguous() (memory read across "
-        "rows), and the two header-only calls x.contiguous() and x.t().",
-        "对 n × n 张量 t 计时某个运算（y 是另一个连续的 n × n 张量）：t 连续时算一次，"
-        "t = x.t()（转置视图）时再算一次；再对两种复制计时——x.clone()（按内存顺序读）和 "
-        "x.t().contiguous()（跨行读内存）——以及两个只建表头的调用 x.contiguous() 和 x.t()。",
-    ),
-    params=[
-        Param("op", "choice", "add-other", T("operation on t", "对 t 的运算"),
-              choices=tuple(TIMED_OPS), choice_labels=tuple(label for label, _ in
-                                                            TIMED_OPS.values())),
-        Param("max_log2n", "int", 11, T("largest log₂ n", "最大的 log₂ n"),
-              minimum=8, maximum=11, step=1),
-        Param("rounds", "int", 3, T("timing rounds (fastest kept)", "计时轮数（取最快一次）"),
-              minimum=1, maximum=7, step=1),
-    ],
-    timing=True,
-)
-def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
-    label, operation = TIMED_OPS[op]
-    sizes = [2**k for k in range(7, max_log2n + 1)]
-    timings: dict[str, list[float]] = {key: [] for key in
-                                       ("op_contiguous", "op_transposed", "clone",
-                                        "contiguous_of_transposed", "contiguous_of_contiguous",
-                                        "transpose_view")}
-    self_returns, copies_row_major, worst_difference = [], [], 0.0
-    generator = whylab.Generator().manual_seed(0)
-    for step, n in enumerate(sizes):
-        x = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
-        y = whylab.randn(n, n, generator=generator, dtype=whylab.float64)
-        xt = x.t()  # a view: transposed layout, nothing copied
-        xt_copy = xt.contiguous()  # the same values, row-major
-
-        same = x.contiguous()
-        self_returns.append(same is x and storage_ptr(same) == storage_ptr(x))
-        copies_row_major.append(storage_ptr(xt_copy) != storage_ptr(x)
-                                and tuple(xt_copy.stride()) == (n, 1)
-                                and np.array_equal(xt_copy.numpy(), x.numpy().T))
-        worst_difference = max(worst_difference, relative_difference(
-            operation(xt, y).numpy(), operation(xt_copy, y).numpy()))
-
-        timings["op_contiguous"].append(fastest_seconds(partial(operation, xt_copy, y), rounds))
-        timings["op_transposed"].append(fastest_seconds(partial(operation, xt, y), rounds))
-        timings["clone"].append(fastest_seconds(x.clone, rounds))
-        timings["contiguous_of_transposed"].append(fastest_seconds(xt.contiguous, rounds))
-        timings["contiguous_of_contiguous"].append(fastest_seconds(x.contiguous, rounds))
-        timings["transpose_view"].append(fastest_seconds(x.t, rounds))
-        report_progress((step + 1) / len(sizes))
-
-    largest = sizes[-1]
-    self_return_gain = timings["clone"][-1] / timings["contiguous_of_contiguous"][-1]
-    view_gain = timings["contiguous_of_transposed"][-1] / timings["transpose_view"][-1]
-    checks = [
-        Check(name=T("contiguous() of a contiguous tensor returns the tensor itself: "
-                     "same object, same storage, no copy",
-                     "对连续张量调用 contiguous() 返回它自己：同一个对象、同一块存储，不复制"),
-              passed=all(self_returns),
-              measured=T(f"{sum(self_returns)} of {len(sizes)} sizes",
-                         f"{len(sizes)} 个尺寸中 {sum(self_returns)} 个"),
-              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
-        Check(name=T("contiguous() of the transposed view makes a new row-major storage "
-                     "(strides (n, 1)) holding xᵀ",
-                     "对转置视图调用 contiguous() 会新建一块行主序存储（步长 (n, 1)），内容为 xᵀ"),
-              passed=all(copies_row_major),
-              measured=T(f"{sum(copies_row_major)} of {len(sizes)} sizes",
-                         f"{len(sizes)} 个尺寸中 {sum(copies_row_major)} 个"),
-              expected=T(f"{len(sizes)} of {len(sizes)} sizes", f"{len(sizes)} 个尺寸全部")),
-        Check(name=T(f"{label.en} gives the same values whether t is a view or a contiguous copy",
-                     f"无论 t 是视图还是连续副本，{label.zh} 的结果都相同"),
-              passed=worst_difference <= SAME_VALUES_TOLERANCE,
-              measured=T(f"relative max difference {worst_difference:.1e}",
-                         f"最大相对差 {worst_difference:.1e}"),
-              expected=f"≤ {SAME_VALUES_TOLERANCE:.0e}"),
-        Check(name=T(f"At n = {largest}, contiguous() returning itself is at least "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than copying (clone)",
-                     f"n = {largest} 时，返回自身的 contiguous() 比复制（clone）至少便宜 "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
-              passed=self_return_gain >= CHEAPER_THAN_COPY_AT_LEAST,
-              measured=f"{self_return_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
-        Check(name=T(f"At n = {largest}, making the view x.t() is at least "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g}× cheaper than the transposing copy "
-                     "x.t().contiguous()",
-                     f"n = {largest} 时，创建视图 x.t() 比转置复制 x.t().contiguous() 至少便宜 "
-                     f"{CHEAPER_THAN_COPY_AT_LEAST:g} 倍"),
-              passed=view_gain >= CHEAPER_THAN_COPY_AT_LEAST,
-              measured=f"{view_gain:.0f}×", expected=f"≥ {CHEAPER_THAN_COPY_AT_LEAST:g}×"),
-    ]
-    names = {
-        "op_contiguous": T(f"{label.en}, t contiguous", f"{label.zh}，t 连续"),
-        "op_transposed": T(f"{label.en}, t = x.t()", f"{label.zh}，t = x.t()"),
-        "clone": T("x.clone()", "x.clone()"),
-        "contiguous_of_transposed": T("x.t().contiguous()", "x.t().contiguous()"),
-        "contiguous_of_contiguous": T("x.contiguous()", "x.contiguous()"),
-        "transpose_view": T("x.t()", "x.t()"),
-    }
-    chart = LineChart(
-        title=T("Time per call (fastest of the rounds)", "每次调用的耗时（各轮中最快的一次）"),
-        x_label=T("n (tensor is n × n, float64)", "n（张量为 n × n，float64）"),
-        y_label=T("seconds", "秒"),
-        series=[Series(names[key], sizes, values) for key, values in timings.items()],
-        log_x=True, log_y=True,
-    )
-    table = Table(
-        title=T("Time per call, fastest of the rounds (µs)",
-                "每次调用的耗时，各轮中最快的一次（微秒）"),
-        columns=[T("n", "n")] + [names[key] for key in timings],
-        rows=[[n] + [f"{timings[key][i] * 1e6:.1f}" for key in timings]
-              for i, n in enumerate(sizes)],
-    )
-    return Result(
-        checks=checks, figures=[chart], tables=[table],
-        metrics={
-            f"op_transposed_over_contiguous_at_{largest}":
-                timings["op_transposed"][-1] / timings["op_contiguous"][-1],
-            f"transposing_copy_over_clone_at_{largest}":
-                timings["contiguous_of_transposed"][-1] / timings["clone"][-1],
-            f"clone_over_self_return_at_{largest}": self_return_gain,
-            f"transposing_copy_over_view_at_{largest}": view_gain,
-            "view_seconds_largest_over_smallest":
-                timings["transpose_view"][-1] / timings["transpose_view"][0],
-        },
-    )
-
-
-EXPERIMENTS = [view_chain, view_or_copy, copy_cost, version_counter]
+EXPERIMENTS = [view_chain, view_or_copy, copy_cost, mm_operands, expanded_write, version_counter]

@@ -30,7 +30,7 @@ class Layout:
         """``sizes (2, 3) · strides (3, 1) · offset 0``: one line for tables (or in Chinese)."""
         sizes, strides = _tuple(self.sizes), _tuple(self.strides)
         if lang == "zh":
-            return f"尺寸 {sizes} · 步长 {strides} · 偏移 {self.offset}"
+            return f"尺寸 {sizes} · 步幅 {strides} · 偏移 {self.offset}"
         return f"sizes {sizes} · strides {strides} · offset {self.offset}"
 
 
@@ -169,15 +169,18 @@ class Block:
     stride: int
 
 
-def mergeable_blocks(layout: Layout) -> list[Block]:
+def mergeable_blocks(layout: Layout, skip_size_one: bool = True) -> list[Block]:
     """Group neighbouring dimensions j, j+1 while s_j = s_{j+1} · n_{j+1}.
 
     Inside one block the elements sit at equal steps, so the block behaves like a
     single dimension of ``numel`` elements with the stride of its last dimension.
     Dimensions of size 1 are left out: their index is always 0, so their stride
-    never enters the address formula.
+    never enters the address formula, and the condition is tested between the
+    neighbours on either side of them. ``skip_size_one=False`` applies the bare
+    condition to every neighbouring pair instead (the rule without that
+    exception, which refuses views PyTorch allows).
     """
-    dims = [d for d, n in enumerate(layout.sizes) if n != 1]
+    dims = [d for d, n in enumerate(layout.sizes) if n != 1 or not skip_size_one]
     blocks: list[Block] = []
     for d in dims:
         size, stride = layout.sizes[d], layout.strides[d]
@@ -189,7 +192,8 @@ def mergeable_blocks(layout: Layout) -> list[Block]:
     return blocks
 
 
-def view_layout(layout: Layout, new_sizes: tuple[int, ...]) -> Layout | None:
+def view_layout(layout: Layout, new_sizes: tuple[int, ...],
+                skip_size_one: bool = True) -> Layout | None:
     """The layout ``view(new_sizes)`` must have, or None when no strides can describe it.
 
     Each block of :func:`mergeable_blocks` must be covered exactly by a run of
@@ -199,6 +203,7 @@ def view_layout(layout: Layout, new_sizes: tuple[int, ...]) -> Layout | None:
     dimensions of size 1 fit anywhere; they get the stride they would have if
     contiguous with the next dimension. Any stride would address the same cells
     there, and PyTorch picks differently, so compare with :func:`same_addressing`.
+    ``skip_size_one`` is passed to :func:`mergeable_blocks`.
     """
     new_sizes = tuple(new_sizes)
     if prod(new_sizes) != prod(layout.sizes):
@@ -207,7 +212,7 @@ def view_layout(layout: Layout, new_sizes: tuple[int, ...]) -> Layout | None:
         return Layout(new_sizes, contiguous_strides(new_sizes), layout.offset)
     strides: list[int | None] = [None] * len(new_sizes)
     d = 0
-    for block in mergeable_blocks(layout):
+    for block in mergeable_blocks(layout, skip_size_one):
         run: list[int] = []
         covered = 1
         while covered < block.numel and d < len(new_sizes):

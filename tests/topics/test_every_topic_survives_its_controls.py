@@ -1,0 +1,30 @@
+"""``whylab check --controls`` passes for every topic: each check passes at its defaults and
+fails under at least one negative control, and every control breaks what it declares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import whylab.topics
+from whylab.cli import main
+from whylab.explorer.topics import load_registry
+
+TOPICS = [topic.slug for topic in load_registry(Path(whylab.topics.__path__[0]))]
+
+
+@pytest.mark.parametrize("slug", TOPICS)
+def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("WHYLAB_CACHE_DIR", str(tmp_path))
+    code = main(["check", "--controls", "--topic", slug])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-4000:]
+    assert "problems" in captured.out
+
+
+def test_every_topic_declares_controls():
+    assert len(TOPICS) >= 9
+    for topic in load_registry(Path(whylab.topics.__path__[0])):
+        for experiment in topic.experiments.values():
+            assert experiment.controls, f"{topic.slug}/{experiment.name} declares no controls"

@@ -1,0 +1,1 @@
+"""Topic: band storage and the band GAXPY (see experiments.py)."""

@@ -1,0 +1,510 @@
+"""Experiments for "band storage GAXPY": the layout, the product against BLAS, the work
+counted while the loops run, how the time grows, and the constant against dgbmv.
+
+Everything runs :mod:`whylab.numerics.banded`. The layout diagram is read back from
+the arrays ``to_band`` and ``from_band`` really produce; the operation counts are
+tallied by ``band_gaxpy``'s loops as they run and compared with the number of band
+positions counted from a dense mask (NumPy's ``tril``/``triu``), not with our own
+formula; the references are SciPy's BLAS ``dgbmv`` and NumPy's dense ``A @ x``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from scipy.linalg import blas
+from threadpoolctl import threadpool_limits
+
+from whylab.bench import compare, fastest_per_call
+from whylab.explorer.experiment import (
+    Check,
+    Control,
+    LineChart,
+    Param,
+    Result,
+    Series,
+    T,
+    Table,
+    control_active,
+    experiment,
+)
+from whylab.numerics.banded import BandWork, band_gaxpy, from_band, to_band
+from whylab.topics.shared import (
+    AGREEMENT_TOLERANCE,
+    agreement_check,
+    fastest_ratio,
+    growth_exponent,
+    relative_error,
+    timing_rows,
+)
+
+DENSE_SIZES = (256, 512, 1024, 2048)  # a 2048 x 2048 float64 matrix is 32 MiB
+BAND_MIN_LOG2N = 12  # below ~4096, a few fixed NumPy call costs hide the growth
+TIMING_BANDWIDTH = 2  # p = q = 2: five stored diagonals
+BAND_EXPONENT_AT_MOST = 1.4  # linear is 1; leaving out a cache's edge would be cherry-picking
+DENSE_EXPONENT_AT_LEAST = 1.6
+# The claim "the diagonal loop is at least as fast as dgbmv" is for narrow, long bands: each of
+# its w NumPy calls has a fixed cost of about a microsecond, paid back only by long diagonals.
+NARROW_WIDTH_AT_MOST = 11
+LENGTH_PER_DIAGONAL_AT_LEAST = 2000  # n / w
+COPY_SLOWER_AT_LEAST = 1.2
+COLUMN_LOOP_MAX_N = 10_000  # the column loop is n Python iterations: timed up to 10^4
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def random_band_matrix(m: int, n: int, p: int, q: int, seed: int) -> np.ndarray:
+    """A dense m-by-n matrix with Gaussian entries inside bandwidths (p, q), zeros outside."""
+    A = np.random.default_rng(seed).standard_normal((m, n))
+    return A * band_mask(m, n, p, q)
+
+
+def band_mask(m: int, n: int, p: int, q: int) -> np.ndarray:
+    """1 where -p <= j - i <= q, built from NumPy's tril/triu (independent of banded.py)."""
+    return np.triu(np.tril(np.ones((m, n)), q), -p)
+
+
+
+
+def work_check(check_id: str, name, counted: BandWork, entries: int, dense: int) -> Check:
+    return Check(name, counted.flops == 2 * entries,
+                 T(f"{counted.flops} operations counted", f"统计到 {counted.flops} 次运算"),
+                 T(f"2 × {entries} band entries = {2 * entries} (dense: {dense})",
+                   f"2 × {entries} 个带内元素 = {2 * entries}（稠密：{dense}）"),
+                 id=check_id)
+
+
+
+
+
+
+def fortran(ab: np.ndarray) -> np.ndarray:
+    """The column-major copy dgbmv wants; made once, outside any timing."""
+    return np.asfortranarray(ab)
+
+
+# ---------------------------------------------------------------- the layout
+
+
+@experiment(
+    name="band-layout",
+    title=T("Which diagonal goes where", "每条对角线存在哪里"),
+    description=T(
+        "Stores a small band matrix with to_band and reads the result back: which row of "
+        "ab holds each entry of A, and which entry of A each slot of ab holds.",
+        "用 to_band 存储一个小带状矩阵，再把结果读回来：A 的每个元素存放在 ab 的哪一行，"
+        "ab 的每个位置又存放着 A 的哪个元素。",
+    ),
+    params=[
+        Param("n", "int", 8, T("order n", "阶数 n"), minimum=6, maximum=12, step=1),
+        Param("p", "int", 2, T("lower bandwidth p", "下带宽 p"), minimum=0, maximum=5, step=1),
+        Param("q", "int", 1, T("upper bandwidth q", "上带宽 q"), minimum=0, maximum=5, step=1),
+    ],
+    controls=[
+        Control("rows-reversed", T("the stored diagonals are put in ab in reverse order "
+                                   "(lowest subdiagonal first)",
+                                   "存储时把对角线按相反顺序放进 ab（最低的次对角线在最前）"),
+                breaks=("rows-are-diagonals", "round-trip")),
+        Control("full-bandwidth", T("the matrix is stored with the full bandwidths "
+                                    "p = q = n − 1, i.e. densely",
+                                    "按满带宽 p = q = n − 1 存储，也就是按稠密方式存储"),
+                breaks=("storage-count",)),
+    ],
+)
+def band_layout(n: int, p: int, q: int) -> Result:
+    # Entry A[i, j] = i·n + j + 1 inside the band: every stored value names its position.
+    A = (np.arange(n * n, dtype=float).reshape(n, n) + 1) * band_mask(n, n, p, q)
+    stored_p, stored_q = (n - 1, n - 1) if control_active("full-bandwidth") else (p, q)
+    ab = to_band(A, stored_p, stored_q)
+    if control_active("rows-reversed"):
+        ab = ab[::-1].copy()
+
+    # Band entries are >= 1, so trimming the zero corner slots leaves exactly one diagonal.
+    diagonals_hold = ab.shape == (p + q + 1, n) and all(
+        np.array_equal(np.trim_zeros(ab[d]), np.diagonal(A, offset=q - d))
+        for d in range(p + q + 1))
+    restored = from_band(ab, p, q, n) if ab.shape[0] == p + q + 1 else None
+    checks = [
+        Check(T("Row d of ab holds the diagonal j − i = q − d of A (compared with "
+                "numpy.diagonal)",
+                "ab 的第 d 行存放 A 中 j − i = q − d 的那条对角线（与 numpy.diagonal 对照）"),
+              diagonals_hold, T("every row" if diagonals_hold else "a row differs",
+                                "每一行都相符" if diagonals_hold else "有一行不符"),
+              T(f"{p + q + 1} rows, each one diagonal", f"{p + q + 1} 行，每行一条对角线"),
+              id="rows-are-diagonals"),
+        Check(T("from_band(to_band(A)) gives back A exactly", "from_band(to_band(A)) 精确还原 A"),
+              restored is not None and np.array_equal(restored, A),
+              T("identical" if restored is not None and np.array_equal(restored, A)
+                else "differs", "完全相同" if restored is not None
+                and np.array_equal(restored, A) else "不同"),
+              T("identical", "完全相同"), id="round-trip"),
+        Check(T(f"ab stores (p + q + 1)·n = {(p + q + 1) * n} numbers instead of n² = {n * n}",
+                f"ab 存储 (p + q + 1)·n = {(p + q + 1) * n} 个数，而不是 n² = {n * n} 个"),
+              ab.size == (p + q + 1) * n, f"{ab.size}", f"{(p + q + 1) * n}",
+              id="storage-count"),
+    ]
+
+    def entry_name(value: float) -> str:
+        if value == 0:
+            return "·"
+        i, j = divmod(int(value) - 1, n)
+        return f"a{i},{j}"
+
+    # Where did each entry of A end up? Look its (unique) value up in the stored array.
+    stored_at = {ab[d, j]: d for d, j in zip(*np.nonzero(ab), strict=True)}
+    matrix_rows = [[T(f"row {i}", f"第 {i} 行")] + [
+        f"ab[{stored_at[A[i, j]]}]" if A[i, j] in stored_at else "·" for j in range(n)]
+        for i in range(n)]
+    def offset(d: int) -> str:
+        return f"j − i = {q - d}".replace("-", "−")  # a minus sign, as in the prose
+
+    stored_rows = [[f"ab[{d}]", T(offset(d), offset(d))]
+                   + [entry_name(v) for v in ab[d]] for d in range(ab.shape[0])]
+    columns = [T(f"j={j}", f"j={j}") for j in range(n)]
+    return Result(
+        checks=checks,
+        tables=[
+            Table(T("The matrix A: the row of ab where each entry is stored (· = zero, not stored)",
+                    "矩阵 A：每个元素存放在 ab 的哪一行（· 表示零，不存储）"),
+                  [T("A", "A")] + columns, matrix_rows),
+            Table(T("The band array ab, read back: the entry of A in each slot "
+                    "(· = corner slot outside the matrix, never read)",
+                    "读回的带状数组 ab：每个位置存放的 A 的元素（· 表示落在矩阵之外的角落位置，"
+                    "从不读取）"),
+                  [T("row of ab", "ab 的行"), T("diagonal", "对角线")] + columns, stored_rows),
+        ],
+        metrics={"stored": int(ab.size), "dense": n * n,
+                 "corner_slots": int(ab.size - np.count_nonzero(ab))},
+    )
+
+
+# ---------------------------------------------------------------- the product
+
+
+@experiment(
+    name="gaxpy-vs-blas",
+    title=T("Both loop orders against BLAS, and the work they do",
+            "两种循环次序与 BLAS 对照，以及它们做了多少运算"),
+    description=T(
+        "Computes y + A·x for a random m×n band matrix with the column loop and the "
+        "diagonal loop, compares both with SciPy's dgbmv and with dense A @ x, and counts "
+        "the multiplies and additions the loops really ran.",
+        "对随机的 m×n 带状矩阵，用按列循环和按对角线循环分别计算 y + A·x，与 SciPy 的 "
+        "dgbmv 以及稠密的 A @ x 对照，并统计循环实际执行的乘法和加法次数。",
+    ),
+    params=[
+        Param("m", "int", 200, T("rows m", "行数 m"), minimum=21, maximum=500, step=1),
+        Param("n", "int", 150, T("columns n", "列数 n"), minimum=21, maximum=500, step=1),
+        Param("p", "int", 3, T("lower bandwidth p", "下带宽 p"), minimum=0, maximum=10, step=1),
+        Param("q", "int", 2, T("upper bandwidth q", "上带宽 q"), minimum=0, maximum=10, step=1),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+    controls=[
+        Control("bandwidths-swapped", T("p and q are swapped in the call (a classic kl/ku mix-up)",
+                                        "调用时把 p 和 q 对调了（经典的 kl/ku 混淆）"),
+                breaks=("column-matches-dgbmv", "diagonal-matches-dgbmv", "orders-match-dense")),
+        Control("full-bandwidth", T("the loops run over the whole matrix stored as a band of "
+                                    "full width (p = m − 1, q = n − 1)",
+                                    "循环在按满带宽（p = m − 1，q = n − 1）存储的整个矩阵上运行"),
+                breaks=("work-column", "work-diagonal", "storage")),
+    ],
+)
+def gaxpy_vs_blas(m: int, n: int, p: int, q: int, seed: int) -> Result:
+    A = random_band_matrix(m, n, p, q, seed)
+    rng = np.random.default_rng(seed + 1)
+    x, y = rng.standard_normal(n), rng.standard_normal(m)
+    ab = to_band(A, p, q)
+    reference = blas.dgbmv(m, n, p, q, 1.0, fortran(ab), x, beta=1.0, y=y)
+    dense = y + A @ x
+
+    run_p, run_q, stored = p, q, ab
+    if control_active("bandwidths-swapped"):
+        run_p, run_q = q, p  # the same array, read with the bandwidths mixed up
+    if control_active("full-bandwidth"):
+        run_p, run_q = m - 1, n - 1
+        stored = to_band(A, run_p, run_q)
+    column_work, diagonal_work = BandWork(), BandWork()
+    column = band_gaxpy(stored, run_p, run_q, x, y, "column", count=column_work)
+    diagonal = band_gaxpy(stored, run_p, run_q, x, y, "diagonal", count=diagonal_work)
+
+    entries = int(np.count_nonzero(band_mask(m, n, p, q)))
+    dense_flops = 2 * m * n
+    worst_dense = max(relative_error(column, dense), relative_error(diagonal, dense))
+    checks = [
+        agreement_check("column-matches-dgbmv",
+                        T("Column loop (Golub & Van Loan) equals scipy dgbmv",
+                          "按列循环（Golub 与 Van Loan）与 scipy 的 dgbmv 结果相同"),
+                        column, reference),
+        agreement_check("diagonal-matches-dgbmv",
+                        T("Diagonal loop equals scipy dgbmv",
+                          "按对角线循环与 scipy 的 dgbmv 结果相同"),
+                        diagonal, reference),
+        Check(T("Both loops equal dense y + A @ x", "两种循环都与稠密的 y + A @ x 结果相同"),
+              bool(worst_dense <= AGREEMENT_TOLERANCE),
+              T(f"relative max error {worst_dense:.1e}", f"最大相对误差 {worst_dense:.1e}"),
+              f"≤ {AGREEMENT_TOLERANCE:.0e}", id="orders-match-dense"),
+        work_check("work-column", T("Operations run by the column loop = 2 × (entries in the band)",
+                                    "按列循环实际执行的运算次数 = 2 ×（带内元素个数）"),
+                   column_work, entries, dense_flops),
+        work_check("work-diagonal",
+                   T("Operations run by the diagonal loop = 2 × (entries in the band)",
+                     "按对角线循环实际执行的运算次数 = 2 ×（带内元素个数）"),
+                   diagonal_work, entries, dense_flops),
+        Check(T(f"Band storage holds (p + q + 1)·n = {(p + q + 1) * n} numbers, dense m·n = "
+                f"{m * n}",
+                f"带状存储保存 (p + q + 1)·n = {(p + q + 1) * n} 个数，"
+                f"稠密存储为 m·n = {m * n} 个"),
+              stored.size == (p + q + 1) * n, f"{stored.size}", f"{(p + q + 1) * n}",
+              id="storage"),
+    ]
+    table = Table(
+        T("Work and storage counted in this run", "本次运行中统计到的运算量与存储量"),
+        [T("what", "项目"), T("count", "数量")],
+        [
+            [T("entries in the band (dense mask)", "带内元素（由稠密掩码数出）"), entries],
+            [T("operations, column loop", "运算次数，按列循环"), column_work.flops],
+            [T("operations, diagonal loop", "运算次数，按对角线循环"), diagonal_work.flops],
+            [T("operations, dense A @ x (2mn)", "运算次数，稠密 A @ x（2mn）"), dense_flops],
+            [T("numbers stored, band", "存储的数，带状"), int(stored.size)],
+            [T("numbers stored, dense", "存储的数，稠密"), m * n],
+        ],
+    )
+    return Result(checks=checks, tables=[table],
+                  metrics={"band_entries": entries, "dense_over_band_work":
+                           dense_flops / max(1, diagonal_work.flops)})
+
+
+# ---------------------------------------------------------------- how time grows
+
+
+@experiment(
+    name="time-growth",
+    title=T("Time grows like n for the band, like n² dense", "带状按 n 增长，稠密按 n² 增长"),
+    description=T(
+        "Times the diagonal band loop (p = q = 2) and the dense product A @ x of the same "
+        "matrix across n on this machine and fits the growth exponent of each.",
+        "在本机上对按对角线的带状循环（p = q = 2）和同一矩阵的稠密乘积 A @ x 在不同 n 下计时，"
+        "分别拟合增长指数。",
+    ),
+    params=[
+        Param("max_log2n", "int", 16, T("largest log₂ n for the band", "带状的最大 log₂ n"),
+              minimum=14, maximum=18, step=1),
+        Param("rounds", "int", 5, T("timing rounds (fastest kept)", "计时轮数（取最快一次）"),
+              minimum=1, maximum=9, step=1),
+    ],
+    controls=[
+        Control("band-on-dense-storage", T("the band product multiplies the matrix stored "
+                                           "densely (sizes capped at 2048 to fit in memory)",
+                                           "带状乘积实际乘的是稠密存储的矩阵（规模上限 2048，"
+                                           "以免内存不够）"),
+                breaks=("band-time-linear",)),
+        Control("dense-skips-zeros", T("the \"dense\" timing secretly runs the band loop",
+                                       "“稠密”计时其实跑的是带状循环"),
+                breaks=("dense-time-quadratic",)),
+    ],
+    timing=True,
+)
+def time_growth(max_log2n: int, rounds: int) -> Result:
+    p = q = TIMING_BANDWIDTH
+    band_sizes = [2**k for k in range(BAND_MIN_LOG2N, max_log2n + 1)]
+    if control_active("band-on-dense-storage"):
+        band_sizes = list(DENSE_SIZES)
+
+    def band_call(n: int):
+        x = np.ones(n)
+        if control_active("band-on-dense-storage"):
+            return partial(np.matmul, from_band(np.ones((p + q + 1, n)), p, q, n), x)
+        return partial(band_gaxpy, np.ones((p + q + 1, n)), p, q, x, None, "diagonal")
+
+    def dense_call(n: int):
+        x = np.ones(n)
+        if control_active("dense-skips-zeros"):
+            return partial(band_gaxpy, np.ones((p + q + 1, n)), p, q, x, None, "diagonal")
+        return partial(np.matmul, from_band(np.ones((p + q + 1, n)), p, q, n), x)
+
+    band_calls = {n: band_call(n) for n in band_sizes}
+    dense_calls = {n: dense_call(n) for n in DENSE_SIZES}
+    band_best = {n: float("inf") for n in band_sizes}
+    dense_best = {n: float("inf") for n in DENSE_SIZES}
+    with threadpool_limits(limits=1, user_api="blas"):  # dense A @ x on one core, like the band
+        for _ in range(rounds):  # interleaved: a slow spell of the machine hits every size alike
+            for n, call in band_calls.items():
+                band_best[n] = min(band_best[n], fastest_per_call(call, 0.002, 2, max_calls=4096))
+            for n, call in dense_calls.items():
+                dense_best[n] = min(dense_best[n], fastest_per_call(call, 0.002, 2,
+                                                                    max_calls=4096))
+    band_exponent = growth_exponent(band_sizes, list(band_best.values()))
+    dense_exponent = growth_exponent(list(DENSE_SIZES), list(dense_best.values()))
+    band_window = f"n = {band_sizes[0]}–{band_sizes[-1]}"
+    dense_window = f"n = {DENSE_SIZES[0]}–{DENSE_SIZES[-1]}"
+    checks = [
+        Check(T(f"Band loop time grows about like n: fitted exponent over {band_window} is at "
+                f"most {BAND_EXPONENT_AT_MOST}",
+                f"带状循环的耗时约按 n 增长：在 {band_window} 上拟合的指数不大于 "
+                f"{BAND_EXPONENT_AT_MOST}"),
+              bool(band_exponent <= BAND_EXPONENT_AT_MOST),
+              T(f"exponent {band_exponent:.2f}", f"指数 {band_exponent:.2f}"),
+              f"≤ {BAND_EXPONENT_AT_MOST}", id="band-time-linear"),
+        Check(T(f"Dense A @ x time grows like n²: fitted exponent over {dense_window} is at "
+                f"least {DENSE_EXPONENT_AT_LEAST}",
+                f"稠密 A @ x 的耗时按 n² 增长：在 {dense_window} 上拟合的指数不小于 "
+                f"{DENSE_EXPONENT_AT_LEAST}"),
+              bool(dense_exponent >= DENSE_EXPONENT_AT_LEAST),
+              T(f"exponent {dense_exponent:.2f}", f"指数 {dense_exponent:.2f}"),
+              f"≥ {DENSE_EXPONENT_AT_LEAST}", id="dense-time-quadratic"),
+    ]
+    chart = LineChart(
+        title=T("Time per product (fastest of the rounds)", "每次乘积的耗时（各轮中最快的一次）"),
+        x_label=T("n", "n"), y_label=T("seconds", "秒"),
+        series=[Series(T("band, diagonal loop (w = 5)", "带状，按对角线循环（w = 5）"),
+                       band_sizes, list(band_best.values())),
+                Series(T("dense A @ x", "稠密 A @ x"), list(DENSE_SIZES),
+                       list(dense_best.values()))],
+        log_x=True, log_y=True,
+    )
+    rows = [[n, f"{band_best[n] * 1e6:.1f}" if n in band_best else "—",
+             f"{dense_best[n] * 1e6:.1f}" if n in dense_best else "—"]
+            for n in sorted(set(band_sizes) | set(DENSE_SIZES))]
+    return Result(
+        checks=checks, figures=[chart],
+        tables=[Table(T("Time per product, fastest of the rounds (µs)",
+                        "每次乘积的耗时，各轮中最快的一次（微秒）"),
+                      [T("n", "n"), T("band (w = 5)", "带状（w = 5）"), T("dense", "稠密")], rows)],
+        metrics={"band_exponent": band_exponent, "dense_exponent": dense_exponent},
+        notes=[T("Wall-clock times from this machine; they vary from run to run. Each size is "
+                 "timed in several rounds and the fastest kept, since other work on a shared "
+                 "machine only ever adds time.",
+                 "耗时是本机实测值，每次运行都会不同。每个规模计时多轮并取最快的一次，"
+                 "因为共享机器上的其他负载只会增加耗时。")],
+    )
+
+
+# ---------------------------------------------------------------- the constant
+
+
+@experiment(
+    name="diagonal-vs-dgbmv",
+    title=T("The constant: our diagonal loop against dgbmv", "常数因子：按对角线循环对 dgbmv"),
+    description=T(
+        "Times the diagonal loop, the column loop and SciPy's dgbmv on the same band matrix "
+        "in interleaved rounds, with each array in the memory order its loop streams through.",
+        "在交替进行的多轮计时中，对同一带状矩阵测量按对角线循环、按列循环和 SciPy 的 dgbmv，"
+        "每个数组都按其循环顺序读取的内存次序存放。",
+    ),
+    params=[
+        Param("n", "choice", "10000", T("order n", "阶数 n"), choices=("1000", "10000", "100000")),
+        Param("w", "choice", "5", T("stored width w = p + q + 1", "存储宽度 w = p + q + 1"),
+              choices=("3", "5", "11", "21", "41")),
+        Param("rounds", "int", 7, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
+              step=1),
+    ],
+    controls=[
+        Control("column-loop-timed", T("the column loop is timed in place of the diagonal loop",
+                                       "计时的其实是按列循环，而不是按对角线循环"),
+                breaks=("diagonal-at-least-dgbmv-speed",)),
+        Control("fortran-for-both", T("dgbmv's \"C-ordered\" input is in fact Fortran-ordered, "
+                                      "so no copy happens",
+                                      "传给 dgbmv 的“C 顺序”输入其实是 Fortran 顺序，"
+                                      "于是并没有复制"),
+                breaks=("c-order-copy-costs",)),
+        Control("rows-reversed", T("the diagonal loop reads ab with its rows in reverse order",
+                                   "按对角线循环读取 ab 时把行的顺序弄反了"),
+                breaks=("timed-results-agree",)),
+    ],
+    timing=True,
+)
+def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
+    size, width = int(n), int(w)
+    q = (width - 1) // 2
+    p = width - 1 - q  # w = p + q + 1 (p = q for odd w)
+    # Random band storage, built directly: the dense matrix would not fit (10⁵ × 10⁵). Its
+    # corner slots hold random numbers too, which no candidate ever reads.
+    ab = np.random.default_rng(7).standard_normal((width, size))
+    ab_fortran = fortran(ab)
+    x = np.random.default_rng(8).standard_normal(size)
+    diagonal_ab = ab[::-1].copy() if control_active("rows-reversed") else ab
+    diagonal_order = "column" if control_active("column-loop-timed") else "diagonal"
+    c_input = ab_fortran if control_active("fortran-for-both") else ab
+    candidates = {
+        "diagonal": partial(band_gaxpy, diagonal_ab, p, q, x, None, diagonal_order),
+        "dgbmv": partial(blas.dgbmv, size, size, p, q, 1.0, ab_fortran, x),
+        "dgbmv-c": partial(blas.dgbmv, size, size, p, q, 1.0, c_input, x),
+        "diagonal-f": partial(band_gaxpy, ab_fortran, p, q, x, None, "diagonal"),
+    }
+    results = {name: func() for name, func in candidates.items()}
+    with threadpool_limits(limits=1, user_api="blas"):  # our loops use one core; so does BLAS
+        comparison = compare(candidates, rounds, 0.002, repeats=5, max_calls=1 << 14)
+        column_s = (fastest_per_call(partial(band_gaxpy, ab, p, q, x, None, "column"), 0.01, 2)
+                    if size <= COLUMN_LOOP_MAX_N else None)
+
+    speed, speed_shown = fastest_ratio(comparison, "diagonal", "dgbmv")
+    copy_cost, copy_shown = fastest_ratio(comparison, "dgbmv-c", "dgbmv")
+    worst = max(relative_error(v, results["dgbmv"]) for v in results.values())
+    if width <= NARROW_WIDTH_AT_MOST and size >= LENGTH_PER_DIAGONAL_AT_LEAST * width:
+        beats = Check(
+            T(f"On this narrow, long band (w = {width}, n = {size}) the diagonal loop took no "
+              "longer than dgbmv (fastest call of each over the rounds)",
+              f"在这条又窄又长的带上（w = {width}，n = {size}），按对角线循环的耗时不超过 dgbmv"
+              "（各自在所有轮次中最快的一次调用）"),
+            bool(speed <= 1.0), speed_shown, "≤ 1.00×",
+            id="diagonal-at-least-dgbmv-speed")
+    else:
+        beats = Check.not_applicable(
+            id="diagonal-at-least-dgbmv-speed",
+            name=T("On a narrow, long band the diagonal loop takes no longer than dgbmv",
+                   "在又窄又长的带上，按对角线循环的耗时不超过 dgbmv"),
+            expected="≤ 1.00×", measured=speed_shown,
+            why=T(f"the claim is about narrow, long bands: needs w ≤ {NARROW_WIDTH_AT_MOST} and "
+                  f"n ≥ {LENGTH_PER_DIAGONAL_AT_LEAST}·w",
+                  f"这一断言只针对又窄又长的带：需要 w ≤ {NARROW_WIDTH_AT_MOST} 且 "
+                  f"n ≥ {LENGTH_PER_DIAGONAL_AT_LEAST}·w"))
+    checks = [
+        beats,
+        Check(T("Handing dgbmv a C-ordered ab costs a copy on every call: at least "
+                f"{COPY_SLOWER_AT_LEAST}× the time with a Fortran-ordered one",
+                f"把 C 顺序的 ab 交给 dgbmv，每次调用都要复制一次：耗时至少是 Fortran 顺序时的 "
+                f"{COPY_SLOWER_AT_LEAST} 倍"),
+              bool(copy_cost >= COPY_SLOWER_AT_LEAST), copy_shown,
+              f"≥ {COPY_SLOWER_AT_LEAST}×", id="c-order-copy-costs"),
+        Check(T("All timed candidates computed the same A·x (so the race is fair)",
+                "所有参与计时的实现算出的 A·x 都相同（比赛是公平的）"),
+              bool(worst <= AGREEMENT_TOLERANCE),
+              T(f"relative max error {worst:.1e}", f"最大相对误差 {worst:.1e}"),
+              f"≤ {AGREEMENT_TOLERANCE:.0e}", id="timed-results-agree"),
+    ]
+    names = {
+        "diagonal": T("diagonal loop, C-ordered ab (rows contiguous)",
+                      "按对角线循环，C 顺序 ab（行连续）"),
+        "dgbmv": T("dgbmv, Fortran-ordered ab (columns contiguous)",
+                   "dgbmv，Fortran 顺序 ab（列连续）"),
+        "dgbmv-c": T("dgbmv handed a C-ordered ab (f2py copies it each call)",
+                     "dgbmv 接收 C 顺序 ab（f2py 每次调用都复制）"),
+        "diagonal-f": T("diagonal loop, Fortran-ordered ab (rows strided)",
+                        "按对角线循环，Fortran 顺序 ab（行按步幅跳读）"),
+    }
+    rows = timing_rows(comparison, names, "dgbmv")
+    rows.append([T("column loop (Python loop over n columns), fastest of 2",
+                   "按列循环（对 n 列的 Python 循环），两次中最快"),
+                 f"{column_s * 1e6:.0f}" if column_s is not None else "—", "—"])
+    return Result(
+        checks=checks,
+        tables=[Table(T(f"Time per product at n = {size}, w = {width}: median and quartiles of "
+                        f"{rounds} rounds",
+                        f"n = {size}、w = {width} 时每次乘积的耗时：{rounds} 轮的中位数与四分位数"),
+                      [T("implementation", "实现"), T("µs per call (median, quartiles)",
+                                                         "每次调用微秒数（中位数，四分位数）"),
+                       T("time ÷ dgbmv's (median, quartiles)",
+                         "耗时 ÷ dgbmv 的耗时（中位数，四分位数）")],
+                      rows)],
+        metrics={"diagonal_over_dgbmv": speed, "c_order_over_fortran": copy_cost},
+        notes=[T("Live measurements on the shared machine serving this page; ratios are taken "
+                 "round by round, so a slow spell affects both sides of a ratio alike.",
+                 "这些是在为本页提供服务的共享机器上的实时测量；耗时比逐轮计算，"
+                 "因此一段慢下来的时间会同样影响比值的两边。")],
+    )
+
+
+EXPERIMENTS = [band_layout, gaxpy_vs_blas, time_growth, diagonal_vs_dgbmv]

@@ -1,0 +1,72 @@
+"""Numerical helpers several topics' checks share (one place for each idea).
+
+Topics do not import each other; what more than one of them needs lives here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from whylab.bench import Comparison
+from whylab.explorer.experiment import Check, T, Text
+
+AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
+
+
+def relative_error(values, reference) -> float:
+    """max |values - reference| / max |reference| (absolute when the reference is all zeros).
+
+    Different shapes, or a non-finite value anywhere in ``values``, count as no
+    agreement at all (inf), so a NaN can never pass a tolerance. Complex arrays work.
+    """
+    values = np.asarray(values)
+    reference = np.asarray(reference)
+    if values.shape != reference.shape or not np.all(np.isfinite(values)):
+        return math.inf
+    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
+    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
+
+
+def growth_exponent(sizes, seconds) -> float:
+    """Slope of a least-squares line through (log n, log time): time ~ n^slope."""
+    slope, _ = np.polyfit(np.log(sizes), np.log(seconds), 1)
+    return float(slope)
+
+
+def agreement_check(
+    check_id: str, name: Text, values, reference, tolerance: float = AGREEMENT_TOLERANCE
+) -> Check:
+    """Pass when ``values`` equals ``reference`` to a relative error of ``tolerance``."""
+    error = relative_error(values, reference)
+    return Check(
+        id=check_id,
+        name=name,
+        passed=bool(error <= tolerance),
+        measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
+        expected=f"≤ {tolerance:.0e}",
+    )
+
+
+def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[list]:
+    """One table row per candidate: label, µs per call and ratio to ``reference``, each as
+    median [q1, q3]."""
+    rows = []
+    for name, label in names.items():
+        micros = comparison.quartiles(name)
+        shown = f"{micros.median * 1e6:.1f} [{micros.q1 * 1e6:.1f}, {micros.q3 * 1e6:.1f}]"
+        rows.append([label, shown, comparison.ratio_quartiles(name, reference).format(".2f")])
+    return rows
+
+
+def fastest_ratio(comparison: Comparison, name: str, reference: str) -> tuple[float, Text]:
+    """``name``'s fastest time over ``reference``'s fastest time, and how to show it.
+
+    On a shared machine other work only ever adds time, so the fastest sample of each
+    candidate is the steadiest estimate of what its code costs; the per-round ratios
+    (median [q1, q3]) are shown alongside.
+    """
+    ratio = min(comparison.times[name]) / min(comparison.times[reference])
+    per_round = comparison.ratio_quartiles(name, reference).format(".2f")
+    return ratio, T(f"{ratio:.2f}× (per round: {per_round})", f"{ratio:.2f}×（逐轮：{per_round}）")

@@ -1,0 +1,1 @@
+"""Topic: packed symmetric storage and the symmetric GAXPY (see experiments.py)."""

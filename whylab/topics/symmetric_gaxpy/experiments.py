@@ -1,0 +1,405 @@
+"""Experiments for "symmetric storage GAXPY": the packed index map, the product against
+BLAS with every load and use counted, and the trade-off measured: memory, not time.
+
+Everything runs :mod:`whylab.numerics.symmetric`. The index map is read back from
+``unpack`` and compared with LAPACK's documented packed-index formula, written here
+independently; the per-entry loads and uses are tallied inside the compiled loop of
+``sym_gaxpy`` as it runs; the references are SciPy's BLAS ``dspmv`` and ``dsymv`` and
+NumPy's dense ``A @ x``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+from scipy.linalg import blas
+from threadpoolctl import threadpool_limits
+
+from whylab.bench import compare
+from whylab.explorer.experiment import (
+    Check,
+    Control,
+    LineChart,
+    Param,
+    Result,
+    Series,
+    T,
+    Table,
+    control_active,
+    experiment,
+)
+from whylab.numerics.symmetric import SymmetricWork, pack, packed_length, sym_gaxpy, unpack
+from whylab.topics.shared import agreement_check, fastest_ratio, timing_rows
+
+STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
+WITHIN_FACTOR_OF_DSPMV = 2.0
+FULL_STORAGE_CLAIM_MIN_N = 2000
+LAYOUT_NAMES = {"L": T("lower triangle, uplo = 'L'", "下三角，uplo = 'L'"),
+                "U": T("upper triangle, uplo = 'U'", "上三角，uplo = 'U'")}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def random_symmetric(n: int, seed: int) -> np.ndarray:
+    """A + Aᵀ for a Gaussian A: symmetric exactly, entry by entry."""
+    A = np.random.default_rng(seed).standard_normal((n, n))
+    return A + A.T
+
+
+def lapack_index_map(n: int, uplo: str) -> np.ndarray:
+    """LAPACK's documented packed index of every A[i, j] (0-based), as an n-by-n grid.
+
+    In 1-based Fortran terms: 'U' stores A(i, j), i <= j, in AP(i + (j-1)j/2); 'L' stores
+    A(i, j), j <= i, in AP(i + (j-1)(2n-j)/2). The mirrored entry shares the index.
+    """
+    i, j = np.indices((n, n)) + 1  # 1-based, as in the documentation
+    if uplo == "U":
+        row, column = np.minimum(i, j), np.maximum(i, j)
+        return row + (column - 1) * column // 2 - 1
+    row, column = np.maximum(i, j), np.minimum(i, j)
+    return row + (column - 1) * (2 * n - column) // 2 - 1
+
+
+def numpy_packed_gaxpy(ap: np.ndarray, x: np.ndarray, y: np.ndarray, uplo: str,
+                       mirrored: bool, work: SymmetricWork) -> np.ndarray:
+    """The packed product as a Python loop of NumPy slices, counting what it does.
+
+    With ``mirrored=False`` it forgets that each off-diagonal entry stands for two
+    entries of A and multiplies the triangle alone (the bug a negative control plants).
+    """
+    n = x.shape[0]
+    result = y.copy()
+    work.loads = np.zeros(ap.shape[0], dtype=np.int64)
+    work.uses = np.zeros(ap.shape[0], dtype=np.int64)
+    start = 0
+    for j in range(n):
+        rows = slice(j, n) if uplo == "L" else slice(0, j + 1)
+        length = n - j if uplo == "L" else j + 1
+        segment = ap[start:start + length]
+        result[rows] += segment * x[j]  # every stored entry of column j, as A[i, j]
+        work.loads[start:start + length] += 1
+        work.uses[start:start + length] += 1
+        if mirrored:
+            off = slice(1, length) if uplo == "L" else slice(0, length - 1)
+            result[j] += segment[off] @ x[rows][off]  # the off-diagonal ones again, as A[j, i]
+            work.uses[start:start + length][off] += 1
+        start += length
+    return result
+
+
+def full_storage_gaxpy(A: np.ndarray, index_map: np.ndarray, x: np.ndarray, y: np.ndarray,
+                       work: SymmetricWork) -> np.ndarray:
+    """Unpack to the full matrix and run the dense column loop, tallying by packed index."""
+    n = x.shape[0]
+    result = y.copy()
+    work.loads = np.zeros(packed_length(n), dtype=np.int64)
+    work.uses = np.zeros(packed_length(n), dtype=np.int64)
+    for j in range(n):
+        result += A[:, j] * x[j]
+        np.add.at(work.loads, index_map[:, j], 1)  # each copy of an entry is its own load
+        np.add.at(work.uses, index_map[:, j], 1)
+    return result
+
+
+def lower_flag(uplo: str) -> int:
+    """SciPy's BLAS wrappers take ``lower=1`` for uplo 'L' and ``lower=0`` for 'U'."""
+    return int(uplo == "L")
+
+
+# ---------------------------------------------------------------- the index map
+
+
+@experiment(
+    name="packed-index-map",
+    title=T("Where each entry lives in the packed vector", "每个元素存放在打包向量的哪里"),
+    description=T(
+        "Unpacks the vector 0, 1, 2, … with both layouts, so that every cell of the matrix "
+        "shows the index of ap it is read from, and compares the maps with LAPACK's formulas.",
+        "把向量 0, 1, 2, … 按两种排布分别解包，于是矩阵的每个格子都显示它从 ap "
+        "的哪个下标读取，再把这两张映射与 LAPACK 的公式对照。",
+    ),
+    params=[Param("n", "int", 5, T("order n", "阶数 n"), minimum=2, maximum=8, step=1)],
+    controls=[
+        Control("layouts-swapped", T("the 'L' and 'U' layouts are mixed up when unpacking",
+                                     "解包时把 'L' 和 'U' 两种排布弄混了"),
+                breaks=("lower-index-map", "upper-index-map")),
+    ],
+)
+def packed_index_map(n: int) -> Result:
+    swap = {"L": "U", "U": "L"} if control_active("layouts-swapped") else {"L": "L", "U": "U"}
+    indices = np.arange(packed_length(n), dtype=float)
+    maps = {uplo: unpack(indices, n, swap[uplo]).astype(int) for uplo in ("L", "U")}
+    checks = []
+    for uplo, check_id in (("L", "lower-index-map"), ("U", "upper-index-map")):
+        expected = lapack_index_map(n, uplo)
+        differs = int(np.count_nonzero(maps[uplo] != expected))
+        checks.append(Check(
+            T(f"Unpacking with uplo = '{uplo}' reads A[i, j] from the index LAPACK documents",
+              f"按 uplo = '{uplo}' 解包时，A[i, j] 从 LAPACK 文档规定的下标读取"),
+            differs == 0,
+            T(f"{n * n - differs} of {n * n} cells agree",
+              f"{n * n} 个格子中 {n * n - differs} 个相符"),
+            T(f"all {n * n}", f"全部 {n * n} 个"), id=check_id))
+
+    def grid_rows(uplo: str) -> list[list]:
+        stored = (np.tril if uplo == "L" else np.triu)(np.ones((n, n), dtype=bool))
+        return [[T(f"row {i}", f"第 {i} 行")] + [
+            f"{maps[uplo][i, j]}" if stored[i, j] else f"({maps[uplo][i, j]})" for j in range(n)]
+            for i in range(n)]
+
+    columns = [T("A", "A")] + [T(f"j={j}", f"j={j}") for j in range(n)]
+    tables = [Table(T(f"Index of ap holding each A[i, j]: {LAYOUT_NAMES[u].en} "
+                      "(in brackets: the mirrored entry, read from the same place)",
+                      f"每个 A[i, j] 存放在 ap 的哪个下标：{LAYOUT_NAMES[u].zh}"
+                      "（括号内：镜像元素，从同一位置读取）"),
+                    columns, grid_rows(u)) for u in ("L", "U")]
+    return Result(checks=checks, tables=tables,
+                  metrics={"stored": packed_length(n), "full": n * n})
+
+
+# ---------------------------------------------------------------- the product
+
+
+@experiment(
+    name="packed-gaxpy-vs-blas",
+    title=T("The packed product against BLAS, with every load and use counted",
+            "打包乘积与 BLAS 对照，并统计每次读取和每次使用"),
+    description=T(
+        "Computes y + A·x from the packed vector with sym_gaxpy, compares it with dspmv, dsymv "
+        "and dense A @ x, and counts per stored entry how often the loop loaded it and how "
+        "many products it entered.",
+        "用 sym_gaxpy 从打包向量计算 y + A·x，与 dspmv、dsymv 以及稠密的 A @ x 对照，"
+        "并对每个存储的元素统计循环读取它多少次、它参与了多少次乘法。",
+    ),
+    params=[
+        Param("n", "int", 200, T("order n", "阶数 n"), minimum=3, maximum=600, step=1),
+        Param("uplo", "choice", "L", T("packed triangle", "打包的三角"), choices=("L", "U"),
+              choice_labels=(LAYOUT_NAMES["L"], LAYOUT_NAMES["U"])),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+    controls=[
+        Control("wrong-triangle", T("the packed vector is read with the other uplo",
+                                    "读取打包向量时用错了 uplo"),
+                breaks=("matches-dspmv", "matches-dsymv", "matches-dense")),
+        Control("triangular-product", T("the loop uses each stored entry once, as if the "
+                                        "matrix were triangular",
+                                        "循环只使用每个存储元素一次，仿佛矩阵是三角矩阵"),
+                breaks=("matches-dspmv", "matches-dsymv", "matches-dense",
+                        "off-diagonal-used-twice", "work-n-squared")),
+        Control("unpacked-to-full", T("the vector is unpacked to the full matrix and "
+                                      "multiplied densely",
+                                      "先把向量解包成完整矩阵，再按稠密方式相乘"),
+                breaks=("loaded-once", "storage-fraction")),
+    ],
+)
+def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
+    A = random_symmetric(n, seed)
+    rng = np.random.default_rng(seed + 1)
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    ap = pack(A, uplo)
+    work = SymmetricWork()
+    if control_active("triangular-product"):
+        result = numpy_packed_gaxpy(ap, x, y, uplo, mirrored=False, work=work)
+    elif control_active("unpacked-to-full"):
+        result = full_storage_gaxpy(unpack(ap, n, uplo), lapack_index_map(n, uplo), x, y, work)
+    else:
+        read_as = {"L": "U", "U": "L"}[uplo] if control_active("wrong-triangle") else uplo
+        result = sym_gaxpy(ap, x, y, read_as, count=work)
+
+    diagonal_slots = np.diagonal(lapack_index_map(n, uplo))
+    expected_uses = np.full(packed_length(n), 2)
+    expected_uses[diagonal_slots] = 1
+    off_diagonal = np.ones(packed_length(n), dtype=bool)
+    off_diagonal[diagonal_slots] = False
+    uses_right = work.uses.shape == expected_uses.shape and np.array_equal(work.uses,
+                                                                           expected_uses)
+    off_uses = sorted(set(work.uses[off_diagonal].tolist())) if work.uses.size else []
+    loads = sorted(set(work.loads.tolist()))
+
+    store = (lambda M: M.ravel()) if control_active("unpacked-to-full") else (
+        lambda M: pack(M, uplo))
+    stored = [store(random_symmetric(size, size)).size for size in STORAGE_SIZES]
+    largest = STORAGE_SIZES[-1]
+    fractions = [s / size**2 for s, size in zip(stored, STORAGE_SIZES, strict=True)]
+    exact = all(s == size * (size + 1) // 2 for s, size in zip(stored, STORAGE_SIZES,
+                                                                strict=True))
+    checks = [
+        agreement_check("matches-dspmv",
+                        T("sym_gaxpy equals scipy dspmv (packed BLAS)",
+                          "sym_gaxpy 与 scipy 的 dspmv（打包存储的 BLAS）结果相同"),
+                        result, blas.dspmv(n, 1.0, ap, x, beta=1.0, y=y, lower=lower_flag(uplo))),
+        agreement_check("matches-dsymv",
+                        T("sym_gaxpy equals scipy dsymv (full-storage BLAS)",
+                          "sym_gaxpy 与 scipy 的 dsymv（完整存储的 BLAS）结果相同"),
+                        result, blas.dsymv(1.0, np.asfortranarray(A), x, beta=1.0, y=y,
+                                           lower=lower_flag(uplo))),
+        agreement_check("matches-dense", T("sym_gaxpy equals dense y + A @ x",
+                                           "sym_gaxpy 与稠密的 y + A @ x 结果相同"),
+                        result, y + A @ x),
+        Check(T("Each stored entry is loaded from memory exactly once",
+                "每个存储的元素都恰好从内存读取一次"),
+              loads == [1], T(f"loads per entry: {loads}", f"每个元素的读取次数：{loads}"),
+              "[1]", id="loaded-once"),
+        Check(T("Each off-diagonal entry enters two products (as A[i, j] and as A[j, i]), each "
+                "diagonal entry one",
+                "每个非对角元素参与两次乘法（分别作为 A[i, j] 和 A[j, i]），每个对角元素参与一次"),
+              bool(uses_right), T(f"uses per off-diagonal entry: {off_uses}",
+                                  f"每个非对角元素的使用次数：{off_uses}"),
+              "[2]", id="off-diagonal-used-twice"),
+        Check(T("Multiplies counted = n², as many as the dense product",
+                "统计到的乘法次数 = n²，与稠密乘积一样多"),
+              work.multiplies == n * n, f"{work.multiplies}", f"{n * n}", id="work-n-squared"),
+        Check(T(f"Stored entries = n(n+1)/2 at every n from 1 to {STORAGE_SIZES[-1]}; the fraction "
+                f"of n² falls to within {NEAR_HALF} of 1/2",
+                f"在 1 到 {STORAGE_SIZES[-1]} 的每个 n 上，存储的元素个数都等于 n(n+1)/2；"
+                f"占 n² 的比例降到与 1/2 相差不超过 {NEAR_HALF}"),
+              exact and abs(fractions[-1] - 0.5) <= NEAR_HALF,
+              f"{fractions[-1]:.4f}", f"(n+1)/(2n) = {(largest + 1) / (2 * largest):.4f}",
+              id="storage-fraction"),
+    ]
+    chart = LineChart(
+        title=T("Stored entries as a fraction of n²", "存储的元素个数占 n² 的比例"),
+        x_label=T("n", "n"), y_label=T("stored / n²", "存储量 / n²"),
+        series=[Series(T("packed (measured)", "打包存储（实测）"), list(STORAGE_SIZES), fractions),
+                Series(T("1/2", "1/2"), list(STORAGE_SIZES), [0.5] * len(STORAGE_SIZES))],
+        log_x=True,
+    )
+    table = Table(
+        T("Counted in this run", "本次运行中的统计"),
+        [T("what", "项目"), T("count", "数量")],
+        [[T("stored entries n(n+1)/2", "存储的元素 n(n+1)/2"), packed_length(n)],
+         [T("entries of the full matrix n²", "完整矩阵的元素 n²"), n * n],
+         [T("loads counted", "统计到的读取次数"), int(work.loads.sum())],
+         [T("multiplies counted", "统计到的乘法次数"), work.multiplies]],
+    )
+    return Result(checks=checks, figures=[chart], tables=[table],
+                  metrics={"stored": packed_length(n), "multiplies": work.multiplies})
+
+
+# ---------------------------------------------------------------- memory, not time
+
+
+def full_storage_check(n: int, full_over_packed: float, shown: str) -> Check:
+    """dsymv (full storage) took less time than dspmv (packed): claimed for large matrices.
+
+    For n >= 2000 the full matrix (32 MiB and up) is far beyond the caches and the ratio
+    was steady in our runs (0.5-0.8); for smaller n it swung from 0.2 to 2.4 between runs
+    on the loaded shared machine, so there the page reports the measurement and claims
+    nothing.
+    """
+    name = T("Here the full-storage dsymv took less time than the packed dspmv (fastest call "
+             "of each over the rounds)",
+             "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv"
+             "（各自在所有轮次中最快的一次调用）")
+    if n < FULL_STORAGE_CLAIM_MIN_N:
+        return Check.not_applicable(
+            id="full-storage-faster", name=name, expected="< 1.00×", measured=shown,
+            why=T(f"claimed for matrices far beyond the caches: needs n ≥ "
+                  f"{FULL_STORAGE_CLAIM_MIN_N}",
+                  f"只对远超缓存容量的矩阵作此断言：需要 n ≥ {FULL_STORAGE_CLAIM_MIN_N}"))
+    return Check(name, bool(full_over_packed < 1.0), shown, "< 1.00×",
+                 id="full-storage-faster")
+
+
+@experiment(
+    name="memory-not-time",
+    title=T("Packed storage saves memory, not time", "打包存储省的是内存，不是时间"),
+    description=T(
+        "Measures the memory of the packed and full matrices and times dspmv, dsymv, dense "
+        "A @ x and sym_gaxpy in interleaved rounds on one BLAS thread.",
+        "测量打包矩阵与完整矩阵占用的内存，并在单个 BLAS 线程上以交替多轮的方式对 dspmv、"
+        "dsymv、稠密 A @ x 和 sym_gaxpy 计时。",
+    ),
+    params=[
+        Param("n", "choice", "2000", T("order n", "阶数 n"),
+              choices=("500", "1000", "2000", "3000")),
+        Param("rounds", "int", 7, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
+              step=1),
+    ],
+    controls=[
+        Control("c-ordered-full", T("dsymv is handed the matrix in C order, so f2py copies it "
+                                    "on every call",
+                                    "交给 dsymv 的矩阵是 C 顺序的，于是 f2py 每次调用都要复制它"),
+                breaks=("full-storage-faster",)),
+        Control("unpacked-to-full", T("the \"packed\" array is the full matrix",
+                                      "所谓的“打包”数组其实是完整矩阵"),
+                breaks=("packed-saves-memory",)),
+        Control("interpreted-loop", T("sym_gaxpy's compiled loop is replaced by a Python loop "
+                                      "of NumPy slices",
+                                      "把 sym_gaxpy 的编译循环换成由 NumPy 切片组成的 Python 循环"),
+                breaks=("sym-gaxpy-near-dspmv",)),
+    ],
+    timing=True,
+)
+def memory_not_time(n: str, rounds: int) -> Result:
+    size = int(n)
+    A = random_symmetric(size, seed=size)
+    x = np.random.default_rng(1).standard_normal(size)
+    ap = pack(A)
+    packed_array = A.ravel() if control_active("unpacked-to-full") else ap
+    full_for_dsymv = A if control_active("c-ordered-full") else np.asfortranarray(A)
+    if control_active("interpreted-loop"):
+        ours = partial(numpy_packed_gaxpy, ap, x, np.zeros(size), "L", True, SymmetricWork())
+    else:
+        ours = partial(sym_gaxpy, ap, x)
+    candidates = {
+        "dspmv": partial(blas.dspmv, size, 1.0, ap, x, lower=1),
+        "dsymv": partial(blas.dsymv, 1.0, full_for_dsymv, x, lower=1),
+        "dense": partial(np.matmul, A, x),
+        "sym_gaxpy": ours,
+    }
+    with threadpool_limits(limits=1, user_api="blas"):
+        comparison = compare(candidates, rounds, 0.004, repeats=4, max_calls=1 << 12)
+    full_over_packed, full_shown = fastest_ratio(comparison, "dsymv", "dspmv")
+    ours_over_packed, ours_shown = fastest_ratio(comparison, "sym_gaxpy", "dspmv")
+    memory_ratio = packed_array.nbytes / A.nbytes
+    checks = [
+        Check(T(f"The packed array takes (n+1)/(2n) = {(size + 1) / (2 * size):.4f} of the full "
+                "matrix's bytes",
+                f"打包数组占用的字节数是完整矩阵的 (n+1)/(2n) = {(size + 1) / (2 * size):.4f}"),
+              bool(np.isclose(memory_ratio, (size + 1) / (2 * size))),
+              T(f"{packed_array.nbytes / 2**20:.1f} MiB of {A.nbytes / 2**20:.1f} MiB "
+                f"({memory_ratio:.4f})",
+                f"{A.nbytes / 2**20:.1f} MiB 中的 {packed_array.nbytes / 2**20:.1f} MiB"
+                f"（{memory_ratio:.4f}）"),
+              f"{(size + 1) / (2 * size):.4f}", id="packed-saves-memory"),
+        full_storage_check(size, full_over_packed, full_shown),
+        Check(T(f"sym_gaxpy (compiled loop) took at most {WITHIN_FACTOR_OF_DSPMV:g}× dspmv's time "
+                "(fastest call of each)",
+                f"sym_gaxpy（编译后的循环）的耗时不超过 dspmv 的 {WITHIN_FACTOR_OF_DSPMV:g} 倍"
+                "（各自最快的一次调用）"),
+              bool(ours_over_packed <= WITHIN_FACTOR_OF_DSPMV), ours_shown,
+              f"≤ {WITHIN_FACTOR_OF_DSPMV:g}×",
+              id="sym-gaxpy-near-dspmv"),
+    ]
+    names = {"dspmv": T("dspmv (packed, BLAS)", "dspmv（打包存储，BLAS）"),
+             "dsymv": T("dsymv (full storage, Fortran order, BLAS)",
+                        "dsymv（完整存储，Fortran 顺序，BLAS）"),
+             "dense": T("dense A @ x (NumPy)", "稠密 A @ x（NumPy）"),
+             "sym_gaxpy": T("sym_gaxpy (packed, this page's compiled loop)",
+                            "sym_gaxpy（打包存储，本页的编译循环）")}
+    rows = timing_rows(comparison, names, "dspmv")
+    return Result(
+        checks=checks,
+        tables=[Table(T(f"Time per product at n = {size}: median and quartiles of {rounds} rounds",
+                        f"n = {size} 时每次乘积的耗时：{rounds} 轮的中位数与四分位数"),
+                      [T("implementation", "实现"), T("µs per call (median, quartiles)",
+                                                         "每次调用微秒数（中位数，四分位数）"),
+                       T("time ÷ dspmv's (median, quartiles)",
+                         "耗时 ÷ dspmv 的耗时（中位数，四分位数）")],
+                      rows)],
+        metrics={"dsymv_over_dspmv": full_over_packed,
+                 "sym_gaxpy_over_dspmv": ours_over_packed,
+                 "packed_over_full_bytes": memory_ratio},
+        notes=[T("Live measurements on the shared machine serving this page, on one BLAS "
+                 "thread; ratios are taken round by round.",
+                 "这些是在为本页提供服务的共享机器上、用单个 BLAS 线程得到的实时测量；"
+                 "耗时比逐轮计算。")],
+    )
+
+
+EXPERIMENTS = [packed_index_map, packed_gaxpy_vs_blas, memory_not_time]

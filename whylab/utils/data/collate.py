@@ -1,0 +1,44 @@
+"""``default_collate``: a list of samples becomes one batch, keeping the samples' structure.
+
+Tensors are stacked along a new first dimension; Python floats become a float64
+tensor and ints an int64 one; NumPy arrays become tensors and are stacked;
+tuples, lists and dicts are collated field by field; strings stay a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+
+def default_collate(batch):
+    import whylab
+
+    first = batch[0]
+    if isinstance(first, whylab.Tensor):
+        return whylab.stack(list(batch), 0)
+    if isinstance(first, np.ndarray):
+        return whylab.stack([whylab.as_tensor(item) for item in batch], 0)
+    if isinstance(first, bool):
+        return whylab.tensor(list(batch))
+    if isinstance(first, float):
+        return whylab.tensor(list(batch), dtype=whylab.float64)
+    if isinstance(first, int):
+        return whylab.tensor(list(batch), dtype=whylab.int64)
+    if isinstance(first, (str, bytes)):
+        return list(batch)
+    if isinstance(first, Mapping):
+        return {key: default_collate([sample[key] for sample in batch]) for key in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):  # a named tuple
+        return type(first)(*(default_collate(list(field)) for field in zip(*batch, strict=True)))
+    if isinstance(first, Sequence):
+        sizes = {len(sample) for sample in batch}
+        if len(sizes) != 1:
+            raise RuntimeError("each element in list of batch should be of equal size")
+        columns = [default_collate(list(field)) for field in zip(*batch, strict=True)]
+        return columns if isinstance(first, list) else tuple(columns)
+    raise TypeError(
+        f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+        f"lists; found {type(first).__name__}"
+    )
