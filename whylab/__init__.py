@@ -14,8 +14,7 @@ Deviations from PyTorch (each also stated where it happens):
 * ``.T`` on non-2-D tensors reverses the dimensions without a deprecation
   warning (``dispatch/native/shape.py``);
 * ``repr`` prints ``whylab.float64`` and ``whylab.Size([2, 3])`` where PyTorch prints
-  ``torch.float64`` and ``torch.Size([2, 3])``; ``x._version`` is a counter object
-  (its ``value`` is torch's int);
+  ``torch.float64`` and ``torch.Size([2, 3])``;
 * ``out=`` needs a tensor of the result's shape (torch resizes one that differs)
   (``dispatch/native/_registry.py``); in-place view ops (``unsqueeze_``...) refuse
   tensors that require grad (``dispatch/native/shape.py``);

@@ -155,7 +155,7 @@ def test_composite_fills_autograd_and_backend_slots():
 def test_view_op_sets_base_and_shares_version():
     x = whylab.zeros(3, 4)
     y = x.t()
-    assert y._base is x and y._version is x._version
+    assert y._base is x and y._version_counter is x._version_counter
     z = y[1:]
     assert z._base is x, "a view of a view records the root base, as in PyTorch"
     assert get_op("t").has_kernel(DispatchKey.ADInplaceOrView)
@@ -165,23 +165,23 @@ def test_view_op_sets_base_and_shares_version():
 def test_inplace_op_bumps_shared_version():
     x = whylab.zeros(3, 4)
     view = x[0]
-    before = x._version.value
+    before = x._version_counter.value
     view.add_(1)
-    assert x._version.value == before + 1
+    assert x._version_counter.value == before + 1
     x.mul_(2)
     x[1] = 5.0
-    assert x._version.value == before + 3
-    assert view._version is x._version
+    assert x._version_counter.value == before + 3
+    assert view._version_counter is x._version_counter
 
 
 def test_detach_shares_storage_and_version_but_not_base():
     x = whylab.ones(2, 2)
     d = x.detach()
-    assert d._base is None and d._version is x._version
+    assert d._base is None and d._version_counter is x._version_counter
     assert d.untyped_storage() is x.untyped_storage()
     d.add_(1)
-    assert x._version.value == 1
-    assert x.data._version is not x._version
+    assert x._version_counter.value == 1
+    assert x.data._version_counter is not x._version_counter
 
 
 def test_trace_of_matmul_shows_mm():

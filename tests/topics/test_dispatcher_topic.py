@@ -283,7 +283,7 @@ def test_writing_an_inference_tensor_outside_inference_mode_differs_from_torch()
     with whylab.inference_mode():
         ours = whylab.ones(3)
     ours.add_(1)
-    assert ours.tolist() == [2.0, 2.0, 2.0] and ours._version.value == 0
+    assert ours.tolist() == [2.0, 2.0, 2.0] and ours._version_counter.value == 0
 
 
 def test_views_and_inplace_ops_pass_adinplaceorview():

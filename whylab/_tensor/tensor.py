@@ -12,6 +12,7 @@ them defaults and never reads them.
 from __future__ import annotations
 
 import threading
+import warnings
 from math import prod
 
 import numpy as np
@@ -20,6 +21,13 @@ from whylab._tensor import dtypes
 from whylab._tensor.device import CPU
 from whylab._tensor.geometry import contiguous_strides, is_contiguous
 from whylab._tensor.storage import Storage
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor."
+)
 
 
 class _CreationState(threading.local):
@@ -97,12 +105,12 @@ class Tensor:
         "_array",
         "dtype",
         "device",
-        "_version",
+        "_version_counter",
         "_base",
         "_keys",
         # autograd state; this layer only sets the defaults
         "_requires_grad",
-        "grad",
+        "_grad",
         "grad_fn",
         "_grad_accumulator",
         "_retains_grad",
@@ -131,10 +139,10 @@ class Tensor:
         (like ``torch.Tensor._make_subclass``; how ``nn.Parameter`` is built)."""
         t = _new_object(cls)
         t._adopt_layout(data)
-        t._version = data._version
+        t._version_counter = data._version_counter
         t._base = None
         t._requires_grad = False
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t._grad_accumulator = None
         t._retains_grad = False
@@ -157,11 +165,11 @@ class Tensor:
         t._array = array
         t.dtype = storage.dtype
         t.device = storage.device
-        t._version = VersionCounter() if version is None else version
+        t._version_counter = VersionCounter() if version is None else version
         t._base = None
         t._keys = storage.device.key_bits & creation_state.key_mask
         t._requires_grad = False
-        t.grad = None
+        t._grad = None
         t.grad_fn = None
         t._grad_accumulator = None
         t._retains_grad = False
@@ -215,13 +223,38 @@ class Tensor:
                 # An empty view may start at the very end of the buffer, which NumPy refuses.
                 byte_offset = offset * itemsize if 0 not in sizes else 0
                 array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        view = Tensor._make(storage, sizes, strides, offset, array, self._version)
+        view = Tensor._make(storage, sizes, strides, offset, array, self._version_counter)
         # A view carries its base's key set, as PyTorch builds a view's TensorImpl with
         # self.key_set(): so a view of an inference tensor is an inference tensor too.
         view._keys = self._keys
         return view
 
     # ------------------------------------------------------------------ layout
+
+    @property
+    def grad(self):
+        """The gradient autograd stored here (None until a backward pass reaches this tensor).
+
+        Reading it on a non-leaf tensor that does not retain its gradient warns, as
+        PyTorch does: backward never fills it there (call ``retain_grad()`` first).
+        """
+        value = self._grad
+        if value is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return value
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = value
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor (and every view of its storage) has had.
+
+        An int, as in PyTorch; the counter itself, shared by all views, is
+        ``_version_counter``.
+        """
+        return self._version_counter.value
 
     @property
     def shape(self) -> Size:

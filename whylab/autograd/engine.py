@@ -579,7 +579,7 @@ def _accumulate_into_non_leaf(tensor, gradient) -> None:
     """``backward(inputs=[t])`` with a non-leaf ``t``: ``t.grad`` gets the gradient."""
     if gradient is None:
         return
-    if tensor.grad is None:
+    if tensor._grad is None:
         tensor.grad = gradient if grad_mode.is_grad_enabled() else gradient.detach().clone()
     else:
-        tensor.grad = tensor.grad + gradient
+        tensor.grad = tensor._grad + gradient

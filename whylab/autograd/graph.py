@@ -343,7 +343,7 @@ def gradient_edge(tensor):
     grad_fn = tensor.grad_fn
     if grad_fn is not None and tensor._base is not None:
         version = grad_fn._view_version
-        if version is not None and version != tensor._version.value:
+        if version is not None and version != tensor._version_counter.value:
             from whylab.autograd.inplace import regenerate_view_grad_fn
 
             grad_fn = regenerate_view_grad_fn(tensor)
@@ -423,7 +423,7 @@ class SavedTensor:
                 "Inference tensors cannot be saved for backward. To work around you can make a "
                 "clone to get a normal tensor and use it in autograd."
             )
-        counter = tensor._version
+        counter = tensor._version_counter
         self._version_counter = counter
         self.saved_version = counter.value
         self.is_output = is_output

@@ -197,7 +197,7 @@ def regenerate_view_grad_fn(view):
     node = AsStridedBackward0(
         (edge,), ((view._sizes, view.dtype),), _geometry(base), _geometry(view)
     )
-    node._view_version = view._version.value
+    node._view_version = view._version_counter.value
     view.grad_fn = node
     view._output_nr = 0
     view._requires_grad = True

@@ -439,7 +439,7 @@ def make_autograd_kernel(op, spec):
                     output._output_nr = output_nr
                     output._requires_grad = True
         if is_view:
-            node._view_version = outputs[0]._version.value
+            node._view_version = outputs[0]._version_counter.value
             if not single:
                 node._multi_output_view = True
         if plan:

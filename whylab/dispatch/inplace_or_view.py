@@ -19,12 +19,12 @@ def _mark_view(out, source: Tensor):
     base = source if source._base is None else source._base
     if isinstance(out, Tensor):
         out._base = base
-        out._version = source._version
+        out._version_counter = source._version_counter
         out._keys = source._keys
         return out
     for view in out:  # split, chunk, unbind return several views
         view._base = base
-        view._version = source._version
+        view._version_counter = source._version_counter
         view._keys = source._keys
     return out
 
@@ -36,7 +36,7 @@ def _view_kernel(op):
         out = redispatch(keyset, self, *args, **kwargs)
         if type(out) is Tensor:  # the common case, inlined: one view
             out._base = self if self._base is None else self._base
-            out._version = self._version
+            out._version_counter = self._version_counter
             out._keys = self._keys
             return out
         return _mark_view(out, self)
@@ -48,7 +48,7 @@ def _view_kernel(op):
 def _inplace_kernel(op):
     def inplace_kernel(keyset, self, *args, **kwargs):
         out = op.redispatch(keyset, self, *args, **kwargs)
-        self._version.bump()
+        self._version_counter.bump()
         return out
 
     inplace_kernel.__qualname__ = f"ADInplaceOrView.inplace[{op.name}]"

@@ -176,7 +176,7 @@ def run_op(op: str, device: str, requires_grad: bool, guard: str,
     target = x.clone() if op == "add_" and not inference else x
     loss, refused = save_for_backward(target, inference) if op == "add_" else (None, None)
     grad_fn_before = target.grad_fn
-    version_before = target._version.value
+    version_before = target._version_counter.value
     arguments = (target,) if op == "transpose" else (target, y)
     tensor_keys = frozenset().union(*(key_names(t._keys) for t in arguments))
     # Under this control the write goes through .data: the same storage, another counter.
@@ -188,7 +188,7 @@ def run_op(op: str, device: str, requires_grad: bool, guard: str,
         with trace() as recorded:
             output = apply_op(op, written, y)
     if op == "add_" and control_active("backend-bumps-version"):
-        target._version.bump()  # a backend kernel that counted the write itself
+        target._version_counter.bump()  # a backend kernel that counted the write itself
     new_node = output.grad_fn is not None and output.grad_fn is not grad_fn_before
     saved, error = (SAVED_REFUSED, refused) if refused is not None else (None, None)
     if loss is not None:
@@ -201,7 +201,7 @@ def run_op(op: str, device: str, requires_grad: bool, guard: str,
                      else SAVED_OTHER_ERROR)
     return OpRun(output, list(recorded.events), tensor_keys, key_names(target._keys),
                  key_names(output._keys), included, excluded, new_node,
-                 target._version.value != version_before, saved, error)
+                 target._version_counter.value != version_before, saved, error)
 
 
 def numpy_reference(op: str, seed: int = 0) -> np.ndarray:

@@ -599,8 +599,8 @@ IN_PLACE_OPS: dict[str, tuple[str, Callable]] = {
 
 
 def version_of(tensor: whylab.Tensor) -> int:
-    """The in-place write count (PyTorch's ``t._version``; whylab keeps a shared counter)."""
-    return tensor._version.value
+    """The in-place write count (``t._version``, as in PyTorch; the views share one counter)."""
+    return tensor._version
 
 
 def sequence_check(check_id: str, name, observed: Sequence[int],
@@ -701,7 +701,7 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
               name=T("The base, the view written through and another view share one counter "
                      "object",
                      "原张量、被写入的视图和另一个视图共用同一个计数器对象"),
-              passed=x._version is v._version is sibling._version
+              passed=x._version_counter is v._version_counter is sibling._version_counter
               and all(row[1] == row[2] == row[3] for row in history),
               measured=T(f"versions after the last write: x {history[-1][1]}, "
                          f"v {history[-1][2]}, other view {history[-1][3]}",
