@@ -1,0 +1,136 @@
+"""A bounded background load: a child process that burns CPU while the experiment says so.
+
+The interleaving experiment needs a disturbance it controls: something that slows the
+machine down during chosen stretches of a measurement, the way another tenant of a
+shared machine does, but on cue. :class:`BackgroundLoad` starts one Python child
+process per CPU it loads, each spinning in a loop. The parent switches the load off and
+on with SIGSTOP and SIGCONT (cheap, and immediate), and the load is bounded twice: every
+child exits on its own after ``seconds`` of wall-clock time, and leaving the ``with``
+block kills and reaps every child, whether the experiment finished or raised.
+
+To make the disturbance reliable on a machine with spare cores, :func:`pinned_cpu` pins
+the experiment's own thread to one CPU and the load is pinned to the same one, so the
+two must share it (Linux: ``os.sched_setaffinity``). Where pinning is unavailable, one
+child per CPU loads them all instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+# The child: say it is ready, then spin until its own deadline. "-S" skips site imports,
+# so it starts in a few milliseconds.
+_BURN = (
+    "import sys, time\n"
+    "end = time.monotonic() + float(sys.argv[1])\n"
+    "print('ready', flush=True)\n"
+    "while time.monotonic() < end:\n"
+    "    pass\n"
+)
+MAX_SECONDS = 60.0
+
+
+def can_pin() -> bool:
+    """Whether this platform lets a process choose its CPUs (Linux)."""
+    return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+@contextlib.contextmanager
+def pinned_cpu() -> Iterator[int | None]:
+    """Pin the calling thread to one of its CPUs for the ``with`` block; yields that CPU.
+
+    Yields None (and pins nothing) where the platform cannot pin. The previous set of
+    CPUs is restored on the way out.
+    """
+    if not can_pin():
+        yield None
+        return
+    allowed = os.sched_getaffinity(0)
+    cpu = min(allowed)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield cpu
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+class BackgroundLoad:
+    """CPU-burning child processes that start paused and live at most ``seconds``.
+
+    Use as a context manager; inside it, :meth:`resume` and :meth:`pause` switch the
+    load on and off. ``cpu`` pins a single child to that CPU; ``cpu=None`` starts one
+    child per CPU, unpinned.
+    """
+
+    def __init__(self, seconds: float, cpu: int | None = None):
+        if not 0 < seconds <= MAX_SECONDS:
+            raise ValueError(f"BackgroundLoad: seconds must be in (0, {MAX_SECONDS}], "
+                             f"got {seconds}")
+        self.seconds = seconds
+        self.cpu = cpu
+        self.running = False
+        self._children: list[subprocess.Popen] = []
+
+    def __enter__(self) -> BackgroundLoad:
+        count = 1 if self.cpu is not None else (os.cpu_count() or 1)
+        try:
+            for _ in range(count):
+                child = subprocess.Popen(
+                    [sys.executable, "-S", "-c", _BURN, repr(self.seconds)],
+                    stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                )
+                self._children.append(child)
+                if self.cpu is not None:
+                    os.sched_setaffinity(child.pid, {self.cpu})
+            for child in self._children:
+                child.stdout.readline()  # started and spinning
+            self.pause()
+        except BaseException:
+            self._stop()
+            raise
+        return self
+
+    def pause(self) -> None:
+        """Stop burning (SIGSTOP every child)."""
+        self._signal(signal.SIGSTOP)
+        self.running = False
+
+    def resume(self) -> None:
+        """Burn again (SIGCONT every child)."""
+        self._signal(signal.SIGCONT)
+        self.running = True
+
+    def set_running(self, on: bool) -> None:
+        """Resume when ``on``, else pause; does nothing if already in that state."""
+        if on and not self.running:
+            self.resume()
+        elif not on and self.running:
+            self.pause()
+
+    def _signal(self, signum: int) -> None:
+        for child in self._children:
+            if child.poll() is None:
+                os.kill(child.pid, signum)
+
+    def _stop(self) -> None:
+        for child in self._children:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+            if child.stdout is not None:
+                child.stdout.close()
+        self._children.clear()
+        self.running = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop()
+
+    @property
+    def alive(self) -> int:
+        """How many children are still running (0 once the block is left)."""
+        return sum(child.poll() is None for child in self._children)
