@@ -3,15 +3,15 @@
 The interleaving experiment needs a disturbance it controls: something that slows the
 machine down during chosen stretches of a measurement, the way another tenant of a
 shared machine does, but on cue. :class:`BackgroundLoad` starts one Python child
-process per CPU it loads, each spinning in a loop. The parent switches the load off and
+process or more per CPU it loads, each spinning in a loop. The parent switches the load off and
 on with SIGSTOP and SIGCONT (cheap, and immediate), and the load is bounded twice: every
 child exits on its own after ``seconds`` of wall-clock time, and leaving the ``with``
 block kills and reaps every child, whether the experiment finished or raised.
 
 To make the disturbance reliable on a machine with spare cores, :func:`pinned_cpu` pins
-the experiment's own thread to one CPU and the load is pinned to the same one, so the
-two must share it (Linux: ``os.sched_setaffinity``). Where pinning is unavailable, one
-child per CPU loads them all instead.
+the experiment's own thread to one CPU and the load is pinned to the same one, so they
+must share it (Linux: ``os.sched_setaffinity``). Where pinning is unavailable, children
+on every CPU load them all instead.
 """
 
 from __future__ import annotations
@@ -63,21 +63,26 @@ class BackgroundLoad:
     """CPU-burning child processes that start paused and live at most ``seconds``.
 
     Use as a context manager; inside it, :meth:`resume` and :meth:`pause` switch the
-    load on and off. ``cpu`` pins a single child to that CPU; ``cpu=None`` starts one
-    child per CPU, unpinned.
+    load on and off. ``cpu`` pins ``per_cpu`` children to that CPU; ``cpu=None`` starts
+    ``per_cpu`` children for every CPU, unpinned. With two children on the experiment's
+    CPU, the experiment gets about a third of it while the load runs.
     """
 
-    def __init__(self, seconds: float, cpu: int | None = None):
+    def __init__(self, seconds: float, cpu: int | None = None, per_cpu: int = 2):
         if not 0 < seconds <= MAX_SECONDS:
             raise ValueError(f"BackgroundLoad: seconds must be in (0, {MAX_SECONDS}], "
                              f"got {seconds}")
+        if not 1 <= per_cpu <= 4:
+            raise ValueError(f"BackgroundLoad: per_cpu must be 1 to 4, got {per_cpu}")
         self.seconds = seconds
         self.cpu = cpu
+        self.per_cpu = per_cpu
         self.running = False
         self._children: list[subprocess.Popen] = []
 
     def __enter__(self) -> BackgroundLoad:
-        count = 1 if self.cpu is not None else (os.cpu_count() or 1)
+        cpus = 1 if self.cpu is not None else (os.cpu_count() or 1)
+        count = cpus * self.per_cpu
         try:
             for _ in range(count):
                 child = subprocess.Popen(

@@ -133,6 +133,7 @@ def repeated_samples(samples: int, block_us: int) -> Result:
 
     run = adaptive_autorange(op, **ADAPTIVE)
     reported = run.samples[:-1] if control_active("last-block-dropped") else run.samples
+    reported_noise = quartiles(reported).relative_iqr
 
     checks = [
         Check(id="quartiles-match-numpy",
@@ -151,7 +152,7 @@ def repeated_samples(samples: int, block_us: int) -> Result:
                          f"−{(q.median - fastest) * 1e9:.0f} ns",
                          f"+{(slowest - q.median) * 1e9:.0f} 纳秒，对比 "
                          f"−{(q.median - fastest) * 1e9:.0f} 纳秒"),
-              expected="max − median > median − min"),
+              expected=T("max − median > median − min", "最大值 − 中位数 > 中位数 − 最小值")),
         Check(id="median-resists-outliers",
               name=T(f"Doubling the slowest {SLOWEST_SHARE:.0%} of the samples moves the "
                      f"summary (the median) by less than {SUMMARY_MOVES_AT_MOST:.1%}; the mean "
@@ -171,9 +172,9 @@ def repeated_samples(samples: int, block_us: int) -> Result:
                      f"{ADAPTIVE['min_run_time'] * 1e3:g} 毫秒），或停在 "
                      f"{ADAPTIVE['max_run_time']:g} 秒的上限"),
               passed=stop_rule_holds(reported, run.calls, run.stopped),
-              measured=T(f"{len(reported)} blocks, IQR/median {quartiles(reported).relative_iqr:.1%},"
-                         f" {run.stopped.replace('_', ' ')}",
-                         f"{len(reported)} 块，IQR/中位数 {quartiles(reported).relative_iqr:.1%}，"
+              measured=T(f"{len(reported)} blocks, IQR/median {reported_noise:.1%}, "
+                         f"{run.stopped.replace('_', ' ')}",
+                         f"{len(reported)} 块，IQR/中位数 {reported_noise:.1%}，"
                          + ("已收敛" if run.stopped == "converged" else "到达时间上限")),
               expected=T("the rule's stopping block", "规则规定的停止块")),
     ]
@@ -186,7 +187,8 @@ def repeated_samples(samples: int, block_us: int) -> Result:
         x_label=T("seconds per call (the last bin holds everything slower)",
                   "每次调用的秒数（最后一个区间收纳所有更慢的样本）"),
         y_label=T("samples", "样本数"),
-        series=[Series(T(f"{samples} blocks of {calls} calls", f"{samples} 个块，每块 {calls} 次调用"),
+        series=[Series(T(f"{samples} blocks of {calls} calls",
+                         f"{samples} 个块，每块 {calls} 次调用"),
                        [float(c) for c in centres], [int(c) for c in counts])],
     )
     table = Table(
@@ -205,8 +207,8 @@ def repeated_samples(samples: int, block_us: int) -> Result:
             [T("adaptive_autorange", "adaptive_autorange"),
              T(f"{len(run.samples)} blocks of {run.calls}: "
                f"{run.quartiles.median * 1e9:.1f} ns, noise {run.noise:.1%}",
-               f"{len(run.samples)} 块，每块 {run.calls} 次：{run.quartiles.median * 1e9:.1f} 纳秒，"
-               f"噪声 {run.noise:.1%}")],
+               f"{len(run.samples)} 块，每块 {run.calls} 次："
+               f"{run.quartiles.median * 1e9:.1f} 纳秒，噪声 {run.noise:.1%}")],
         ],
     )
     return Result(checks=checks, figures=[chart], tables=[table],

@@ -241,7 +241,8 @@ def timer_overhead(work: int, tick_us: int) -> Result:
     )
     block_table = Table(
         title=T("Per-call estimates by block size", "不同块大小下的每次调用耗时估计"),
-        columns=[T("calls per block", "每块调用次数"), T("perf_counter (ns)", "perf_counter（纳秒）"),
+        columns=[T("calls per block", "每块调用次数"),
+                 T("perf_counter (ns)", "perf_counter（纳秒）"),
                  T(f"{tick_us} µs clock (ns)", f"{tick_us} 微秒时钟（纳秒）"),
                  T("timer's share of a reading", "计时器开销占读数的比例")],
         rows=[[calls, f"{fine_medians[calls] * 1e9:.0f}", f"{coarse_medians[calls] * 1e9:.0f}",

@@ -123,9 +123,12 @@ def standard_tools() -> Result:
         Check(id="timeit-default-repeat",
               name=T(f"timeit.Timer.repeat takes the best of {stated['timeit_repeat']} by "
                      "default (default_repeat)",
-                     f"timeit.Timer.repeat 默认重复 {stated['timeit_repeat']} 次（default_repeat）"),
+                     f"timeit.Timer.repeat 默认重复 {stated['timeit_repeat']} 次"
+                     "（default_repeat）"),
               passed=repeat_default == timeit.default_repeat == stated["timeit_repeat"],
-              measured=f"repeat={repeat_default}, default_repeat={timeit.default_repeat}",
+              measured=T(f"repeat={repeat_default}, default_repeat={timeit.default_repeat}",
+                         f"Timer.repeat 的默认值 {repeat_default}，default_repeat = "
+                         f"{timeit.default_repeat}"),
               expected=f"{stated['timeit_repeat']}"),
     ]
 
@@ -175,7 +178,8 @@ def standard_tools() -> Result:
                              f"{total:.3f} s in all",
                              f"{len(measured.raw_times)} 块，每块 {measured.number_per_run} 次，"
                              f"共 {total:.3f} 秒"),
-                  expected=f"[{target:g}, {target:g} + 1 block)"),
+                  expected=T(f"[{target:g}, {target:g} + 1 block)",
+                             f"[{target:g}, {target:g} + 1 块)")),
             Check(id="torch-warns-at-10-percent", name=names["torch-warns-at-10-percent"],
                   passed=above and not below,
                   measured=T(f"at {limit * 0.98:.1%}: {'warns' if below else 'silent'}; "
@@ -186,7 +190,7 @@ def standard_tools() -> Result:
             Check(id="noise-figure-matches-torch", name=names["noise-figure-matches-torch"],
                   passed=abs(ours - theirs) <= 1e-12 * theirs,
                   measured=f"{ours:.6f} vs {theirs:.6f}",
-                  expected="|Δ| ≤ 1e-12 relative"),
+                  expected=T("|Δ| ≤ 1e-12 relative", "相对差 |Δ| ≤ 1e-12")),
         ]
     else:
         checks += [not_applicable_without_torch("torch-blocked-min-run-time",
@@ -217,7 +221,8 @@ TOOLS_TABLE = Table(
          "cpython Lib/timeit.py"],
         ["pyperf",
          T("loops doubled until one value takes ≥ min_time = 0.1 s (calibrated in a first "
-           "worker process)", "循环次数不断加倍，直到一个值耗时 ≥ min_time = 0.1 秒（在第一个工作进程中校准）"),
+           "worker process)",
+           "循环次数不断加倍，直到一个值耗时 ≥ min_time = 0.1 秒（在第一个工作进程中校准）"),
          T("20 worker processes × 3 values, 1 warm-up value each (no JIT)",
            "20 个工作进程 × 每个 3 个值，各有 1 个预热值（无 JIT 时）"),
          T("mean ± standard deviation", "均值 ± 标准差"),

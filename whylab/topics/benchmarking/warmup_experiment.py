@@ -36,7 +36,6 @@ from whylab.explorer.experiment import (
     control_active,
     experiment,
 )
-from whylab.topics.benchmarking.timer_experiment import summing
 
 JIT_FIRST_OVER_STEADY_AT_LEAST = 100.0
 JIT_RESULT_RTOL = 1e-12
@@ -223,7 +222,9 @@ def interpreter_warm_up(copies: int) -> Result:
         times = call_times(lambda f=function: f(points), 40)
         ratios.append(times[0] / statistics.median(times[20:]))
         curves.append(times[:CALLS_SHOWN])
-        code = function.__code__.replace() if control_active("fresh-code-copy") else function.__code__
+        code = function.__code__
+        if control_active("fresh-code-copy"):
+            code = code.replace()
         after = specialised_instructions(code)
     ratio = statistics.median(ratios)
     median_curve = [statistics.median(c[i] for c in curves) for i in range(CALLS_SHOWN)]
