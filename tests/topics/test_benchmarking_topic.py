@@ -147,13 +147,28 @@ def test_calls_for_sizes_a_block_from_the_fastest_run():
     assert calls_for(lambda: None, 0.001) > 1000
 
 
+def process_states(load: BackgroundLoad) -> list[str]:
+    """Each child's scheduler state from /proc: R running, T stopped."""
+    return [open(f"/proc/{child.pid}/stat").read().split()[2] for child in load._children]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process states from /proc")
 def test_background_load_is_paused_resumed_and_always_reaped():
-    with BackgroundLoad(5.0, cpu=min(os.sched_getaffinity(0)) if can_pin() else None) as load:
-        assert load.alive >= 1 and not load.running
+    with BackgroundLoad(5.0, cpu=min(os.sched_getaffinity(0)) if can_pin() else None,
+                        per_cpu=3) as load:
+        assert load.alive == 3 and load.running == 0
         load.resume()
-        assert load.running
+        assert load.running == 3
+        load.resume(1)  # a lighter load: one child burns, two stay stopped
+        assert load.running == 1
+        deadline = time.monotonic() + 5  # SIGSTOP lands asynchronously
+        while time.monotonic() < deadline and process_states(load)[1:] != ["T", "T"]:
+            time.sleep(0.01)
+        assert process_states(load)[1:] == ["T", "T"]
         load.set_running(False)
-        assert not load.running
+        assert load.running == 0
+        with pytest.raises(ValueError, match="count must be 1 to 3, got 4"):
+            load.resume(4)
         children = list(load._children)
     assert all(child.poll() is not None for child in children)
     assert load.alive == 0
@@ -180,6 +195,8 @@ def test_background_load_rejects_unbounded_durations():
         BackgroundLoad(0.0)
     with pytest.raises(ValueError, match="got 61"):
         BackgroundLoad(61.0)
+    with pytest.raises(ValueError, match="per_cpu must be 1 to 8, got 0"):
+        BackgroundLoad(1.0, per_cpu=0)
 
 
 @pytest.mark.skipif(not can_pin(), reason="needs os.sched_setaffinity")

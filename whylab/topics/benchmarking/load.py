@@ -1,17 +1,18 @@
-"""A bounded background load: a child process that burns CPU while the experiment says so.
+"""A bounded background load: child processes that burn CPU while the experiment says so.
 
 The interleaving experiment needs a disturbance it controls: something that slows the
 machine down during chosen stretches of a measurement, the way another tenant of a
-shared machine does, but on cue. :class:`BackgroundLoad` starts one Python child
-process or more per CPU it loads, each spinning in a loop. The parent switches the load off and
-on with SIGSTOP and SIGCONT (cheap, and immediate), and the load is bounded twice: every
+shared machine does, but on cue. :class:`BackgroundLoad` starts Python child
+processes, each spinning in a loop. The parent switches the load off and on with
+SIGSTOP and SIGCONT (cheap, and immediate), and the load is bounded twice: every
 child exits on its own after ``seconds`` of wall-clock time, and leaving the ``with``
 block kills and reaps every child, whether the experiment finished or raised.
 
 To make the disturbance reliable on a machine with spare cores, :func:`pinned_cpu` pins
 the experiment's own thread to one CPU and the load is pinned to the same one, so they
-must share it (Linux: ``os.sched_setaffinity``). Where pinning is unavailable, children
-on every CPU load them all instead.
+must share it (Linux: ``os.sched_setaffinity``); with k children burning, the
+experiment's thread gets about 1/(k + 1) of that CPU, less what other work takes. Where
+pinning is unavailable, children on every CPU load them all instead.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _BURN = (
     "    pass\n"
 )
 MAX_SECONDS = 60.0
+MAX_PER_CPU = 8
 
 
 def can_pin() -> bool:
@@ -63,21 +65,22 @@ class BackgroundLoad:
     """CPU-burning child processes that start paused and live at most ``seconds``.
 
     Use as a context manager; inside it, :meth:`resume` and :meth:`pause` switch the
-    load on and off. ``cpu`` pins ``per_cpu`` children to that CPU; ``cpu=None`` starts
-    ``per_cpu`` children for every CPU, unpinned. With two children on the experiment's
-    CPU, the experiment gets about a third of it while the load runs.
+    load on (all children, or only some: a lighter load) and off. ``cpu`` pins
+    ``per_cpu`` children to that CPU; ``cpu=None`` starts ``per_cpu`` children for every
+    CPU, unpinned.
     """
 
     def __init__(self, seconds: float, cpu: int | None = None, per_cpu: int = 2):
         if not 0 < seconds <= MAX_SECONDS:
             raise ValueError(f"BackgroundLoad: seconds must be in (0, {MAX_SECONDS}], "
                              f"got {seconds}")
-        if not 1 <= per_cpu <= 4:
-            raise ValueError(f"BackgroundLoad: per_cpu must be 1 to 4, got {per_cpu}")
+        if not 1 <= per_cpu <= MAX_PER_CPU:
+            raise ValueError(f"BackgroundLoad: per_cpu must be 1 to {MAX_PER_CPU}, "
+                             f"got {per_cpu}")
         self.seconds = seconds
         self.cpu = cpu
         self.per_cpu = per_cpu
-        self.running = False
+        self.running = 0  # how many children are burning
         self._children: list[subprocess.Popen] = []
 
     def __enter__(self) -> BackgroundLoad:
@@ -102,23 +105,32 @@ class BackgroundLoad:
 
     def pause(self) -> None:
         """Stop burning (SIGSTOP every child)."""
-        self._signal(signal.SIGSTOP)
-        self.running = False
+        self._signal(self._children, signal.SIGSTOP)
+        self.running = 0
 
-    def resume(self) -> None:
-        """Burn again (SIGCONT every child)."""
-        self._signal(signal.SIGCONT)
-        self.running = True
+    def resume(self, count: int | None = None) -> None:
+        """Burn with ``count`` children (all by default); the others stay stopped."""
+        count = len(self._children) if count is None else count
+        if not 1 <= count <= len(self._children):
+            raise ValueError(f"BackgroundLoad.resume: count must be 1 to "
+                             f"{len(self._children)}, got {count}")
+        self._signal(self._children[:count], signal.SIGCONT)
+        self._signal(self._children[count:], signal.SIGSTOP)
+        self.running = count
 
-    def set_running(self, on: bool) -> None:
-        """Resume when ``on``, else pause; does nothing if already in that state."""
-        if on and not self.running:
-            self.resume()
-        elif not on and self.running:
+    def set_running(self, on: bool, count: int | None = None) -> None:
+        """Resume ``count`` children when ``on``, else pause; nothing if already so."""
+        wanted = (len(self._children) if count is None else count) if on else 0
+        if wanted == self.running:
+            return
+        if wanted:
+            self.resume(wanted)
+        else:
             self.pause()
 
-    def _signal(self, signum: int) -> None:
-        for child in self._children:
+    @staticmethod
+    def _signal(children: list[subprocess.Popen], signum: int) -> None:
+        for child in children:
             if child.poll() is None:
                 os.kill(child.pid, signum)
 
@@ -130,7 +142,7 @@ class BackgroundLoad:
             if child.stdout is not None:
                 child.stdout.close()
         self._children.clear()
-        self.running = False
+        self.running = 0
 
     def __exit__(self, *exc_info: object) -> None:
         self._stop()
