@@ -22,7 +22,6 @@ from whylab._tensor.device import CPU
 from whylab._tensor.geometry import contiguous_strides, is_contiguous
 from whylab._tensor.storage import Storage
 
-
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "

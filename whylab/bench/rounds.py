@@ -9,7 +9,11 @@ steal a core from whoever runs next.
 
 The result of a comparison is one sample per candidate per round; ratios are taken
 round by round (A's round-3 time over B's round-3 time), which cancels slow spells that
-last longer than a round.
+last longer than a round. ``back_to_back`` takes the same samples the unfair way, all of
+one candidate's before the next one's, so the two can be put side by side.
+
+``compare(..., check_equal=True)`` first checks that every candidate returns the same
+result as the first (see :mod:`whylab.bench.equivalence`) and refuses to time them if not.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from whylab.bench.equivalence import Equal, check_equivalent
 from whylab.bench.summary import Quartiles, per_round_ratios, quartiles
 from whylab.bench.timing import DEFAULT_MAX_CALLS, Clock, autorange, best_of, warm_up
 
@@ -43,6 +48,7 @@ def interleaved_rounds(
     repeats: int = 1,
     pause_s: float = 0.0,
     rotate: bool = True,
+    on_turn: Callable[[str], object] | None = None,
     clock: Clock = time.perf_counter,
     sleep: Callable[[float], object] = time.sleep,
 ) -> dict[str, list[float]]:
@@ -55,20 +61,56 @@ def interleaved_rounds(
         repeats: each sample is the fastest of this many batches.
         pause_s: sleep this long before each candidate's turn (0: no pause).
         rotate: rotate the order every round (see ``round_order``).
+        on_turn: called with the candidate's name just before each of its turns
+            (after the pause); an experiment uses it to switch a disturbance on or off.
         clock, sleep: the time source and the pause; tests pass fakes.
     """
     if rounds < 1:
         raise ValueError(f"interleaved_rounds: rounds must be >= 1, got {rounds}")
     if pause_s < 0:
         raise ValueError(f"interleaved_rounds: pause_s must be >= 0, got {pause_s}")
-    batch = calls if isinstance(calls, Mapping) else {name: calls for name in candidates}
+    batch = _batch_sizes(candidates, calls)
     samples: dict[str, list[float]] = {name: [] for name in candidates}
     for round_index in range(rounds):
         for name in round_order(list(candidates), round_index, rotate):
             if pause_s > 0:
                 sleep(pause_s)
+            if on_turn is not None:
+                on_turn(name)
             samples[name].append(best_of(candidates[name], batch[name], repeats, clock))
     return samples
+
+
+def back_to_back(
+    candidates: Mapping[str, Callable[[], object]],
+    samples: int,
+    calls: Mapping[str, int] | int,
+    *,
+    repeats: int = 1,
+    on_turn: Callable[[str], object] | None = None,
+    clock: Clock = time.perf_counter,
+) -> dict[str, list[float]]:
+    """Seconds per call of every candidate: all ``samples`` of one, then all of the next.
+
+    This is the order to avoid on a shared machine -- whatever happens during one
+    candidate's block lands on that candidate alone -- and exists so the difference
+    can be shown. ``on_turn(name)`` is called once, before each candidate's block.
+    """
+    if samples < 1:
+        raise ValueError(f"back_to_back: samples must be >= 1, got {samples}")
+    batch = _batch_sizes(candidates, calls)
+    times: dict[str, list[float]] = {}
+    for name, func in candidates.items():
+        if on_turn is not None:
+            on_turn(name)
+        times[name] = [best_of(func, batch[name], repeats, clock) for _ in range(samples)]
+    return times
+
+
+def _batch_sizes(
+    candidates: Mapping[str, Callable[[], object]], calls: Mapping[str, int] | int
+) -> Mapping[str, int]:
+    return calls if isinstance(calls, Mapping) else {name: calls for name in candidates}
 
 
 @dataclass
@@ -105,6 +147,9 @@ def compare(
     pause_s: float = 0.0,
     rotate: bool = True,
     max_calls: int = DEFAULT_MAX_CALLS,
+    check_equal: bool | Equal = False,
+    rtol: float = 1e-7,
+    atol: float = 0.0,
     clock: Clock = time.perf_counter,
     sleep: Callable[[float], object] = time.sleep,
 ) -> Comparison:
@@ -112,10 +157,21 @@ def compare(
 
     Each candidate gets its own batch size, so a 1 µs op and a 10 ms op are both timed
     over batches of about ``budget_s``.
+
+    With ``check_equal`` (True, or a function ``equal(result, reference) -> bool``) every
+    candidate is first called once and its result compared with the first candidate's,
+    within ``rtol``/``atol``; a mismatch raises
+    :class:`~whylab.bench.equivalence.ResultsDiffer` before anything is timed. That call
+    counts as the first of the ``warmup`` calls.
     """
+    warmup_left = warmup
+    if check_equal:
+        equal = check_equal if callable(check_equal) else None
+        check_equivalent(candidates, rtol=rtol, atol=atol, equal=equal)
+        warmup_left = max(warmup - 1, 0)
     calls = {}
     for name, func in candidates.items():
-        warm_up(func, warmup)
+        warm_up(func, warmup_left)
         calls[name], _ = autorange(func, budget_s, max_calls=max_calls, clock=clock)
     times = interleaved_rounds(
         candidates, rounds, calls, repeats=repeats, pause_s=pause_s, rotate=rotate,

@@ -9,6 +9,7 @@ range.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -20,6 +21,19 @@ class Quartiles(NamedTuple):
     q1: float
     median: float
     q3: float
+
+    @property
+    def iqr(self) -> float:
+        """The interquartile range ``q3 - q1``: the spread of the middle half of the sample."""
+        return self.q3 - self.q1
+
+    @property
+    def relative_iqr(self) -> float:
+        """``iqr / median``: the noise figure torch.utils.benchmark warns about above 0.1.
+
+        A median of 0 (a clock too coarse to see the work) gives infinity.
+        """
+        return self.iqr / self.median if self.median > 0 else math.inf
 
     def format(self, spec: str = ".2f") -> str:
         """``median [q1, q3]`` with each number formatted by ``spec``."""
@@ -35,6 +49,11 @@ def quartiles(values: Sequence[float]) -> Quartiles:
         return Quartiles(values[0], values[0], values[0])
     q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return Quartiles(q1, median, q3)
+
+
+def relative_iqr(values: Sequence[float]) -> float:
+    """IQR / median of ``values``: the noise figure of a set of timing samples."""
+    return quartiles(values).relative_iqr
 
 
 def per_round_ratios(times: Sequence[float], reference: Sequence[float]) -> list[float]:

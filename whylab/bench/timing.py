@@ -20,6 +20,18 @@ Clock = Callable[[], float]
 DEFAULT_MAX_CALLS = 1 << 20
 
 
+def clock_deltas(readings: int, clock: Clock = time.perf_counter) -> list[float]:
+    """Differences between ``readings`` + 1 back-to-back readings of ``clock``.
+
+    Nothing runs between two readings, so each difference is what one reading costs
+    (rounded to the clock's tick): the floor under any single-call measurement.
+    """
+    if readings < 1:
+        raise ValueError(f"clock_deltas: readings must be >= 1, got {readings}")
+    values = [clock() for _ in range(readings + 1)]
+    return [later - earlier for earlier, later in zip(values[:-1], values[1:], strict=True)]
+
+
 def warm_up(func: Callable[[], object], calls: int = 1) -> None:
     """Call ``func`` ``calls`` times untimed: first-touch page faults, caches, lazy imports."""
     if calls < 0:
