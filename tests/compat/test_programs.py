@@ -22,7 +22,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted((HERE / "programs").glob("p*.py"))
 ROOT = HERE.parents[1]
-NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf|True|False")
 
 
 def run(framework: str, program: Path) -> str:
@@ -43,7 +43,9 @@ def run(framework: str, program: Path) -> str:
 
 
 def numbers(text: str) -> list[float]:
-    return [float(token) for token in NUMBER.findall(text)]
+    """Every number the program printed, with True/False as 1/0 (so booleans are compared)."""
+    values = {"True": 1.0, "False": 0.0}
+    return [values[token] if token in values else float(token) for token in NUMBER.findall(text)]
 
 
 def same_numbers(ours: list[float], theirs: list[float]) -> bool:
@@ -71,3 +73,4 @@ def test_the_comparison_catches_a_changed_number():
     assert same_numbers(numbers("loss 0.123456 [1, 2]"), numbers("loss 0.123456 [1, 2]"))
     assert not same_numbers(numbers("loss 0.123456"), numbers("loss 0.124456"))
     assert not same_numbers(numbers("1 2"), numbers("1 2 3"))
+    assert not same_numbers(numbers("grad warned: True"), numbers("grad warned: False"))

@@ -42,6 +42,9 @@ from whylab.topics.benchmarking.warmup_experiment import (
     sum_of_squares_off_by_one,
 )
 
+# These tests run live timing experiments (see tests/conftest.py for the reruns).
+pytestmark = pytest.mark.wallclock
+
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
 
 

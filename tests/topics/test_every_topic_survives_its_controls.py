@@ -11,10 +11,14 @@ import whylab.topics
 from whylab.cli import main
 from whylab.explorer.topics import load_registry
 
-TOPICS = [topic.slug for topic in load_registry(Path(whylab.topics.__path__[0]))]
+REGISTRY = load_registry(Path(whylab.topics.__path__[0]))
+TOPICS = [topic.slug for topic in REGISTRY]
+TIMED = {t.slug for t in REGISTRY if any(e.timing for e in t.experiments.values())}
 
 
-@pytest.mark.parametrize("slug", TOPICS)
+@pytest.mark.parametrize(
+    "slug", [pytest.param(s, marks=[pytest.mark.wallclock] if s in TIMED else []) for s in TOPICS]
+)
 def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("WHYLAB_CACHE_DIR", str(tmp_path))
     code = main(["check", "--controls", "--topic", slug])
@@ -25,6 +29,6 @@ def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
 
 def test_every_topic_declares_controls():
     assert len(TOPICS) >= 9
-    for topic in load_registry(Path(whylab.topics.__path__[0])):
+    for topic in REGISTRY:
         for experiment in topic.experiments.values():
             assert experiment.controls, f"{topic.slug}/{experiment.name} declares no controls"

@@ -10,6 +10,9 @@ from whylab.numerics.loops import LOOP_ORDERS
 from whylab.topics.loop_order import experiments as topic
 from whylab.topics.loop_order import model
 
+# These tests run live timing experiments (see tests/conftest.py for the reruns).
+pytestmark = pytest.mark.wallclock
+
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
 # CS:APP 3rd ed. §6.6.2, misses per inner-loop iteration (32-byte lines, a row does not fit)
 CSAPP_TOTALS = {"ijk": 1.25, "jik": 1.25, "ikj": 0.5, "kij": 0.5, "jki": 2.0, "kji": 2.0}
