@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from urllib.parse import parse_qsl, urlencode
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 import whylab
 from whylab.explorer.cache import ResultCache, default_cache_dir
@@ -50,6 +52,7 @@ from whylab.explorer.render import (
 )
 from whylab.explorer.serialization import dumps
 from whylab.explorer.service import ExperimentService
+from whylab.explorer.timing import TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.workers import Overloaded, RunFailure, WorkerPool
 
@@ -162,6 +165,7 @@ def create_app(
     cache = ResultCache(config.cache_dir or default_cache_dir()) if config.use_cache else None
     pool = WorkerPool(config.workers, config.memory_limit_mb, config.max_queue)
     service = ExperimentService(pool, cache)
+    timing = TimingQueue(service)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
         if cache is not None and config.fragment_cache_entries > 0
@@ -174,6 +178,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await pool.start()
+        await timing.start()
         warming = asyncio.create_task(_warm(registry, service)) if config.warm_cache else None
         try:
             yield
@@ -181,6 +186,7 @@ def create_app(
             if warming is not None:
                 warming.cancel()
                 await asyncio.gather(warming, return_exceptions=True)
+            await timing.close()
             await pool.close()
             if cache is not None:
                 cache.close()
@@ -197,6 +203,10 @@ def create_app(
     app.state.service = service
     app.state.pool = pool
     app.state.fragments = fragments
+    app.state.timing = timing
+    # Pages are 56-120 KB of HTML and compress to about a quarter. Inside the guard,
+    # so a HEAD answer gives the compressed length of its GET.
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -269,6 +279,30 @@ def create_app(
             view.result_html = Markup(env.get_template("_result.html").render(**context))
             fragments.put(key, str(view.result_html))
         return 200
+
+    def timing_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
+        """Fill a timing experiment's view without running it: its latest measurement.
+
+        A page never waits on a benchmark; the reader asks for a measurement
+        (the form's button) and the :class:`TimingQueue` makes it.
+        """
+        try:
+            params = view.experiment.parse_params(raw)
+        except ParamError as error:
+            view.error = param_error_message(error, view.experiment, lang)
+            view.param_errors = {error.param: view.error}
+            return 422
+        view.values = params
+        view.measurement = timing.latest(topic, view.experiment, params)
+        view.record = view.measurement.record if view.measurement else None
+        view.timing_run = timing.active(topic, view.experiment, params)
+        return 200
+
+    async def fill_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
+        """Fill ``view``: run an ordinary experiment, show a timing one's latest measurement."""
+        if view.experiment.timing:
+            return timing_view(view, topic, raw, lang)
+        return await run_view(view, topic, raw, lang)
 
     def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
         values = {**experiment.defaults(), **raw}
@@ -393,7 +427,10 @@ def create_app(
         if cached is not None:
             return Response(cached, media_type="application/json")
         try:
-            record = await service.run(topic, experiment, params)
+            if experiment.timing:  # timing runs take their turn in the one line
+                record = (await timing.measure(topic, experiment, params)).record
+            else:
+                record = await service.run(topic, experiment, params)
         except Overloaded as failure:
             return JSONResponse(
                 {"detail": failure.message},
@@ -403,6 +440,86 @@ def create_app(
         except RunFailure as failure:
             return JSONResponse({"detail": failure.message}, failure.status)
         return JSONResponse(record.to_json())
+
+    # ------------------------------------------------------------ timing runs
+    # One line for the whole server (see whylab.explorer.timing): the page script
+    # queues a run, polls its state and may cancel it; without JavaScript the
+    # form's "Measure" button posts to /measure, which waits and redirects back.
+
+    def timing_lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
+        found = lookup(slug, name)
+        return found if found is not None and found[1].timing else None
+
+    @app.post(
+        "/api/topics/{slug}/experiments/{name}/timing-runs",
+        tags=["experiments"],
+        summary="Queue a run of a timing experiment (query parameters are its parameters)",
+        status_code=202,
+    )
+    async def api_queue_timing(request: Request, slug: str, name: str) -> JSONResponse:
+        found = timing_lookup(slug, name)
+        if found is None:
+            return JSONResponse({"detail": f"no timing experiment {slug[:60]}/{name[:60]}"}, 404)
+        topic, experiment = found
+        wait = rate_limited(request)
+        if wait:
+            return JSONResponse(
+                {"detail": "rate limit exceeded", "retry_after_s": wait},
+                429,
+                headers={"Retry-After": retry_after_header(wait)},
+            )
+        try:
+            params = experiment.parse_params(dict(request.query_params))
+            run = timing.submit(topic, experiment, params)
+        except ParamError as error:
+            return JSONResponse({"detail": str(error), "param": error.param}, 422)
+        except Overloaded as failure:
+            return JSONResponse(
+                {"detail": failure.message},
+                503,
+                headers={"Retry-After": retry_after_header(failure.retry_after_s)},
+            )
+        location = f"/api/timing-runs/{run.id}"
+        return JSONResponse(timing.describe(run), 202, headers={"Location": location})
+
+    @app.get("/api/timing-runs/{run_id}", tags=["experiments"], summary="A timing run's state")
+    async def api_timing_run(run_id: str) -> JSONResponse:
+        run = timing.get(run_id)
+        if run is None:
+            return JSONResponse({"detail": "no such timing run"}, 404)
+        return JSONResponse(timing.describe(run))
+
+    @app.delete("/api/timing-runs/{run_id}", tags=["experiments"], summary="Cancel a timing run")
+    async def api_cancel_timing_run(run_id: str) -> JSONResponse:
+        run = timing.cancel(run_id)
+        if run is None:
+            return JSONResponse({"detail": "no such timing run"}, 404)
+        return JSONResponse(timing.describe(run))
+
+    @app.post("/{lang}/topics/{slug}/experiments/{name}/measure", include_in_schema=False)
+    async def measure_without_script(request: Request, lang: str, slug: str, name: str):
+        found = timing_lookup(slug, name)
+        if lang not in LANGS or found is None:
+            return not_found(lang if lang in LANGS else "en")
+        topic, experiment = found
+        body = (await request.body())[: config.max_query_bytes].decode("utf-8", "replace")
+        fields = parse_qsl(body)[: config.max_query_params]
+        back = links.topic(lang, topic.slug, urlencode(fields), f"experiment-{experiment.name}")
+        prefix = experiment.name + "."
+        raw = {k[len(prefix) :]: v for k, v in fields if k.startswith(prefix)}
+        wait = rate_limited(request)
+        if wait:
+            message = translate("rate_limited", lang, seconds=retry_after_header(wait))
+            return error_page(lang, 429, message, {"Retry-After": retry_after_header(wait)})
+        try:
+            params = experiment.parse_params(raw)
+        except ParamError:
+            return RedirectResponse(back, status_code=303)  # the page shows the field error
+        try:
+            await timing.measure(topic, experiment, params)
+        except RunFailure as failure:
+            return error_page(lang, failure.status, failure.message)
+        return RedirectResponse(back, status_code=303)
 
     # ------------------------------------------------------------ pages
 
@@ -464,7 +581,7 @@ def create_app(
             for p in topic.placements()
         }
         statuses = await asyncio.gather(
-            *(run_view(view, topic, raw.get(name, {}), lang) for name, view in views.items())
+            *(fill_view(view, topic, raw.get(name, {}), lang) for name, view in views.items())
         )
         # A bad parameter is the reader's to fix (422); a slow or busy experiment is
         # reported inside its own block and the rest of the page is still served.
@@ -489,7 +606,7 @@ def create_app(
         if wait:
             view.error = translate("rate_limited", lang, seconds=retry_after_header(wait))
             return html("_result.html", context, 429, {"Retry-After": retry_after_header(wait)})
-        status = await run_view(view, topic, raw, lang)
+        status = await fill_view(view, topic, raw, lang)
         if view.result_html is not None:
             return HTMLResponse(view.result_html, status)
         headers = {"Retry-After": "5"} if status == 503 else None

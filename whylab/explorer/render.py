@@ -34,6 +34,7 @@ from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
 from whylab.explorer.svg import render_graph, render_line_chart
+from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -80,6 +81,10 @@ class Links:
         """The result-fragment URL the page script fetches (live server only)."""
         return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
 
+    def measure(self, lang: Lang, slug: str, experiment: str) -> str:
+        """Where the no-JavaScript form posts to measure a timing experiment (live only)."""
+        return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/measure"
+
     def api_experiment(self, slug: str, experiment: str, query: str = "") -> str:
         """The JSON API URL of a run (live server only)."""
         return f"/api/topics/{slug}/experiments/{experiment}" + (f"?{query}" if query else "")
@@ -110,6 +115,8 @@ class ExperimentView:
     error: str = ""
     param_errors: dict[str, str] = field(default_factory=dict)
     result_html: Markup | None = None  # the result block, when already rendered (or cached)
+    measurement: Measurement | None = None  # a timing experiment's latest, on the live server
+    timing_run: TimingRun | None = None  # ... and its run now queued or running, if any
 
     @property
     def anchor(self) -> str:

@@ -1,7 +1,9 @@
 // whylab explorer: progressive enhancement, no framework, no third-party code.
 // Every page works without this script (forms submit by GET). With it:
-//  * changing an experiment parameter reruns the experiment: the server renders the
-//    result fragment, we swap it in, and the URL (and the language switch) follow;
+//  * submitting an experiment form runs it once: the server renders the result
+//    fragment, we swap it in, and the URL (a history entry, so Back undoes it) and
+//    the language switch follow; a timing experiment is queued on the server's one
+//    line of measurements instead, with progress and a cancel button;
 //  * the home page search and tag filter update the topic cards as you type.
 "use strict";
 
@@ -49,7 +51,8 @@
     return values;
   }
 
-  function updatePageUrl(form, values) {
+  // The page URL with this experiment's parameters set to ``values``.
+  function urlWith(form, values) {
     const prefix = form.dataset.experiment + ".";
     const url = new URL(location.href);
     for (const key of Array.from(url.searchParams.keys())) {
@@ -60,13 +63,61 @@
     values.forEach(function (value, name) {
       url.searchParams.set(prefix + name, value);
     });
-    history.replaceState(null, "", url);
-    syncLanguageLinks();
+    return url;
   }
 
+  // This experiment's parameters as the page URL states them (none: ``fallback``).
+  function valuesFromUrl(form, fallback) {
+    const prefix = form.dataset.experiment + ".";
+    const values = new Map(fallback);
+    new URL(location.href).searchParams.forEach(function (value, key) {
+      if (key.startsWith(prefix)) {
+        values.set(key.slice(prefix.length), value);
+      }
+    });
+    return values;
+  }
+
+  function setFormValues(form, values) {
+    const prefix = form.dataset.experiment + ".";
+    values.forEach(function (value, name) {
+      form.querySelectorAll('[name="' + CSS.escape(prefix + name) + '"]').forEach(function (el) {
+        if (el.type === "checkbox") {
+          el.checked = value === "true";
+        } else if (el.type !== "hidden") {
+          el.value = value;
+        }
+      });
+    });
+  }
+
+  function sameValues(a, b) {
+    return a.size === b.size && Array.from(a.entries()).every(([k, v]) => b.get(k) === v);
+  }
+
+  function sleep(ms) {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, ms);
+    });
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (_, key) {
+      return key in values ? String(values[key]) : "";
+    });
+  }
+
+  const experimentForms = [];
+
   function enhanceExperiment(form) {
+    const section = form.closest("section");
     const result = document.getElementById(form.dataset.result);
     const status = form.querySelector("[data-status]");
+    const problem = section.querySelector("[data-problem]");
+    const staleNote = section.querySelector("[data-stale-note]");
+    const progress = form.querySelector("[data-progress]");
+    const initial = experimentParams(form); // what the page was rendered with
+    let generation = 0; // each run request gets a number; only the latest may write
     let inFlight = null;
 
     // A value that breaks its bounds is caught here, before anything is sent, and
@@ -136,12 +187,121 @@
       return Boolean(first);
     }
 
+    // The shown result no longer matches the form (a run in flight, or one that failed).
+    function markStale(stale) {
+      const hasResult = result.textContent.trim() !== "";
+      result.classList.toggle("stale", stale && hasResult);
+      staleNote.hidden = !(stale && hasResult);
+    }
+
+    function reportDone(ok) {
+      // A check that is not applicable at these parameters is no evidence either way.
+      const total = result.querySelectorAll(".check:not(.na)").length;
+      const passed = result.querySelectorAll(".check.pass").length;
+      status.textContent = ok
+        ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
+        : "";
+    }
+
+    // Fetch the result fragment; a good one replaces the result, an error (422, 429,
+    // 503, 504 come back as rendered fragments too) goes above the old one, marked stale.
+    async function loadFragment(query, signal, mine) {
+      const response = await fetch(form.dataset.fragment + "?" + query.toString(), {
+        headers: { Accept: "text/html" },
+        signal: signal,
+      });
+      const html = await response.text();
+      if (mine !== generation) {
+        return;
+      }
+      if (response.ok) {
+        result.innerHTML = html;
+        problem.innerHTML = "";
+        markStale(false);
+      } else {
+        problem.innerHTML = html;
+        markStale(true);
+      }
+      reportDone(response.ok);
+    }
+
+    // ---- timing experiments: queue a run on the server's one line, follow it, cancel it
+
+    function showProgress(run) {
+      const bar = progress.querySelector("progress");
+      const text = progress.querySelector("[data-progress-text]");
+      progress.hidden = false;
+      progress.dataset.runId = run.id;
+      if (run.state === "running" && run.expected_s) {
+        bar.max = 1;
+        bar.value = Math.min(run.elapsed_s / run.expected_s, 0.99);
+      } else {
+        bar.removeAttribute("value"); // indeterminate
+      }
+      const seconds = { elapsed: run.elapsed_s.toFixed(1), ahead: run.position };
+      if (run.state === "queued") {
+        text.textContent = fill(progress.dataset.queued, seconds);
+      } else if (run.expected_s) {
+        seconds.expected = run.expected_s.toPrecision(3);
+        text.textContent = fill(progress.dataset.runningExpected, seconds);
+      } else {
+        text.textContent = fill(progress.dataset.runningFor, seconds);
+      }
+    }
+
+    async function follow(runId, query, mine) {
+      while (mine === generation) {
+        const response = await fetch("/api/timing-runs/" + encodeURIComponent(runId), {
+          headers: { Accept: "application/json" },
+        });
+        if (!response.ok) {
+          progress.hidden = true;
+          markStale(true);
+          return;
+        }
+        const run = await response.json();
+        if (mine !== generation) {
+          return;
+        }
+        if (run.state === "done") {
+          progress.hidden = true;
+          await loadFragment(query, undefined, mine);
+          return;
+        }
+        if (run.state === "cancelled" || run.state === "failed") {
+          progress.hidden = true;
+          status.textContent =
+            run.state === "cancelled" ? progress.dataset.cancelled : run.message;
+          markStale(true);
+          return;
+        }
+        showProgress(run);
+        await sleep(400);
+      }
+    }
+
+    async function measure(query, mine) {
+      const response = await fetch(form.dataset.timingRuns + "?" + query.toString(), {
+        method: "POST",
+        headers: { Accept: "application/json" },
+      });
+      const run = await response.json();
+      if (!response.ok) {
+        status.textContent = run.detail;
+        markStale(true);
+        return;
+      }
+      showProgress(run);
+      await follow(run.id, query, mine);
+    }
+
     async function rerun() {
       if (firstInvalidField()) {
         return;
       }
       const values = experimentParams(form);
       const query = new URLSearchParams(Array.from(values.entries()));
+      const mine = ++generation;
       if (inFlight) {
         inFlight.abort();
       }
@@ -149,23 +309,17 @@
       inFlight = controller;
       result.setAttribute("aria-busy", "true");
       status.textContent = status.dataset.running;
+      markStale(true);
       try {
-        const response = await fetch(form.dataset.fragment + "?" + query.toString(), {
-          headers: { Accept: "text/html" },
-          signal: controller.signal,
-        });
-        // Errors (422 bad parameter, 429, 503, 504) come back as rendered fragments too.
-        result.innerHTML = await response.text();
-        updatePageUrl(form, values);
-        // A check that is not applicable at these parameters is no evidence either way.
-        const total = result.querySelectorAll(".check:not(.na)").length;
-        const passed = result.querySelectorAll(".check.pass").length;
-        status.textContent = response.ok
-          ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
-          : "";
+        if (form.dataset.timingRuns) {
+          await measure(query, mine);
+        } else {
+          await loadFragment(query, controller.signal, mine);
+        }
       } catch (error) {
-        if (error.name !== "AbortError") {
+        if (error.name !== "AbortError" && mine === generation) {
           status.textContent = String(error.message || error);
+          markStale(true);
         }
       } finally {
         if (inFlight === controller) {
@@ -175,14 +329,73 @@
       }
     }
 
-    const scheduled = debounce(rerun, 300);
-    form.addEventListener("input", scheduled);
-    form.addEventListener("change", scheduled);
+    // A field is judged when the reader leaves it (change) or submits, never per
+    // keystroke; typing only clears a mark once the value is good again.
+    form.querySelectorAll("input[data-kind]").forEach(function (field) {
+      field.addEventListener("change", function () {
+        showFieldError(field, boundMessage(field));
+      });
+      field.addEventListener("input", function () {
+        if (field.getAttribute("aria-invalid") && !boundMessage(field)) {
+          showFieldError(field, "");
+        }
+      });
+    });
+
+    // One run per submit (Enter or the button); each submit is a history entry,
+    // so Back undoes it.
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      if (firstInvalidField()) {
+        return;
+      }
+      const url = urlWith(form, experimentParams(form));
+      if (url.href !== location.href) {
+        history.pushState({ whylab: true }, "", url);
+        syncLanguageLinks();
+      }
       rerun();
     });
+
+    if (progress) {
+      progress.querySelector("[data-cancel]").addEventListener("click", function () {
+        const runId = progress.dataset.runId;
+        if (runId) {
+          fetch("/api/timing-runs/" + encodeURIComponent(runId), { method: "DELETE" });
+        }
+      });
+      if (progress.dataset.runId) {
+        // A run was already under way when the page was rendered: follow it.
+        const query = new URLSearchParams(Array.from(initial.entries()));
+        follow(progress.dataset.runId, query, ++generation);
+      }
+    }
+
+    experimentForms.push({
+      // Back or Forward: show the parameters that URL names, and their result.
+      restore: function () {
+        const values = valuesFromUrl(form, initial);
+        if (sameValues(values, experimentParams(form))) {
+          return;
+        }
+        setFormValues(form, values);
+        if (form.dataset.timingRuns) {
+          // Show the latest measurement at those parameters; never start one.
+          const mine = ++generation;
+          loadFragment(new URLSearchParams(Array.from(values.entries())), undefined, mine);
+        } else {
+          rerun();
+        }
+      },
+    });
   }
+
+  window.addEventListener("popstate", function () {
+    syncLanguageLinks();
+    experimentForms.forEach(function (entry) {
+      entry.restore();
+    });
+  });
 
   document.querySelectorAll("form[data-fragment]").forEach(enhanceExperiment);
 
