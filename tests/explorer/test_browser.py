@@ -173,6 +173,7 @@ def test_changing_a_parameter_reruns_updates_chart_and_url_and_reload_restores(p
     phase = page.locator("#experiment-superposition-phase")
     assert phase.input_value() == "2.0"
     phase.fill("3.14")
+    phase.press("Enter")
     page.wait_for_url(re.compile(r"superposition\.phase=3\.14"))
     page.wait_for_function(
         "() => document.querySelector('#experiment-superposition-result .run-meta')"
@@ -201,7 +202,7 @@ def server_message(base_url: str, lang: str, **params: str) -> str:
         f"{base_url}/{lang}/topics/{WAVE}/experiments/superposition/result", params=params
     )
     assert fragment.status_code == 422
-    return re.search(r"<li>(.*?)</li>", fragment.text).group(1)
+    return re.search(r"data-param-error><strong>[^<]*</strong> (.*?)</p>", fragment.text).group(1)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -214,6 +215,7 @@ def test_out_of_range_input_is_caught_in_the_page_language_with_the_servers_word
     before = chart_path(page)
     phase = page.locator("#experiment-superposition-phase")
     phase.fill("9")
+    phase.press("Enter")
     status = page.locator("#experiment-superposition [data-status]")
     page.wait_for_function(
         "() => document.querySelector('#experiment-superposition [data-status]').textContent"
@@ -227,6 +229,7 @@ def test_out_of_range_input_is_caught_in_the_page_language_with_the_servers_word
     assert "superposition.phase=9" not in page.url and chart_path(page) == before
     # A good value clears the mark and runs.
     phase.fill("1.25")
+    phase.press("Enter")
     page.wait_for_url(re.compile(r"superposition\.phase=1\.25"))
     assert page.locator("#experiment-superposition-phase-error").count() == 0
     assert phase.get_attribute("aria-invalid") is None
@@ -238,6 +241,7 @@ def test_int_fields_want_whole_numbers_but_floats_may_fall_between_steps(page, b
     page.goto(f"{base_url}/en/topics/{WAVE}")
     samples = page.locator("#experiment-superposition-samples")
     samples.fill("600.5")
+    samples.press("Tab")  # judged on leaving the field
     error = page.locator("#experiment-superposition-samples-error")
     error.wait_for()
     assert error.inner_text() == server_message(base_url, "en", samples="600.5")
@@ -245,6 +249,7 @@ def test_int_fields_want_whole_numbers_but_floats_may_fall_between_steps(page, b
     error.wait_for(state="detached")
     # The phase steps by 0.01, but the server takes any value within its bounds.
     page.locator("#experiment-superposition-phase").fill("3.14159")
+    page.locator("#experiment-superposition-phase").press("Enter")
     page.wait_for_url(re.compile(r"superposition\.phase=3\.14159"))
     page.wait_for_function(
         "() => document.querySelector('#experiment-superposition-result .run-meta')"
@@ -322,5 +327,172 @@ def test_figures_on_a_phone_stay_readable_and_scroll_in_their_own_box(browser, b
     for kind, drawn, natural in sizes:
         assert drawn / natural >= 0.75 - 1e-3, (kind, drawn, natural)  # text stays >= 8 px
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    context.close()
+    assert problems == []
+
+
+PHONE = {"width": 390, "height": 844}
+LANG_AND_VIEWPORT = [("en", None), ("zh", PHONE)]
+FRAGMENT_URL = re.compile(r"/experiments/superposition/result")
+
+
+def open_in(browser, viewport, **options):
+    if viewport is not None:
+        options["viewport"] = viewport
+    return open_page(browser, **options)
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_enter_runs_once_and_back_undoes_the_change(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/{WAVE}")
+    runs: list[str] = []
+    page.on("request", lambda r: runs.append(r.url) if FRAGMENT_URL.search(r.url) else None)
+    before = chart_path(page)
+    phase = page.locator("#experiment-superposition-phase")
+    phase.fill("")
+    phase.press_sequentially("1.5", delay=120)  # pauses between keys start nothing
+    page.wait_for_timeout(500)
+    assert runs == []
+    phase.press("Enter")
+    page.wait_for_url(re.compile(r"superposition\.phase=1\.5"))
+    page.wait_for_function(
+        "(before) => document.querySelector("
+        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') !== before",
+        arg=before,
+    )
+    page.wait_for_timeout(300)
+    assert len(runs) == 1, runs
+    after = chart_path(page)
+    page.go_back()
+    page.wait_for_function(
+        "(before) => document.querySelector("
+        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') === before",
+        arg=before,
+    )
+    assert phase.input_value() == "2.0" and "phase=1.5" not in page.url
+    page.go_forward()
+    page.wait_for_function(
+        "(after) => document.querySelector("
+        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') === after",
+        arg=after,
+    )
+    assert phase.input_value() == "1.5"
+    context.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_a_field_is_judged_on_leaving_it_not_per_keystroke(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/fft")
+    field = page.locator("#experiment-cost-growth-max_log2n")  # bounds 12..15
+    error = page.locator("#experiment-cost-growth-max_log2n-error")
+    field.fill("")
+    field.press_sequentially("14", delay=150)  # "1" alone is out of range: no complaint yet
+    assert error.count() == 0
+    field.press("Tab")
+    assert error.count() == 0 and field.get_attribute("aria-invalid") is None
+    field.fill("16")
+    assert error.count() == 0
+    field.press("Tab")
+    error.wait_for()
+    assert "16" in error.inner_text() and "15" in error.inner_text()
+    field.fill("13")  # typing a good value clears the mark at once
+    error.wait_for(state="detached")
+    context.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_a_result_is_marked_stale_while_running_and_after_an_error(
+    browser, base_url, lang, viewport
+):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/{WAVE}")
+    note = page.locator("#experiment-superposition [data-stale-note]")
+    result = page.locator("#experiment-superposition-result")
+    assert note.is_hidden()
+    held = []  # the request waits here until the test lets it through
+    page.route(FRAGMENT_URL, lambda route: held.append(route))
+    phase = page.locator("#experiment-superposition-phase")
+    phase.fill("1.75")
+    phase.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#experiment-superposition-result').classList.contains('stale')"
+    )
+    assert note.is_visible() and note.inner_text()
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_function(
+        "() => !document.querySelector('#experiment-superposition-result').classList.contains('stale')"
+    )
+    assert note.is_hidden()
+    page.unroute(FRAGMENT_URL)
+    busy = '<p class="run-error" role="alert">busy</p>'
+    page.route(FRAGMENT_URL, lambda route: route.fulfill(status=503, body=busy))
+    shown = chart_path(page)
+    phase.fill("1.5")
+    phase.press("Enter")
+    page.locator("#experiment-superposition [data-problem] .run-error").wait_for()
+    assert "stale" in result.get_attribute("class") and note.is_visible()
+    assert chart_path(page) == shown  # the old result stays, marked
+    context.close()
+    # Chromium logs the 503 we asked for.
+    assert [p for p in problems if "status of 503" not in p] == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_a_bad_value_in_a_shared_link_is_shown_at_its_field(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/{WAVE}?superposition.phase=9")
+    error = page.locator("#experiment-superposition-phase-error")
+    assert error.inner_text() == server_message(base_url, lang, phase="9")
+    assert page.locator("h1").inner_text()  # the page, not a bare error
+    assert page.locator("#experiment-phase-sweep-result svg.chart").count() >= 1
+    context.close()
+    assert [p for p in problems if "status of 422" not in p] == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_timing_experiments_wait_to_be_asked_then_show_progress_and_cancel(
+    browser, base_url, lang, viewport
+):
+    words = {
+        "en": ("press Measure", "live measurement on this server"),
+        "zh": ("请点击", "实时测量"),
+    }
+    prompt, measured = words[lang]
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/fft")
+    result = page.locator("#experiment-cost-growth-result")
+    assert prompt in result.inner_text()
+    progress = page.locator("#experiment-cost-growth [data-progress]")
+    assert progress.is_hidden()
+    page.locator("#experiment-cost-growth-max_log2n").fill("12")
+    page.locator("#experiment-cost-growth-rounds").fill("1")
+    page.locator("#experiment-cost-growth button[type=submit]").click()
+    progress.wait_for(state="visible")
+    assert progress.locator("[data-progress-text]").inner_text()
+    page.wait_for_function(
+        "(words) => document.querySelector('#experiment-cost-growth-result').textContent"
+        ".includes(words)",
+        arg=measured,
+        timeout=60_000,
+    )
+    assert progress.is_hidden() and "cost-growth.rounds=1" in page.url
+    assert "UTC" in result.inner_text()
+    # Another measurement, cancelled at once.
+    page.locator("#experiment-cost-growth-rounds").fill("2")
+    page.locator("#experiment-cost-growth button[type=submit]").click()
+    progress.wait_for(state="visible")
+    progress.locator("[data-cancel]").click()
+    status = page.locator("#experiment-cost-growth [data-status]")
+    page.wait_for_function(
+        "(text) => document.querySelector('#experiment-cost-growth [data-status]')"
+        ".textContent === text",
+        arg=progress.get_attribute("data-cancelled"),
+    )
+    assert progress.is_hidden() and status.inner_text()
     context.close()
     assert problems == []
