@@ -496,3 +496,51 @@ def test_timing_experiments_wait_to_be_asked_then_show_progress_and_cancel(
     assert progress.is_hidden() and status.inner_text()
     context.close()
     assert problems == []
+
+
+@pytest.mark.parametrize(
+    "lang,viewport", [("en", None), ("zh", None), ("en", PHONE), ("zh", PHONE)]
+)
+def test_contents_anchors_and_neighbour_links(browser, base_url, registry, lang, viewport):
+    context, page, problems = open_in(browser, viewport or {"width": 1400, "height": 900})
+    topics = list(registry)
+    middle = topics[1]
+    page.goto(f"{base_url}/{lang}/topics/{middle.slug}")
+    nav = page.get_by_role("navigation", name={"en": "Contents", "zh": "目录"}[lang])
+    assert nav.count() == 1
+    links = nav.locator("a")
+    assert links.count() >= 5
+    # Every entry points at a heading that exists and has its own visible # link.
+    for href in links.evaluate_all("(as) => as.map(a => a.getAttribute('href'))"):
+        target = page.locator(f"[id='{href[1:]}']")
+        assert target.count() == 1, href
+        assert page.locator(f"a.heading-anchor[href='{href}']").count() == 1, href
+    headings = page.locator(".prose h2, .prose h3, .block h2")
+    assert headings.count() == page.locator("a.heading-anchor").count()
+    details = nav.locator("details")
+    if viewport is PHONE:
+        assert details.get_attribute("open") is None  # folded on a phone
+        nav.locator("summary").click()
+        assert links.nth(2).is_visible()
+        links.nth(2).click()
+        assert details.get_attribute("open") is None
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    else:
+        assert links.first.is_visible()
+        page.mouse.wheel(0, 5000)
+        page.wait_for_timeout(300)
+        box = nav.bounding_box()
+        assert box is not None and 0 <= box["y"] < 100  # sticky beside the article
+        links.nth(2).click()
+    target_id = links.nth(2).get_attribute("href")[1:]
+    page.wait_for_url(re.compile(re.escape(target_id) + "$") if lang == "en" else re.compile("#"))
+    top = page.locator(f"[id='{target_id}']").bounding_box()["y"]
+    assert -2 <= top < 120
+    pager = page.locator(".pager")
+    assert pager.locator("a[rel=prev]").get_attribute("href") == f"/{lang}/topics/{topics[0].slug}"
+    assert pager.locator("a[rel=next]").get_attribute("href") == f"/{lang}/topics/{topics[2].slug}"
+    assert topics[2].meta[lang].title in pager.locator("a[rel=next]").inner_text()
+    page.locator(".back-to-top a").click()
+    page.wait_for_function("() => document.querySelector('main').getBoundingClientRect().top >= -1")
+    context.close()
+    assert problems == []

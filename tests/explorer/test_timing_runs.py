@@ -10,7 +10,6 @@ import pytest
 from whylab.explorer.service import RunRecord
 from whylab.explorer.timing import TimingQueue
 
-
 PAGE = "/{lang}/topics/tiny-demo"
 FRAGMENT = "/{lang}/topics/tiny-demo/experiments/clock/result"
 QUEUE = "/api/topics/tiny-demo/experiments/clock/timing-runs"

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from urllib.parse import parse_qsl, urlencode
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -587,7 +587,9 @@ def create_app(
         # reported inside its own block and the rest of the page is still served.
         status = 422 if 422 in statuses else 200
         page_query = [(k, v) for k, v in request.query_params.items()]
-        return html("topic.html", topic_context(topic, lang, links, views, page_query), status)
+        return html(
+            "topic.html", topic_context(topic, lang, links, views, page_query, registry), status
+        )
 
     @app.get("/{lang}/topics/{slug}/experiments/{name}/result", include_in_schema=False)
     async def result_fragment(request: Request, lang: str, slug: str, name: str) -> Response:

@@ -85,7 +85,9 @@ def export_site(
             write(f"{lang}/tags/{tag.key}/index.html", home.render(**context))
         for topic in registry:
             views = {p.name: runs[(topic.slug, p.name)] for p in topic.placements()}
-            context = topic_context(topic, lang, Links(3, live_url), views, page_query=[])
+            context = topic_context(
+                topic, lang, Links(3, live_url), views, page_query=[], registry=registry
+            )
             write(
                 f"{lang}/topics/{topic.slug}/index.html",
                 env.get_template("topic.html").render(**context),

@@ -46,6 +46,11 @@ UI: dict[str, Text] = {
     "empty_tag": T("No topic has this tag.", "没有主题带有这个标签。"),
     "read_in_other": T("阅读中文版", "Read in English"),  # the link is in the other language
     "question": T("The question", "问题"),
+    "contents": T("Contents", "目录"),
+    "other_topics": T("Previous and next topic", "上一个和下一个主题"),
+    "previous_topic": T("Previous topic", "上一个主题"),
+    "next_topic": T("Next topic", "下一个主题"),
+    "back_to_top": T("Back to top", "回到顶部"),
     "tags": T("Tags", "标签"),
     "home": T("Home", "首页"),
     "breadcrumb": T("Breadcrumb", "导航路径"),
@@ -166,9 +171,7 @@ UI: dict[str, Text] = {
         "{name}: unknown parameter (write experiment.parameter=value)",
         "{name}：未知参数（请写成 实验名.参数名=值）",
     ),
-    "too_many_params": T(
-        "Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"
-    ),
+    "too_many_params": T("Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"),
     "footer": T(
         "whylab {version}. Equations are rendered as MathML on the server; every chart has a "
         "data table.",

@@ -305,15 +305,50 @@ def home_context(
     }
 
 
+@dataclass(frozen=True)
+class TocEntry:
+    """One line of a topic page's table of contents: a prose heading or a block."""
+
+    id: str
+    text: str
+    level: int  # 2 for sections and blocks, 3 for subsections
+
+
+def table_of_contents(segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang):
+    """Headings and experiment/diagram blocks, in reading order."""
+    entries: list[TocEntry] = []
+    for segment in segments:
+        if isinstance(segment, HtmlBlock):
+            entries.extend(TocEntry(h.id, h.text, h.level) for h in segment.headings)
+        elif segment.name in views:
+            view = views[segment.name]
+            entries.append(TocEntry(view.anchor, view.experiment.title.get(lang), 2))
+    return entries
+
+
+def neighbours(registry: TopicRegistry, topic: Topic) -> tuple[Topic | None, Topic | None]:
+    """The topics before and after ``topic`` in home-page order."""
+    ordered = list(registry)
+    index = next(i for i, t in enumerate(ordered) if t.slug == topic.slug)
+    before = ordered[index - 1] if index > 0 else None
+    after = ordered[index + 1] if index + 1 < len(ordered) else None
+    return before, after
+
+
 def topic_context(
     topic: Topic,
     lang: Lang,
     links: Links,
     views: dict[str, ExperimentView],
     page_query: list[tuple[str, str]],
+    registry: TopicRegistry,
 ) -> dict[str, Any]:
     query = urlencode(page_query)
+    previous_topic, next_topic = neighbours(registry, topic)
     return {
+        "toc": table_of_contents(topic.prose[lang].segments, views, lang),
+        "previous_topic": previous_topic,
+        "next_topic": next_topic,
         "lang": lang,
         "links": links,
         "topic": topic,

@@ -87,9 +87,7 @@ _CJK_RANGES = (
     "\uac00-\ud7af"  # hangul syllables
     "\uf900-\ufaff"  # CJK compatibility ideographs
 )
-_TOKEN_RE = re.compile(
-    rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)"
-)
+_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)")
 _WORD_RE = re.compile(rf"[^\W_{_CJK_RANGES}]+(?:\+\+|#)?")
 _CJK_RE = re.compile(rf"[{_CJK_RANGES}]+")
 
@@ -226,11 +224,35 @@ def _query_terms(query: str) -> dict[str, float]:
 
 _SPACES = re.compile(r"\s+")
 _LATEX_SYMBOLS = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "varphi": "φ",
-    "phi": "φ", "omega": "ω", "Omega": "Ω", "Sigma": "Σ", "sum": "Σ", "infty": "∞",
-    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "cdot": "·", "times": "×",
-    "approx": "≈", "ne": "≠", "to": "→", "ldots": "…", "cdots": "…",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "theta": "θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "sigma": "σ",
+    "tau": "τ",
+    "varphi": "φ",
+    "phi": "φ",
+    "omega": "ω",
+    "Omega": "Ω",
+    "Sigma": "Σ",
+    "sum": "Σ",
+    "infty": "∞",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "cdot": "·",
+    "times": "×",
+    "approx": "≈",
+    "ne": "≠",
+    "to": "→",
+    "ldots": "…",
+    "cdots": "…",
 }
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+|[,;:! ])")
 
@@ -276,8 +298,10 @@ class SearchIndex:
         for doc in docs:
             languages = self._docs.setdefault(doc.slug, {})
             if doc.lang in languages:
-                raise ValueError(f"SearchIndex: duplicate document for slug {doc.slug!r} "
-                                 f"in language {doc.lang!r}")
+                raise ValueError(
+                    f"SearchIndex: duplicate document for slug {doc.slug!r} "
+                    f"in language {doc.lang!r}"
+                )
             languages[doc.lang] = doc
 
         self._fields: dict[str, dict[str, _Field]] = {}
@@ -291,8 +315,9 @@ class SearchIndex:
             document_frequency.update(seen)
 
         self._average_length = {
-            name: max(1.0, sum(f[name].length for f in self._fields.values())
-                      / max(1, len(self._fields)))
+            name: max(
+                1.0, sum(f[name].length for f in self._fields.values()) / max(1, len(self._fields))
+            )
             for name in FIELD_WEIGHTS
         }
         topic_count = len(self._docs)

@@ -399,6 +399,31 @@
 
   document.querySelectorAll("form[data-fragment]").forEach(enhanceExperiment);
 
+  // ---------------------------------------------------------------- contents
+
+  // The contents are open in the HTML; on a narrow screen they fold away until
+  // asked for, and following one of their links folds them again. On a wide
+  // screen they stay open beside the article (the stylesheet makes them sticky).
+  const toc = document.querySelector("details[data-toc]");
+  if (toc) {
+    const narrow = window.matchMedia("(max-width: 77.99rem)");
+    const fit = function () {
+      toc.open = !narrow.matches;
+    };
+    fit();
+    narrow.addEventListener("change", fit);
+    toc.addEventListener("click", function (event) {
+      if (event.target.closest("a") && narrow.matches) {
+        toc.open = false;
+      }
+    });
+    toc.querySelector("summary").addEventListener("click", function (event) {
+      if (!narrow.matches) {
+        event.preventDefault(); // beside the article it is always open
+      }
+    });
+  }
+
   // ---------------------------------------------------------------- search and tags
 
   const searchForm = document.querySelector("form[data-live-search]");
