@@ -419,13 +419,15 @@ def test_a_result_is_marked_stale_while_running_and_after_an_error(
     phase.fill("1.75")
     phase.press("Enter")
     page.wait_for_function(
-        "() => document.querySelector('#experiment-superposition-result').classList.contains('stale')"
+        "() => document.querySelector('#experiment-superposition-result')"
+        ".classList.contains('stale')"
     )
     assert note.is_visible() and note.inner_text()
     assert len(held) == 1
     held[0].continue_()
     page.wait_for_function(
-        "() => !document.querySelector('#experiment-superposition-result').classList.contains('stale')"
+        "() => !document.querySelector('#experiment-superposition-result')"
+        ".classList.contains('stale')"
     )
     assert note.is_hidden()
     page.unroute(FRAGMENT_URL)
@@ -542,5 +544,29 @@ def test_contents_anchors_and_neighbour_links(browser, base_url, registry, lang,
     assert topics[2].meta[lang].title in pager.locator("a[rel=next]").inner_text()
     page.locator(".back-to-top a").click()
     page.wait_for_function("() => document.querySelector('main').getBoundingClientRect().top >= -1")
+    context.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_search_as_you_type_ranks_completes_highlights_and_empties(
+    browser, base_url, lang, viewport
+):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/")
+    box = page.locator("#search-q")
+    box.press_sequentially("autog", delay=30)  # an unfinished word
+    page.wait_for_function(FIRST_CARD_IS, arg="autograd")  # its title outranks the prose
+    box.fill("transp")
+    page.wait_for_function(FIRST_CARD_IS, arg="strided-tensors")
+    query = {"en": "butterfly", "zh": "蝶形"}[lang]
+    box.fill(query)
+    page.wait_for_function(FIRST_CARD_IS, arg="fft")
+    marks = page.locator(".card-snippet mark").all_inner_texts()
+    assert marks and all(m.lower().startswith(query[:6]) for m in marks), marks
+    box.fill("zebrafish")
+    page.locator(".empty-state").wait_for()
+    assert page.locator("[data-cards] h2").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     context.close()
     assert problems == []

@@ -46,7 +46,11 @@ def test_search_finds_topics_in_english_and_chinese(client):
     ]:
         page = client.get(f"/{lang}/", params={"q": query}).text
         assert 'class="card"' in page and 'data-slug="tiny-demo"' in page, (lang, query)
-        assert 'class="card-snippet"' in page
+        # A snippet only from the page's own language, with the match marked.
+        same_language = (lang == "zh") == bool(re.search(r"[\u4e00-\u9fff]", query))
+        assert ('class="card-snippet"' in page) == same_language, (lang, query)
+        if same_language:
+            assert f"<mark>{query}</mark>" in page, (lang, query)
 
 
 def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
@@ -57,6 +61,7 @@ def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
     assert 'href="/en/topics/tiny-demo"' in page
     zh = client.get("/zh/", params={"q": "鲸鱼"}).text
     assert "没有找到与“鲸鱼”相关的主题。" in zh
+    assert "Topics matching" not in page and "相关的主题</h2>" not in zh  # no results heading
 
 
 def test_tag_filter_works_from_the_query_string(client):

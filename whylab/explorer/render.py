@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 import whylab
 from whylab.explorer.experiment import (
@@ -102,6 +102,18 @@ class Links:
 class Card:
     topic: Topic
     snippet: str = ""
+    marks: tuple[tuple[int, int], ...] = ()  # matched words in the snippet
+
+
+def highlight(text: str, marks: Iterable[tuple[int, int]]) -> Markup:
+    """``text`` escaped, with the (start, end) spans in ``marks`` wrapped in ``<mark>``."""
+    pieces, done = [], 0
+    for start, end in marks:
+        pieces += [escape(text[done:start]), Markup("<mark>"), escape(text[start:end])]
+        pieces.append(Markup("</mark>"))
+        done = end
+    pieces.append(escape(text[done:]))
+    return Markup("").join(pieces)
 
 
 @dataclass
@@ -248,6 +260,7 @@ def make_environment() -> Environment:
         other_lang=other_lang,
         version=whylab.__version__,
         input_value=input_value,
+        highlight=highlight,
         bound_messages=_bound_messages,
         format_param=format_param,
         describe_params=describe_params,
@@ -282,7 +295,9 @@ def home_context(
     active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
     if hits is not None:
         cards = [
-            Card(registry.topics[h.slug], h.snippet) for h in hits if h.slug in registry.topics
+            Card(registry.topics[h.slug], h.snippet, h.marks)
+            for h in hits
+            if h.slug in registry.topics
         ]
     else:
         cards = [Card(t) for t in registry]
