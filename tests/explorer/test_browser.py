@@ -94,6 +94,17 @@ def open_page(browser, **context_options):
     return context, page, problems
 
 
+PHONE = {"width": 390, "height": 844}
+LANG_AND_VIEWPORT = [("en", None), ("zh", PHONE)]
+FRAGMENT_URL = re.compile(r"/experiments/superposition/result")
+
+
+def open_in(browser, viewport, **options):
+    if viewport is not None:
+        options["viewport"] = viewport
+    return open_page(browser, **options)
+
+
 @pytest.fixture
 def page(browser) -> Iterator:
     context, page, problems = open_page(browser)
@@ -315,31 +326,87 @@ def test_keyboard_skip_link_and_phone_layout(browser, base_url):
     assert problems == []
 
 
-def test_figures_on_a_phone_stay_readable_and_scroll_in_their_own_box(browser, base_url):
-    context, page, problems = open_page(browser, viewport={"width": 390, "height": 844})
-    page.goto(f"{base_url}/zh/topics/fft")
-    sizes = page.evaluate(
-        """() => Array.from(document.querySelectorAll('.figure-scroll svg')).map(svg => [
-            svg.getAttribute('class'), svg.getBoundingClientRect().width,
-            svg.viewBox.baseVal.width])"""
-    )
-    assert {kind for kind, _, _ in sizes} == {"chart", "graph"}
-    for kind, drawn, natural in sizes:
-        assert drawn / natural >= 0.75 - 1e-3, (kind, drawn, natural)  # text stays >= 8 px
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+READABILITY = """() => {
+    const visible = (el) => el.getClientRects().length > 0
+        && getComputedStyle(el).display !== 'none';
+    const small = [];
+    for (const svg of document.querySelectorAll('.figure svg')) {
+        if (!visible(svg)) continue;
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        for (const text of svg.querySelectorAll('text')) {
+            const size = parseFloat(getComputedStyle(text).fontSize) * scale;
+            if (size < 10.99) small.push([svg.getAttribute('class'), text.textContent, size]);
+        }
+    }
+    const unreachable = [];
+    for (const el of document.querySelectorAll('main *')) {
+        const style = getComputedStyle(el);
+        const scrolls = ['auto', 'scroll'].includes(style.overflowX)
+            && el.scrollWidth > el.clientWidth + 1;
+        if (scrolls && el.tabIndex < 0 && !el.querySelector('a, button, input, select, summary'))
+            unreachable.push(el.className);
+    }
+    return {small, unreachable, overflow: document.documentElement.scrollWidth - innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("slug", ["fft", "strided-tensors", "dispatcher"])
+def test_on_a_phone_figures_fit_text_stays_readable_and_scroll_boxes_are_reachable(
+    browser, base_url, lang, slug
+):
+    context, page, problems = open_page(browser, viewport=PHONE)
+    page.goto(f"{base_url}/{lang}/topics/{slug}")
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    found = page.evaluate(READABILITY)
+    assert found["small"] == [], found["small"][:5]
+    assert found["unreachable"] == [], found["unreachable"]
+    assert found["overflow"] <= 0
+    for svg in page.locator("svg.chart.compact").all()[:3]:
+        box = svg.bounding_box()  # charts fit the width: no sideways scrolling
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     context.close()
     assert problems == []
 
 
-PHONE = {"width": 390, "height": 844}
-LANG_AND_VIEWPORT = [("en", None), ("zh", PHONE)]
-FRAGMENT_URL = re.compile(r"/experiments/superposition/result")
+def luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
-def open_in(browser, viewport, **options):
-    if viewport is not None:
-        options["viewport"] = viewport
-    return open_page(browser, **options)
+def contrast(a: str, b: str) -> float:
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_marks_numbers_and_input_borders(browser, base_url, scheme, lang, viewport):
+    context, page, problems = open_in(browser, viewport, color_scheme=scheme)
+    page.goto(f"{base_url}/{lang}/topics/fft")
+    # Each check's mark sits inside its row, not hanging off to the left.
+    offsets = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.check')).map(li =>
+            li.querySelector('.mark').getBoundingClientRect().left
+            - li.getBoundingClientRect().left)"""
+    )
+    assert offsets and all(-0.5 <= x <= 2 for x in offsets), offsets
+    # Numbers line up on the right.
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    aligns = page.evaluate(
+        "Array.from(document.querySelectorAll('td.num')).map(td => getComputedStyle(td).textAlign)"
+    )
+    assert aligns and set(aligns) == {"right"}
+    # Field borders stand out from the surface (WCAG 1.4.11: 3:1).
+    field = page.locator("#experiment-fft-vs-dft-log2n")
+    border, surface = field.evaluate(
+        "(el) => [getComputedStyle(el).borderTopColor,"
+        " getComputedStyle(el.closest('.block')).backgroundColor]"
+    )
+    assert contrast(border, surface) >= 3.0, (border, surface)
+    context.close()
+    assert problems == []
 
 
 @pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)

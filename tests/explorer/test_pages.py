@@ -96,12 +96,13 @@ def test_topic_page_renders_question_prose_math_and_every_block(client):
     assert "$" not in re.sub(r"<[^>]+>", "", prose)
     for block in ("experiment-sine", "experiment-mean", "diagram-graph", "experiment-clock"):
         assert f'id="{block}"' in page
-    assert page.count("<svg") == 4  # two sine charts, the running mean, the graph
+    # two sine charts and the running mean, each wide and compact (phones), and the graph
+    assert page.count("<svg") == 7 and page.count('<svg class="chart compact"') == 3
     assert page.count('class="check pass"') == 6  # the timing experiment (clock) waits to be asked
     assert "press Measure" in page
     assert "✓" in page and "measured" in page and "expected" in page
     assert 'id="diagram-graph"' in page and 'data-experiment="graph"' not in page  # no form
-    assert "<details" in page and "Data table" in page and "<table>" in page
+    assert "<details" in page and "Data table" in page and '<table class="reflow">' in page
 
 
 def test_form_fields_are_labelled_typed_and_bounded(client):
@@ -132,7 +133,8 @@ def test_check_values_with_words_show_in_the_page_language(client):
     assert "<code>3 nodes with inputs</code>" in english and "<code>3 ops</code>" in english
     assert "<code>3 个节点有输入</code>" in chinese and "<code>3 个运算</code>" in chinese
     assert "nodes with inputs" not in chinese
-    assert "<td>frequency</td>" in english and "<td>频域</td>" in chinese  # a table cell
+    assert re.search(r"<td[^>]*>frequency</td>", english)  # a table cell
+    assert re.search(r"<td[^>]*>频域</td>", chinese)
 
 
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
@@ -250,7 +252,8 @@ def test_pages_are_accessible_by_construction(client):
     for element_id in ids:
         assert f'<label for="{element_id}">' in page, element_id
     assert all('role="img"' in svg for svg in re.findall(r"<svg[^>]*>", page))
-    assert page.count('<details class="data-table"') == page.count("<svg")  # a table per chart
+    figures = page.count("<svg") - page.count('<svg class="chart compact"')  # drawn twice
+    assert page.count('<details class="data-table"') == figures  # a table per figure
 
 
 def test_no_third_party_resources_and_security_headers(client):
@@ -281,7 +284,7 @@ def test_head_requests_are_answered_like_get_without_a_body(client):
     assert client.head("/en/topics/nope").status_code == 404
 
 
-def test_metrics_are_listed_by_name_whether_fresh_or_from_the_cache(client):
+def test_metrics_show_declared_labels_then_code_names_fresh_or_from_the_cache(client):
     # The clock experiment returns "seconds" before "ns_per_iteration" and is never cached;
     # a cached result comes back from JSON with sorted keys. Both must read the same way.
     for _ in range(2):
@@ -289,6 +292,10 @@ def test_metrics_are_listed_by_name_whether_fresh_or_from_the_cache(client):
         html = client.get("/en/topics/tiny-demo/experiments/clock/result", params={"n": "10"}).text
         names = re.findall(r"<dt>([^<]+)</dt>", html)
         assert names == sorted(names, key=str.lower) and "seconds" in names, names
+    for _ in range(2):  # fresh, then from the cache
+        zh = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "4"}).text
+        assert re.findall(r"<dt>([^<]+)</dt>", zh) == ["信号能量", "峰值频点"]
+        assert '<span class="unit">V²</span>' in zh and "energy" not in zh
 
 
 def test_pages_are_compressed_when_the_client_accepts_gzip(client):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -164,4 +165,6 @@ def test_the_line_runs_one_at_a_time_in_order_and_cancels(fixture_registry):
         assert line.latest(topic, clock, {"n": 2}).record.elapsed_s == 0.25
         await line.close()
 
-    asyncio.run(scenario())
+    # In a thread of its own: Playwright's sync API may hold an event loop in this one.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result()

@@ -74,6 +74,8 @@ UI: dict[str, Text] = {
         "What would make this fail (checked by a negative control)",
         "什么会让它不成立（已由阴性对照验证）",
     ),
+    "yes": T("yes", "是"),
+    "no": T("no", "否"),
     "measured": T("measured", "实测"),
     "expected": T("expected", "预期"),
     "metrics": T("Measurements", "测量值"),

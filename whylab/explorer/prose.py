@@ -150,7 +150,8 @@ def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     mathml = latex_to_mathml(
         token.content, display=True, where=f"{env.get('where', '')} line {line}"
     )
-    return f'<div class="math-display">{mathml}</div>\n'
+    # tabindex: a formula wider than a phone scrolls in this box, which the keyboard must reach.
+    return f'<div class="math-display" tabindex="0">{mathml}</div>\n'
 
 
 # ---------------------------------------------------------------- heading ids and anchors

@@ -9,6 +9,7 @@ an export -- and in whether experiment forms can run.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, transla
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
-from whylab.explorer.svg import render_graph, render_line_chart
+from whylab.explorer.svg import COMPACT, WIDE, render_graph, render_line_chart
 from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
@@ -166,10 +167,13 @@ def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> st
     return translate("comma", lang).join(parts)
 
 
-def format_value(value: Any) -> str:
-    """Metrics and table cells: ints as they are, floats to 6 significant digits."""
-    if isinstance(value, bool) or isinstance(value, str):
-        return str(value)
+def format_value(value: Any, lang: Lang = "en") -> str:
+    """Metrics and table cells: ints as they are, floats to 6 significant digits,
+    True/False as yes/no in ``lang``."""
+    if isinstance(value, bool):
+        return translate("yes" if value else "no", lang)
+    if isinstance(value, str):
+        return value
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
@@ -179,6 +183,60 @@ def format_value(value: Any) -> str:
             return "∞" if value > 0 else "−∞"
         return f"{value:.6g}"
     return str(value)
+
+
+def is_number(value: Any) -> bool:
+    """A table cell that holds a number (right-aligned, so digits line up)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    if isinstance(value, str):
+        text = value.strip().replace("−", "-").replace("×", "").replace(",", "")
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key reading runs of digits as numbers: ``n_4 < n_16 < n_256``."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    label: str
+    value: str
+    unit: str
+    numeric: bool
+
+
+def metric_rows(experiment: Experiment, metrics: dict[str, Any], lang: Lang) -> list[MetricRow]:
+    """The metrics as a page shows them: declared labels and units first, in declaration
+    order; any undeclared metric after them by its code name, numbers sorted as numbers."""
+    declared = {m.name: m for m in experiment.metrics}
+    names = [m.name for m in experiment.metrics if m.name in metrics]
+    names += sorted((n for n in metrics if n not in declared), key=natural_key)
+    rows = []
+    for name in names:
+        metric = declared.get(name)
+        value = metrics[name]
+        rows.append(
+            MetricRow(
+                metric.label.get(lang) if metric else name,
+                format_value(value, lang),
+                metric.unit if metric else "",
+                is_number(value),
+            )
+        )
+    return rows
 
 
 def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]], int]:
@@ -226,7 +284,10 @@ def _text(context, value: str | Text) -> str:
 def _figure_svg(context, figure, element_id: str) -> Markup:
     lang = context["lang"]
     if isinstance(figure, LineChart):
-        return Markup(render_line_chart(figure, lang, element_id))
+        # Both drawings go out; the stylesheet shows the compact one on phones.
+        wide = render_line_chart(figure, lang, element_id, WIDE)
+        compact = render_line_chart(figure, lang, f"{element_id}-compact", COMPACT)
+        return Markup(wide + compact)
     if isinstance(figure, GraphDiagram):
         return Markup(render_graph(figure, lang, element_id))
     raise TypeError(f"cannot draw {type(figure).__name__}")
@@ -240,6 +301,16 @@ def _bound_messages(context, param: Param) -> dict[str, str]:
 @pass_context
 def _chart_table(context, chart: LineChart):
     return chart_table(chart, context["lang"])
+
+
+@pass_context
+def _value(context, value: Any) -> str:
+    return format_value(value, context["lang"])
+
+
+@pass_context
+def _metric_rows(context, experiment: Experiment, metrics: dict[str, Any]) -> list[MetricRow]:
+    return metric_rows(experiment, metrics, context["lang"])
 
 
 def make_environment() -> Environment:
@@ -261,12 +332,14 @@ def make_environment() -> Environment:
         version=whylab.__version__,
         input_value=input_value,
         highlight=highlight,
+        value=_value,
+        metric_rows=_metric_rows,
         bound_messages=_bound_messages,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,
     )
-    env.filters["value"] = format_value
+    env.tests["number"] = is_number
     env.tests["linechart"] = lambda f: isinstance(f, LineChart)
     env.tests["graph"] = lambda f: isinstance(f, GraphDiagram)
     env.tests["htmlblock"] = lambda s: isinstance(s, HtmlBlock)

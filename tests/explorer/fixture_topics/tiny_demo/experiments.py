@@ -13,6 +13,7 @@ from whylab.explorer.experiment import (
     GraphDiagram,
     GraphNode,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -54,6 +55,10 @@ from whylab.explorer.experiment import (
         Param(
             "seed", "int", 0, T("Random seed", "随机种子"), minimum=0, maximum=1_000_000, seed=True
         ),
+    ],
+    metrics=[
+        Metric("energy", T("Signal energy", "信号能量"), "V²"),
+        Metric("peak_bin", T("Peak frequency bin", "峰值频点")),
     ],
 )
 def sine(amplitude, cycles, samples, noise, log_y, seed):
