@@ -637,3 +637,80 @@ def test_search_as_you_type_ranks_completes_highlights_and_empties(
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     context.close()
     assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_math_is_set_in_the_served_math_font(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    fonts: list[tuple[str, int]] = []
+    page.on("response", lambda r: fonts.append((r.url, r.status)) if "/fonts/" in r.url else None)
+    page.goto(f"{base_url}/{lang}/topics/fft")
+    loaded = page.evaluate(
+        """async () => { await document.fonts.ready;
+            return Array.from(document.fonts).filter(f => f.family.includes('Noto Sans Math'))
+                .map(f => f.status); }"""
+    )
+    assert loaded == ["loaded"]
+    assert fonts and all(url.startswith(base_url) and status == 200 for url, status in fonts)
+    family = page.locator(".prose math").first.evaluate("(m) => getComputedStyle(m).fontFamily")
+    assert family.startswith('"Noto Sans Math"')
+    # With a MATH table the radical's bar joins its sign: the <msqrt> is taller than its
+    # content alone and a display fraction is taller than one line of text.
+    sizes = page.evaluate(
+        """() => { const frac = document.querySelector('.math-display mfrac');
+            const line = parseFloat(getComputedStyle(document.body).lineHeight);
+            return frac ? [frac.getBoundingClientRect().height, line] : null; }"""
+    )
+    assert sizes is not None and sizes[0] > sizes[1]
+    context.close()
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_not_found_speaks_the_page_language(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    response = page.goto(f"{base_url}/{lang}/topics/no-such-topic")
+    assert response.status == 404
+    title = {"en": "Page not found", "zh": "找不到这个页面"}[lang]
+    assert page.locator("h1").inner_text() == title
+    assert "Something went wrong" not in page.content()
+    context.close()
+    assert [p for p in problems if "status of 404" not in p] == []
+
+
+@pytest.mark.parametrize("lang,viewport", [("en", None), ("zh", None), ("en", PHONE)])
+def test_home_cards_are_the_question_and_two_sentences_aligned(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport or {"width": 1280, "height": 900})
+    page.goto(f"{base_url}/{lang}/")
+    rows = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.card')).map(card => {
+            const box = card.getBoundingClientRect();
+            const other = card.querySelector('.card-other').getBoundingClientRect();
+            const summary = card.querySelector('.card-summary').textContent;
+            return [Math.round(box.top), Math.round(box.bottom - other.bottom), summary]; })"""
+    )
+    ends = re.compile(r"[.!?](?=\s|$)|[。！？]")
+    for _, gap, summary in rows:
+        assert 1 <= len(ends.findall(summary)) <= 2, summary
+        assert gap < 40  # the other-language link sits at the card's foot
+    by_row: dict[int, set[int]] = {}
+    for top, gap, _ in rows:
+        by_row.setdefault(top, set()).add(gap)
+    assert all(len(gaps) == 1 for gaps in by_row.values()), by_row  # aligned across a row
+    context.close()
+    assert problems == []
+
+
+def test_printing_hides_forms_and_expands_data_tables(browser, base_url):
+    context, page, problems = open_page(browser)
+    page.goto(f"{base_url}/zh/topics/{WAVE}")
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.locator(".experiment-form").first.is_hidden()
+    assert page.locator("button").first.is_hidden() and page.locator(".toc").is_hidden()
+    assert page.locator("details.data-table table").first.is_visible()
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    page.emulate_media(media="screen")
+    assert page.locator("details.data-table").first.get_attribute("open") is None
+    context.close()
+    assert problems == []

@@ -318,3 +318,11 @@ def test_a_bad_value_from_a_shared_link_renders_the_page_with_the_error_at_the_f
         assert words in field_error
         assert page.count(field_error) == 1  # said once, next to the field
         assert 'aria-invalid="true"' in page
+
+
+def test_a_card_is_the_question_and_two_sentences():
+    from whylab.explorer.render import card_summary
+
+    assert card_summary("One. Two is numpy.fft here! Three? Four.") == "One. Two is numpy.fft here!"
+    assert card_summary("第一句。第二句！第三句。") == "第一句。第二句！"
+    assert card_summary("Only one") == "Only one"

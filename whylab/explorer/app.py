@@ -217,18 +217,20 @@ def create_app(
     ) -> HTMLResponse:
         return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
 
-    def error_page(lang: str, status: int, message: str, headers=None) -> HTMLResponse:
+    def error_page(
+        lang: str, status: int, message: str, headers=None, title_key: str = "error_title"
+    ) -> HTMLResponse:
         context = {
             "lang": lang,
             "links": links,
-            "title": translate("error_title", lang),
+            "title": translate(title_key, lang),
             "message": message,
             "alternates": {code: links.home(code) for code in LANGS},
         }
         return html("error.html", context, status, headers)
 
     def not_found(lang: str) -> HTMLResponse:
-        return error_page(lang, 404, translate("not_found", lang))
+        return error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
 
     def rate_limited(request: Request) -> float:
         return limiter.take(_client(request)) if limiter else 0.0
@@ -621,8 +623,9 @@ def create_app(
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
             return JSONResponse({"detail": error.detail}, error.status_code)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
-        message = translate("not_found", lang) if error.status_code == 404 else str(error.detail)
-        return error_page(lang, error.status_code, message)
+        if error.status_code == 404:
+            return not_found(lang)
+        return error_page(lang, error.status_code, str(error.detail))
 
     return app
 

@@ -94,8 +94,10 @@ def export_site(
             )
     static_out = out / "static"
     static_out.mkdir(exist_ok=True)
-    for asset in sorted(STATIC_DIR.iterdir()):
+    for asset in sorted(STATIC_DIR.rglob("*")):  # fonts/ too
         if asset.is_file():
-            shutil.copy2(asset, static_out / asset.name)
-            written.append(static_out / asset.name)
+            target = static_out / asset.relative_to(STATIC_DIR)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(asset, target)
+            written.append(target)
     return written

@@ -144,6 +144,7 @@ UI: dict[str, Text] = {
     ),
     "error_title": T("Something went wrong", "出错了"),
     "not_found": T("This page does not exist.", "这个页面不存在。"),
+    "not_found_title": T("Page not found", "找不到这个页面"),
     "bad_params": T("Some parameters are not valid:", "部分参数无效："),
     "rate_limited": T(
         "Too many experiment runs in a short time; please wait {seconds} s.",

@@ -239,6 +239,17 @@ def metric_rows(experiment: Experiment, metrics: dict[str, Any], lang: Lang) -> 
     return rows
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+CARD_SENTENCES = 2
+
+
+def card_summary(summary: str) -> str:
+    """The first two sentences of a summary: a home-page card is the question and about
+    two sentences, so cards line up however long a topic's summary runs."""
+    sentences = [s for s in SENTENCE_END.split(summary.strip()) if s.strip()]
+    return " ".join(s.strip() for s in sentences[:CARD_SENTENCES]).replace("。 ", "。")
+
+
 def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]], int]:
     """The chart's data as (header, first rows, total rows); one x column when series share x.
 
@@ -332,6 +343,7 @@ def make_environment() -> Environment:
         version=whylab.__version__,
         input_value=input_value,
         highlight=highlight,
+        card_summary=card_summary,
         value=_value,
         metric_rows=_metric_rows,
         bound_messages=_bound_messages,

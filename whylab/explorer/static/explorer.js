@@ -8,6 +8,21 @@
 "use strict";
 
 (function () {
+  // Printing: data tables and other folded details print expanded, then fold back.
+  let foldedForPrint = [];
+  window.addEventListener("beforeprint", function () {
+    foldedForPrint = Array.from(document.querySelectorAll("main details:not([open])"));
+    foldedForPrint.forEach(function (details) {
+      details.open = true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    foldedForPrint.forEach(function (details) {
+      details.open = false;
+    });
+    foldedForPrint = [];
+  });
+
   if (document.body.dataset.live !== "on") {
     return; // a static export: nothing to talk to
   }
