@@ -714,3 +714,62 @@ def test_printing_hides_forms_and_expands_data_tables(browser, base_url):
     assert page.locator("details.data-table").first.get_attribute("open") is None
     context.close()
     assert problems == []
+
+
+AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page) -> list[str]:
+    """What axe-core (WCAG 2.x A and AA, and best practices) finds on the loaded page."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async () => {
+            const report = await axe.run(document, {resultTypes: ['violations']});
+            return report.violations.map(v => v.id + ': ' + v.nodes.slice(0, 3)
+                .map(n => n.target.join(' ')).join(' | '));
+        }"""
+    )
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(
+    "lang,viewport", [("en", None), ("zh", None), ("en", PHONE), ("zh", PHONE)]
+)
+def test_axe_finds_nothing_on_home_and_every_topic(
+    browser, base_url, registry, lang, viewport, scheme
+):
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: npm install --prefix tests/explorer/axe (as .ci/run does)")
+    # bypass_csp: the page's policy (rightly) refuses the injected axe script.
+    context, page, problems = open_in(browser, viewport, color_scheme=scheme, bypass_csp=True)
+    found = {}
+    for path in [f"/{lang}/", *(f"/{lang}/topics/{t.slug}" for t in registry)]:
+        page.goto(base_url + path)
+        violations = axe_violations(page)
+        if violations:
+            found[path] = violations
+    context.close()
+    assert found == {}
+    assert problems == []
+
+
+def test_axe_reports_a_planted_violation(browser, base_url):
+    """The negative control of the test above: axe is really running and reporting."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: npm install --prefix tests/explorer/axe")
+    context, page, problems = open_page(browser, bypass_csp=True)
+    page.goto(f"{base_url}/en/")
+    page.evaluate(
+        """() => { const box = document.createElement('div');
+            box.style.cssText = 'overflow-x:auto;width:50px';
+            box.innerHTML = '<p style="width:400px;white-space:nowrap">wide text wide text</p>';
+            document.querySelector('main').append(box);
+            const img = document.createElement('img');
+            img.src = '/static/favicon.svg';
+            document.querySelector('main').append(img); }"""
+    )
+    found = " ".join(axe_violations(page))
+    assert "image-alt" in found and "scrollable-region-focusable" in found, found
+    context.close()
+    assert problems == []
