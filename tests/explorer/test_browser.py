@@ -773,3 +773,26 @@ def test_axe_reports_a_planted_violation(browser, base_url):
     assert "image-alt" in found and "scrollable-region-focusable" in found, found
     context.close()
     assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_the_code_that_ran_can_be_shown_and_copied(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page.goto(f"{base_url}/{lang}/topics/fft")
+    details = page.locator("#experiment-fft-vs-dft details.source-code")
+    code = details.locator("pre code")
+    assert code.is_hidden()
+    details.locator("summary").click()
+    assert code.is_visible() and "def " in code.inner_text()
+    button = details.locator("button[data-copy]")
+    button.click()
+    page.wait_for_function(
+        "(text) => document.querySelector('#experiment-fft-vs-dft button[data-copy]')"
+        ".textContent === text",
+        arg=button.get_attribute("data-copied"),
+    )
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == code.text_content()
+    context.close()
+    assert problems == []

@@ -326,3 +326,17 @@ def test_a_card_is_the_question_and_two_sentences():
     assert card_summary("One. Two is numpy.fft here! Three? Four.") == "One. Two is numpy.fft here!"
     assert card_summary("第一句。第二句！第三句。") == "第一句。第二句！"
     assert card_summary("Only one") == "Only one"
+
+
+def test_each_experiment_shows_the_source_of_the_function_that_ran(client):
+    import inspect
+
+    page = client.get("/zh/topics/tiny-demo").text
+    registry = client.app.state.registry
+    blocks = len(registry.get("tiny-demo").placements())
+    assert page.count('<details class="source-code">') == blocks  # every block, diagrams too
+    sine = registry.get("tiny-demo").experiments["sine"].run
+    lines, first = inspect.getsourcelines(sine)
+    assert f"tiny_demo/experiments.py，第 {first} 行" in page
+    assert "def sine(amplitude, cycles, samples, noise, log_y, seed):" in page
+    assert "查看实际运行的代码" in page

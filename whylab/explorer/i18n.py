@@ -131,6 +131,14 @@ UI: dict[str, Text] = {
         "Outdated: this result is for the previous parameters.",
         "已过时：这是上一组参数的结果。",
     ),
+    "show_code": T("Show the code that ran", "查看实际运行的代码"),
+    "code_location": T(
+        "The function that computed these results, read from the running server: "
+        "{path}, line {line}.",
+        "计算出这些结果的函数，取自正在运行的服务器：{path}，第 {line} 行。",
+    ),
+    "copy": T("Copy", "复制"),
+    "copied": T("Copied", "已复制"),
     "permalink": T("Permalink", "永久链接"),
     "json": T("JSON", "JSON"),
     "static_note": T(

@@ -8,8 +8,11 @@ an export -- and in whether experiment forms can run.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +150,33 @@ class ExperimentView:
 def input_value(value: Any) -> str:
     """What a form field shows: a parsed value formatted, or the raw text of a rejected one."""
     return value if isinstance(value, str) else format_param(value)
+
+
+@dataclass(frozen=True)
+class SourceCode:
+    """Where an experiment's function lives and its text, as this process loaded it."""
+
+    path: str  # relative to the topics folder, e.g. "fft/experiments.py"
+    line: int
+    code: str
+
+
+def experiment_source(experiment: Experiment) -> SourceCode | None:
+    """The source of the function that computes ``experiment``'s claims (the running code,
+    read back by :mod:`inspect`), or None where Python cannot find it."""
+    return _source_of(experiment.run)
+
+
+@functools.lru_cache(maxsize=256)
+def _source_of(function: Any) -> SourceCode | None:
+    function = inspect.unwrap(function)
+    try:
+        lines, first = inspect.getsourcelines(function)
+        filename = Path(inspect.getsourcefile(function) or "")
+    except (OSError, TypeError):
+        return None
+    path = f"{filename.parent.name}/{filename.name}"
+    return SourceCode(path, first, textwrap.dedent("".join(lines)))
 
 
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
@@ -344,6 +374,7 @@ def make_environment() -> Environment:
         input_value=input_value,
         highlight=highlight,
         card_summary=card_summary,
+        experiment_source=experiment_source,
         value=_value,
         metric_rows=_metric_rows,
         bound_messages=_bound_messages,

@@ -23,6 +23,20 @@
     foldedForPrint = [];
   });
 
+  // "Copy" beside an experiment's source (the button stays hidden without this script).
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    button.hidden = false;
+    const label = button.textContent;
+    button.addEventListener("click", async function () {
+      const code = button.closest("details").querySelector("pre code").textContent;
+      await navigator.clipboard.writeText(code);
+      button.textContent = button.dataset.copied;
+      setTimeout(function () {
+        button.textContent = label;
+      }, 2000);
+    });
+  });
+
   if (document.body.dataset.live !== "on") {
     return; // a static export: nothing to talk to
   }
