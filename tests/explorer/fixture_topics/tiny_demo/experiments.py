@@ -281,6 +281,10 @@ def hog(megabytes):
     description=T("A live timing; never cached.", "实时计时；从不缓存。"),
     params=[Param("n", "int", 1000, T("Iterations", "迭代次数"), minimum=1, maximum=100_000)],
     timing=True,
+    metrics=[
+        Metric("seconds", T("Time", "耗时"), "s"),
+        Metric("ns_per_iteration", T("Time per iteration", "每次迭代耗时"), "ns"),
+    ],
 )
 def clock(n):
     started = time.perf_counter()
