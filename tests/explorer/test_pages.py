@@ -335,12 +335,15 @@ def test_each_experiment_shows_the_source_of_the_function_that_ran(client):
     page = client.get("/zh/topics/tiny-demo").text
     registry = client.app.state.registry
     blocks = len(registry.get("tiny-demo").placements())
-    assert page.count('<details class="source-code">') == blocks  # every block, diagrams too
+    assert page.count('<details class="source-code"') == blocks  # every block, diagrams too
+    assert "查看实际运行的代码" in page and "def sine(" not in page  # fetched when asked for
+    source = client.get("/zh/topics/tiny-demo/experiments/sine/source")
+    assert source.status_code == 200
     sine = registry.get("tiny-demo").experiments["sine"].run
     lines, first = inspect.getsourcelines(sine)
-    assert f"tiny_demo/experiments.py，第 {first} 行" in page
-    assert "def sine(amplitude, cycles, samples, noise, log_y, seed):" in page
-    assert "查看实际运行的代码" in page
+    assert f"tiny_demo/experiments.py，第 {first} 行" in source.text
+    assert "def sine(amplitude, cycles, samples, noise, log_y, seed):" in source.text
+    assert client.get("/zh/topics/tiny-demo/experiments/nope/source").status_code == 404
 
 
 CODE_NAME = re.compile(r"\b[A-Za-z]{2,}_[A-Za-z0-9_]{2,}\b|\b(?:True|False)\b")

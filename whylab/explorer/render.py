@@ -85,6 +85,10 @@ class Links:
         """The result-fragment URL the page script fetches (live server only)."""
         return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
 
+    def source(self, lang: Lang, slug: str, experiment: str) -> str:
+        """The page with an experiment's source code (live server only)."""
+        return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/source"
+
     def measure(self, lang: Lang, slug: str, experiment: str) -> str:
         """Where the no-JavaScript form posts to measure a timing experiment (live only)."""
         return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/measure"

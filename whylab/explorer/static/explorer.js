@@ -24,16 +24,36 @@
   });
 
   // "Copy" beside an experiment's source (the button stays hidden without this script).
-  document.querySelectorAll("button[data-copy]").forEach(function (button) {
-    button.hidden = false;
-    const label = button.textContent;
-    button.addEventListener("click", async function () {
-      const code = button.closest("details").querySelector("pre code").textContent;
-      await navigator.clipboard.writeText(code);
-      button.textContent = button.dataset.copied;
-      setTimeout(function () {
-        button.textContent = label;
-      }, 2000);
+  function enableCopy(root) {
+    root.querySelectorAll("button[data-copy]").forEach(function (button) {
+      button.hidden = false;
+      const label = button.textContent;
+      button.addEventListener("click", async function () {
+        const code = button.closest("[data-code]").querySelector("pre code").textContent;
+        await navigator.clipboard.writeText(code);
+        button.textContent = button.dataset.copied;
+        setTimeout(function () {
+          button.textContent = label;
+        }, 2000);
+      });
+    });
+  }
+  enableCopy(document);
+
+  // On the live server the source is fetched the first time its details open.
+  document.querySelectorAll("details[data-source]").forEach(function (details) {
+    details.addEventListener("toggle", async function () {
+      if (!details.open || details.dataset.loaded) {
+        return;
+      }
+      details.dataset.loaded = "yes";
+      const response = await fetch(details.dataset.source, { headers: { Accept: "text/html" } });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const code = page.querySelector("[data-code]");
+      if (response.ok && code) {
+        details.querySelector("summary ~ p").replaceWith(document.importNode(code, true));
+        enableCopy(details);
+      }
     });
   });
 
