@@ -237,6 +237,20 @@ def create_app(
     def rate_limited(request: Request) -> float:
         return limiter.take(_client(request)) if limiter else 0.0
 
+    def rate_limited_json(wait: float) -> JSONResponse:
+        return JSONResponse(
+            {"detail": "rate limit exceeded", "retry_after_s": wait},
+            429,
+            headers={"Retry-After": retry_after_header(wait)},
+        )
+
+    def overloaded_json(failure: Overloaded) -> JSONResponse:
+        return JSONResponse(
+            {"detail": failure.message},
+            503,
+            headers={"Retry-After": retry_after_header(failure.retry_after_s)},
+        )
+
     def lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
         topic = registry.get(slug)
         if topic is None or name not in topic.experiments:
@@ -418,11 +432,7 @@ def create_app(
             )
         wait = rate_limited(request)
         if wait:
-            return JSONResponse(
-                {"detail": "rate limit exceeded", "retry_after_s": wait},
-                429,
-                headers={"Retry-After": retry_after_header(wait)},
-            )
+            return rate_limited_json(wait)
         try:
             params = experiment.parse_params(dict(request.query_params))
         except ParamError as error:
@@ -436,11 +446,7 @@ def create_app(
             else:
                 record = await service.run(topic, experiment, params)
         except Overloaded as failure:
-            return JSONResponse(
-                {"detail": failure.message},
-                503,
-                headers={"Retry-After": retry_after_header(failure.retry_after_s)},
-            )
+            return overloaded_json(failure)
         except RunFailure as failure:
             return JSONResponse({"detail": failure.message}, failure.status)
         return JSONResponse(record.to_json())
@@ -467,22 +473,14 @@ def create_app(
         topic, experiment = found
         wait = rate_limited(request)
         if wait:
-            return JSONResponse(
-                {"detail": "rate limit exceeded", "retry_after_s": wait},
-                429,
-                headers={"Retry-After": retry_after_header(wait)},
-            )
+            return rate_limited_json(wait)
         try:
             params = experiment.parse_params(dict(request.query_params))
             run = timing.submit(topic, experiment, params)
         except ParamError as error:
             return JSONResponse({"detail": str(error), "param": error.param}, 422)
         except Overloaded as failure:
-            return JSONResponse(
-                {"detail": failure.message},
-                503,
-                headers={"Retry-After": retry_after_header(failure.retry_after_s)},
-            )
+            return overloaded_json(failure)
         location = f"/api/timing-runs/{run.id}"
         return JSONResponse(timing.describe(run), 202, headers={"Location": location})
 
