@@ -21,89 +21,41 @@ def doc(slug, lang, title, question="", summary="", keywords=(), tags=(), text="
 
 
 CORPUS = [
-    doc(
-        "autograd",
-        "en",
-        "How autograd records a graph",
-        "Why does backward need a graph?",
-        "Reverse-mode differentiation on a recorded graph.",
-        ["gradient", "backward", "chain rule"],
-        ["autograd"],
+    doc("autograd", "en", "How autograd records a graph",
+        "Why does backward need a graph?", "Reverse-mode differentiation on a recorded graph.",
+        ["gradient", "backward", "chain rule"], ["autograd"],
         "Each operation records a node. Calling backward walks the graph in reverse and "
-        "accumulates gradients into leaves. torch.matmul records MmBackward.",
-    ),
-    doc(
-        "autograd",
-        "zh",
-        "自动微分如何记录计算图",
-        "为什么反向传播需要计算图？",
-        "在记录下来的计算图上做反向模式微分。",
-        ["梯度", "反向传播", "链式法则"],
-        ["自动微分"],
-        "每个运算记录一个节点。调用 backward 时逆序遍历计算图，把梯度累加到叶子上。",
-    ),
-    doc(
-        "fft",
-        "en",
-        "Why the FFT is fast",
-        "Why is the FFT O(n log n)?",
-        "Even/odd splitting and butterflies.",
-        ["FFT", "butterfly", "DFT"],
-        ["numerics"],
+        "accumulates gradients into leaves. torch.matmul records MmBackward."),
+    doc("autograd", "zh", "自动微分如何记录计算图",
+        "为什么反向传播需要计算图？", "在记录下来的计算图上做反向模式微分。",
+        ["梯度", "反向传播", "链式法则"], ["自动微分"],
+        "每个运算记录一个节点。调用 backward 时逆序遍历计算图，把梯度累加到叶子上。"),
+    doc("fft", "en", "Why the FFT is fast",
+        "Why is the FFT O(n log n)?", "Even/odd splitting and butterflies.",
+        ["FFT", "butterfly", "DFT"], ["numerics"],
         "The radix-2 FFT splits the input into even and odd samples. Each stage applies "
-        "n/2 butterflies. Compared with the DFT's n^2 multiplies it is much faster.",
-    ),
-    doc(
-        "fft",
-        "zh",
-        "为什么 FFT 快",
-        "为什么 FFT 是 O(n log n)？",
-        "奇偶拆分与蝶形运算。",
-        ["FFT", "蝶形", "离散傅里叶变换"],
-        ["数值计算"],
-        "基 2 FFT 把输入按奇偶下标拆成两半，每一级做 n/2 个蝶形运算。",
-    ),
-    doc(
-        "streams",
-        "en",
-        "GPU streams and events",
-        "When do two kernels overlap?",
-        "Streams order work; events order streams.",
-        ["stream", "event"],
-        ["gpu"],
+        "n/2 butterflies. Compared with the DFT's n^2 multiplies it is much faster."),
+    doc("fft", "zh", "为什么 FFT 快",
+        "为什么 FFT 是 O(n log n)？", "奇偶拆分与蝶形运算。",
+        ["FFT", "蝶形", "离散傅里叶变换"], ["数值计算"],
+        "基 2 FFT 把输入按奇偶下标拆成两半，每一级做 n/2 个蝶形运算。"),
+    doc("streams", "en", "GPU streams and events",
+        "When do two kernels overlap?", "Streams order work; events order streams.",
+        ["stream", "event"], ["gpu"],
         "Work on one stream runs in order. A gradient-free timeline shows overlap. "
-        "The C++ API calls this cudaStreamWaitEvent. Data flows like a stream of water.",
-    ),
-    doc(
-        "streams",
-        "zh",
-        "GPU 流与事件",
-        "两个核函数何时重叠？",
-        "流规定工作的顺序，事件规定流之间的顺序。",
-        ["流", "事件"],
-        ["GPU"],
-        "同一个流上的工作按顺序执行。",
-    ),
-    doc(
-        "sgd",
-        "en",
-        "Stochastic gradient descent",
-        "Why does a noisy gradient still work?",
-        "SGD with minibatches.",
-        ["SGD", "learning rate"],
-        ["optim"],
-        "Gradient descent steps against the gradient. " + "Filler words about optimisation. " * 30,
-    ),
-    doc(
-        "sgd",
-        "zh",
-        "随机梯度下降",
-        "为什么带噪声的梯度仍然有效？",
-        "小批量 SGD。",
-        ["SGD", "学习率"],
-        ["优化"],
-        "梯度下降沿梯度的反方向走一步。",
-    ),
+        "The C++ API calls this cudaStreamWaitEvent. Data flows like a stream of water."),
+    doc("streams", "zh", "GPU 流与事件",
+        "两个核函数何时重叠？", "流规定工作的顺序，事件规定流之间的顺序。",
+        ["流", "事件"], ["GPU"],
+        "同一个流上的工作按顺序执行。"),
+    doc("sgd", "en", "Stochastic gradient descent",
+        "Why does a noisy gradient still work?", "SGD with minibatches.",
+        ["SGD", "learning rate"], ["optim"],
+        "Gradient descent steps against the gradient. " + "Filler words about optimisation. " * 30),
+    doc("sgd", "zh", "随机梯度下降",
+        "为什么带噪声的梯度仍然有效？", "小批量 SGD。",
+        ["SGD", "学习率"], ["优化"],
+        "梯度下降沿梯度的反方向走一步。"),
 ]
 
 
@@ -163,14 +115,8 @@ def test_chinese_query_finds_topic_on_english_page_and_vice_versa(index):
 
 @pytest.mark.parametrize(
     "query, expected_first",
-    [
-        ("微分", "autograd"),
-        ("梯度", "sgd"),
-        ("流", "streams"),
-        ("事件", "streams"),
-        ("反向传播", "autograd"),
-        ("学习率", "sgd"),
-    ],
+    [("微分", "autograd"), ("梯度", "sgd"), ("流", "streams"), ("事件", "streams"),
+     ("反向传播", "autograd"), ("学习率", "sgd")],
 )
 def test_chinese_one_and_two_character_words(index, query, expected_first):
     assert index.search(query, lang="zh")[0].slug == expected_first
@@ -253,24 +199,8 @@ def test_empty_index_returns_nothing():
 
 @pytest.mark.parametrize(
     "query",
-    [
-        "",
-        "   ",
-        "\t\n",
-        '"',
-        "'",
-        '""',
-        "<>",
-        "!!!",
-        "((()))",
-        "+-*/",
-        "😀😀",
-        "\x00\x01\x1f",
-        "the of and",
-        "…",
-        "。，、",
-        "\u200b\u200d",
-    ],
+    ["", "   ", "\t\n", '"', "'", '""', "<>", "!!!", "((()))", "+-*/", "😀😀", "\x00\x01\x1f",
+     "the of and", "…", "。，、", "\u200b\u200d"],
 )
 def test_queries_with_nothing_searchable_return_no_hits(index, query):
     assert index.search(query) == []
@@ -278,21 +208,9 @@ def test_queries_with_nothing_searchable_return_no_hits(index, query):
 
 @pytest.mark.parametrize(
     "query",
-    [
-        "<script>alert(1)</script>",
-        "' OR 1=1 --",
-        '"fft"',
-        "fft\x00",
-        "a" * 500,
-        "FFT " * 200,
-        "蝶" * 500,
-        "%s%s%n",
-        "../../etc/passwd",
-        "{{ experiment:x }}",
-        "\\omega",
-        "$x^2$",
-        "😀 fft 😀",
-    ],
+    ["<script>alert(1)</script>", "' OR 1=1 --", "\"fft\"", "fft\x00", "a" * 500,
+     "FFT " * 200, "蝶" * 500, "%s%s%n", "../../etc/passwd", "{{ experiment:x }}",
+     "\\omega", "$x^2$", "😀 fft 😀"],
 )
 def test_nasty_queries_do_not_raise_and_stay_bounded(index, query):
     hits = index.search(query)
@@ -318,11 +236,8 @@ def test_query_is_cut_at_the_cap():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    query=st.text(max_size=600),
-    lang=st.sampled_from(["en", "zh", "fr", ""]),
-    limit=st.integers(min_value=-3, max_value=30),
-)
+@given(query=st.text(max_size=600), lang=st.sampled_from(["en", "zh", "fr", ""]),
+       limit=st.integers(min_value=-3, max_value=30))
 def test_fuzz_arbitrary_text_never_raises(query, lang, limit):
     index = SearchIndex(CORPUS)
     hits = index.search(query, lang=lang, limit=limit)
@@ -355,17 +270,12 @@ def test_fast_folding_equals_folding_each_character(text):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    text=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算的.ÉéΣς")), max_size=120),
-    query=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算")), max_size=12),
-)
+@given(text=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算的.ÉéΣς")), max_size=120),
+       query=st.text(alphabet=st.sampled_from(list("ab FFTs 蝶形运算")), max_size=12))
 def test_snippet_matches_equal_the_tokenizer_matches(text, query):
     terms = search._query_terms(query)
-    expected = sorted(
-        (start, end, token)
-        for token, start, end, _ in search._tokens_with_spans(text)
-        if token in terms
-    )
+    expected = sorted((start, end, token) for token, start, end, _ in
+                      search._tokens_with_spans(text) if token in terms)
     assert search._term_spans(text, terms) == expected
 
 
@@ -387,34 +297,21 @@ def load_topic_docs() -> list[SearchDoc]:
         for lang in ("en", "zh"):
             fields = meta[lang]
             prose = (meta_path.parent / f"{lang}.md").read_text(encoding="utf-8")
-            docs.append(
-                SearchDoc(
-                    slug=meta["slug"],
-                    lang=lang,
-                    title=fields["title"],
-                    question=fields["question"],
-                    summary=fields["summary"],
-                    keywords=tuple(fields.get("keywords", ())),
-                    tags=tuple(fields.get("tags", ())),
-                    text=markdown_to_text(prose),
-                )
-            )
+            docs.append(SearchDoc(
+                slug=meta["slug"], lang=lang, title=fields["title"],
+                question=fields["question"], summary=fields["summary"],
+                keywords=tuple(fields.get("keywords", ())), tags=tuple(fields.get("tags", ())),
+                text=markdown_to_text(prose),
+            ))
     return docs
 
 
 REAL_QUERIES = [
-    ("FFT", "en", "fft"),
-    ("蝶形", "en", "fft"),
-    ("butterflies", "zh", "fft"),
-    ("FFT 蝶形", "zh", "fft"),
-    ("快速傅里叶变换", "zh", "fft"),
-    ("bit reversal", "en", "fft"),
-    ("superposition", "en", "wave-superposition"),
-    ("叠加", "en", "wave-superposition"),
-    ("相位", "zh", "wave-superposition"),
-    ("Phases", "en", "wave-superposition"),
-    ("interference", "en", "wave-superposition"),
-    ("干涉", "zh", "wave-superposition"),
+    ("FFT", "en", "fft"), ("蝶形", "en", "fft"), ("butterflies", "zh", "fft"),
+    ("FFT 蝶形", "zh", "fft"), ("快速傅里叶变换", "zh", "fft"), ("bit reversal", "en", "fft"),
+    ("superposition", "en", "wave-superposition"), ("叠加", "en", "wave-superposition"),
+    ("相位", "zh", "wave-superposition"), ("Phases", "en", "wave-superposition"),
+    ("interference", "en", "wave-superposition"), ("干涉", "zh", "wave-superposition"),
 ]
 
 

@@ -59,18 +59,8 @@ def test_default_run_passes_its_checks(folder, name):
 # English words a Chinese page keeps on purpose: dispatch keys and Python values
 # (code the reader types or sees printed), the project's name, and the terms the
 # topics' Chinese prose itself leaves in English.
-KEPT_IN_ENGLISH = {
-    "None",
-    "True",
-    "False",
-    "Autograd",
-    "Tracer",
-    "Meta",
-    "Python",
-    "whylab",
-    "kernel",
-    "logit",
-}
+KEPT_IN_ENGLISH = {"None", "True", "False", "Autograd", "Tracer", "Meta", "Python",
+                   "whylab", "kernel", "logit"}
 
 
 def untranslated_words(shown: str) -> list[str]:
@@ -85,7 +75,11 @@ def untranslated_words(shown: str) -> list[str]:
     words = []
     for token in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", unquoted):
         token = token.rstrip(".")
-        is_code = re.search(r"[_.\d]", token) or re.search(r"[a-z][A-Z]", token) or token.isupper()
+        is_code = (
+            re.search(r"[_.\d]", token)
+            or re.search(r"[a-z][A-Z]", token)
+            or token.isupper()
+        )
         if not is_code and len(token) >= 4 and token not in KEPT_IN_ENGLISH:
             words.append(token)
     return words
@@ -93,27 +87,14 @@ def untranslated_words(shown: str) -> list[str]:
 
 def test_the_untranslated_word_rule_flags_sentences_and_spares_code():
     assert untranslated_words("relative max error 6.7e-16") == ["relative", "error"]
-    assert untranslated_words("one run per node, in dependency order") == [
-        "node",
-        "dependency",
-        "order",
-    ]
+    assert untranslated_words("one run per node, in dependency order") == ["node", "dependency",
+                                                                           "order"]
     assert untranslated_words("2 saved before, 0 after") == ["saved", "before", "after"]
     assert untranslated_words("bumped") == ["bumped"]
-    for code in [
-        "['AddBackward0', 'MmBackward0']",
-        "{'AccumulateGrad': 2}",
-        "grad_fn = None",
-        "Tracer → Autograd → CPU",
-        "{Autograd, ADInplaceOrView, CPU}",
-        "np.matmul",
-        "float32",
-        "0.52 rad (|Δ| = 2.2e-16)",
-        "10^-5.5",
-        "≤ 1e-12",
-        "“…is at version 2; expected version 0…”",
-        "Autograd kernel 已执行",
-    ]:
+    for code in ["['AddBackward0', 'MmBackward0']", "{'AccumulateGrad': 2}", "grad_fn = None",
+                 "Tracer → Autograd → CPU", "{Autograd, ADInplaceOrView, CPU}",
+                 "np.matmul", "float32", "0.52 rad (|Δ| = 2.2e-16)", "10^-5.5", "≤ 1e-12",
+                 "“…is at version 2; expected version 0…”", "Autograd kernel 已执行"]:
         assert untranslated_words(code) == [], code
 
 
@@ -123,9 +104,8 @@ def real_topics_client(tmp_path_factory):
 
     from whylab.explorer.app import ExplorerConfig, create_app
 
-    config = ExplorerConfig(
-        topics_dir=DEFAULT_TOPICS_DIR, cache_dir=tmp_path_factory.mktemp("cache"), rate_burst=0
-    )
+    config = ExplorerConfig(topics_dir=DEFAULT_TOPICS_DIR,
+                            cache_dir=tmp_path_factory.mktemp("cache"), rate_burst=0)
     with TestClient(create_app(config)) as client:
         yield client
 

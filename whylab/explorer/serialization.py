@@ -199,7 +199,10 @@ def _read_check(data: dict[str, Any]) -> Check:
 def result_from_dict(data: dict[str, Any]) -> Result:
     """Rebuild a :class:`Result` from :func:`result_to_dict` output."""
     return Result(
-        checks=[_read_check(c) for c in data["checks"]],
+        checks=[
+            _read_check(c)
+            for c in data["checks"]
+        ],
         figures=[_read_figure(f) for f in data["figures"]],
         tables=[
             Table(
