@@ -797,3 +797,33 @@ def test_the_code_that_ran_can_be_shown_and_copied(browser, base_url, lang, view
     assert copied == code.text_content()
     context.close()
     assert problems == []
+
+
+@pytest.mark.parametrize("lang,viewport", LANG_AND_VIEWPORT)
+def test_chart_values_under_the_pointer_and_by_keyboard(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/{WAVE}")
+    kind = "compact" if viewport is PHONE else "wide"
+    chart = page.locator(f"#experiment-superposition-result svg.chart.{kind}").first
+    readout = page.locator("#experiment-superposition-result [data-readout]").first
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.3)
+    page.wait_for_function("(el) => el.textContent.includes('=')", arg=readout.element_handle())
+    under_pointer = readout.inner_text()
+    assert (
+        page.locator(f"#experiment-superposition-result svg.chart.{kind} .readout-dot").count() == 1
+    )
+    # The keyboard reaches the same values: focus the chart, step with the arrows.
+    chart.focus()
+    chart.press("Home")
+    first = readout.inner_text()
+    chart.press("ArrowRight")
+    second = readout.inner_text()
+    assert first != second and "=" in first and "=" in second
+    # The readout names the series and the axes as the data table does.
+    header = page.locator("#experiment-superposition-result details.data-table th").first
+    assert header.text_content().strip() in first
+    assert under_pointer
+    context.close()
+    assert problems == []

@@ -131,6 +131,10 @@ UI: dict[str, Text] = {
         "Outdated: this result is for the previous parameters.",
         "已过时：这是上一组参数的结果。",
     ),
+    "readout_hint": T(
+        "Chart values: point at a line, or focus the chart and use ← →.",
+        "图中数值：把指针移到曲线上，或聚焦图表后按 ← →。",
+    ),
     "show_code": T("Show the code that ran", "查看实际运行的代码"),
     "code_location": T(
         "The function that computed these results, read from the running server: "

@@ -20,6 +20,7 @@ description; the page adds the full data table next to it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -31,6 +32,7 @@ from html import escape
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
 
 POINTS = T("points", "个点")
+MAX_READOUT_POINTS = 200  # per series: the points the pointer and arrow keys can read out
 NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges} 条边")
 
 PALETTE_SIZE = 8
@@ -332,17 +334,33 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
         size.legend_font,
     )
     height = bottom + 48 + legend_height
+    readout = _readout_points(chart, lang, all_points, x_axis, y_axis)
     description = "; ".join(
         f"{s.name.get(lang)}: {sum(1 for p in pts if p)} {POINTS.get(lang)}"
         for s, pts in zip(chart.series, all_points, strict=True)
     )
     return (
         f'<svg class="chart {size.name}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f'aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
+        f'aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}" tabindex="0" '
+        f'data-points="{_attr(readout)}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
         f'<desc id="{element_id}-d">{escape(description)}</desc>'
         f"{''.join(parts)}{legend}</svg>"
     )
+
+
+def _readout_points(chart: LineChart, lang: Lang, all_points, x_axis: Axis, y_axis: Axis) -> str:
+    """JSON ``[[px, py, "series: x = …, y = …"], …]`` for the page script's value readout:
+    the drawn points of each series (evenly thinned past MAX_READOUT_POINTS)."""
+    x_name, y_name = chart.x_label.get(lang), chart.y_label.get(lang)
+    found = []
+    for series, points in zip(chart.series, all_points, strict=True):
+        drawn = [p for p in points if p]
+        stride = max(1, math.ceil(len(drawn) / MAX_READOUT_POINTS))
+        for x, y in drawn[::stride]:
+            text = f"{series.name.get(lang)}: {x_name} = {x:.6g}, {y_name} = {y:.6g}"
+            found.append([round(x_axis.to_pixel(x), 1), round(y_axis.to_pixel(y), 1), text])
+    return json.dumps(found, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- graph diagrams

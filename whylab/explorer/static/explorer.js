@@ -57,6 +57,88 @@
     });
   });
 
+  // ---------------------------------------------------------------- chart readout
+  // The value under the pointer, or stepped through with ← → on a focused chart,
+  // shown in the line under the figure (a live region) and as a dot on the line.
+  // Works on results swapped in later too (delegated); the data table stays the
+  // full text alternative.
+  function readoutFor(svg) {
+    if (!svg.readout) {
+      const points = JSON.parse(svg.dataset.points || "[]");
+      points.sort(function (a, b) {
+        return a[0] - b[0];
+      });
+      svg.readout = { points: points, index: -1 };
+    }
+    return svg.readout;
+  }
+
+  function showPoint(svg, index) {
+    const state = readoutFor(svg);
+    if (!state.points.length) {
+      return;
+    }
+    state.index = Math.max(0, Math.min(state.points.length - 1, index));
+    const [x, y, text] = state.points[state.index];
+    let dot = svg.querySelector(".readout-dot");
+    if (!dot) {
+      dot = document.createElementNS(svg.namespaceURI, "circle");
+      dot.setAttribute("class", "readout-dot");
+      dot.setAttribute("r", "4.5");
+      svg.appendChild(dot);
+    }
+    dot.setAttribute("cx", x);
+    dot.setAttribute("cy", y);
+    const line = svg.closest("figure").querySelector("[data-readout]");
+    if (line) {
+      line.textContent = text;
+    }
+  }
+
+  document.addEventListener("pointermove", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    if (!svg) {
+      return;
+    }
+    const box = svg.getBoundingClientRect();
+    const scale = svg.viewBox.baseVal.width / box.width;
+    const px = (event.clientX - box.left) * scale;
+    const py = (event.clientY - box.top) * scale;
+    let best = -1;
+    let bestDistance = Infinity;
+    readoutFor(svg).points.forEach(function (point, index) {
+      const distance = (point[0] - px) ** 2 + (point[1] - py) ** 2;
+      if (distance < bestDistance) {
+        best = index;
+        bestDistance = distance;
+      }
+    });
+    showPoint(svg, best);
+  });
+
+  document.addEventListener("focusin", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    if (svg) {
+      const line = svg.closest("figure").querySelector("[data-readout]");
+      if (line && !line.textContent) {
+        line.textContent = line.dataset.hint;
+      }
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    const steps = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+    if (!svg || !(event.key in steps)) {
+      return;
+    }
+    event.preventDefault();
+    const state = readoutFor(svg);
+    const step = steps[event.key];
+    const next = Number.isFinite(step) ? state.index + step : step > 0 ? state.points.length - 1 : 0;
+    showPoint(svg, state.index < 0 && step === 1 ? 0 : next);
+  });
+
   if (document.body.dataset.live !== "on") {
     return; // a static export: nothing to talk to
   }
