@@ -32,7 +32,7 @@ from html import escape
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
 
 POINTS = T("points", "个点")
-MAX_READOUT_POINTS = 200  # per series: the points the pointer and arrow keys can read out
+MAX_READOUT_POINTS = 100  # per series: the points the pointer and arrow keys can read out
 NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges} 条边")
 
 PALETTE_SIZE = 8
@@ -350,17 +350,23 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
 
 
 def _readout_points(chart: LineChart, lang: Lang, all_points, x_axis: Axis, y_axis: Axis) -> str:
-    """JSON ``[[px, py, "series: x = …, y = …"], …]`` for the page script's value readout:
-    the drawn points of each series (evenly thinned past MAX_READOUT_POINTS)."""
-    x_name, y_name = chart.x_label.get(lang), chart.y_label.get(lang)
+    """JSON for the page script's value readout: the series and axis names once, then
+    ``[px, py, series index, x, y]`` per drawn point (evenly thinned past
+    MAX_READOUT_POINTS a series, so a long series does not weigh down the page)."""
     found = []
-    for series, points in zip(chart.series, all_points, strict=True):
+    for index, points in enumerate(all_points):
         drawn = [p for p in points if p]
         stride = max(1, math.ceil(len(drawn) / MAX_READOUT_POINTS))
         for x, y in drawn[::stride]:
-            text = f"{series.name.get(lang)}: {x_name} = {x:.6g}, {y_name} = {y:.6g}"
-            found.append([round(x_axis.to_pixel(x), 1), round(y_axis.to_pixel(y), 1), text])
-    return json.dumps(found, ensure_ascii=False, separators=(",", ":"))
+            px, py = round(x_axis.to_pixel(x), 1), round(y_axis.to_pixel(y), 1)
+            found.append([px, py, index, f"{x:.6g}", f"{y:.6g}"])
+    data = {
+        "series": [s.name.get(lang) for s in chart.series],
+        "x": chart.x_label.get(lang),
+        "y": chart.y_label.get(lang),
+        "points": found,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- graph diagrams

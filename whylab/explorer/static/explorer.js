@@ -64,7 +64,11 @@
   // full text alternative.
   function readoutFor(svg) {
     if (!svg.readout) {
-      const points = JSON.parse(svg.dataset.points || "[]");
+      const data = JSON.parse(svg.dataset.points);
+      const points = data.points.map(function ([px, py, series, x, y]) {
+        const text = data.series[series] + ": " + data.x + " = " + x + ", " + data.y + " = " + y;
+        return [px, py, text];
+      });
       points.sort(function (a, b) {
         return a[0] - b[0];
       });
