@@ -46,7 +46,11 @@ def test_search_finds_topics_in_english_and_chinese(client):
     ]:
         page = client.get(f"/{lang}/", params={"q": query}).text
         assert 'class="card"' in page and 'data-slug="tiny-demo"' in page, (lang, query)
-        assert 'class="card-snippet"' in page
+        # A snippet only from the page's own language, with the match marked.
+        same_language = (lang == "zh") == bool(re.search(r"[\u4e00-\u9fff]", query))
+        assert ('class="card-snippet"' in page) == same_language, (lang, query)
+        if same_language:
+            assert f"<mark>{query}</mark>" in page, (lang, query)
 
 
 def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
@@ -57,6 +61,7 @@ def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
     assert 'href="/en/topics/tiny-demo"' in page
     zh = client.get("/zh/", params={"q": "鲸鱼"}).text
     assert "没有找到与“鲸鱼”相关的主题。" in zh
+    assert "Topics matching" not in page and "相关的主题</h2>" not in zh  # no results heading
 
 
 def test_tag_filter_works_from_the_query_string(client):
@@ -91,11 +96,13 @@ def test_topic_page_renders_question_prose_math_and_every_block(client):
     assert "$" not in re.sub(r"<[^>]+>", "", prose)
     for block in ("experiment-sine", "experiment-mean", "diagram-graph", "experiment-clock"):
         assert f'id="{block}"' in page
-    assert page.count("<svg") == 4  # two sine charts, the running mean, the graph
-    assert page.count('class="check pass"') == 7
+    # two sine charts and the running mean, each wide and compact (phones), and the graph
+    assert page.count("<svg") == 7 and page.count('<svg class="chart compact"') == 3
+    assert page.count('class="check pass"') == 6  # the timing experiment (clock) waits to be asked
+    assert "press Measure" in page
     assert "✓" in page and "measured" in page and "expected" in page
     assert 'id="diagram-graph"' in page and 'data-experiment="graph"' not in page  # no form
-    assert "<details" in page and "Data table" in page and "<table>" in page
+    assert "<details" in page and "Data table" in page and '<table class="reflow">' in page
 
 
 def test_form_fields_are_labelled_typed_and_bounded(client):
@@ -126,7 +133,8 @@ def test_check_values_with_words_show_in_the_page_language(client):
     assert "<code>3 nodes with inputs</code>" in english and "<code>3 ops</code>" in english
     assert "<code>3 个节点有输入</code>" in chinese and "<code>3 个运算</code>" in chinese
     assert "nodes with inputs" not in chinese
-    assert "<td>frequency</td>" in english and "<td>频域</td>" in chinese  # a table cell
+    assert re.search(r"<td[^>]*>frequency</td>", english)  # a table cell
+    assert re.search(r"<td[^>]*>频域</td>", chinese)
 
 
 def test_submitting_the_form_by_get_reruns_with_those_parameters(client):
@@ -148,7 +156,7 @@ def test_bad_parameters_get_422_naming_the_bound_in_the_page_language(client):
     assert '<p class="field-error" id="experiment-sine-amplitude-error">' in response.text
     fragment = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "0"})
     assert fragment.status_code == 422 and "周期数：必须 ≥ 1（当前值 0）" in fragment.text
-    assert "实验未能完成" in fragment.text
+    assert "未运行" in fragment.text
     whole = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "2.5"})
     assert whole.status_code == 422 and "周期数：必须是整数" in whole.text
     choice = client.get("/en/topics/tiny-demo/experiments/sine/result", params={"noise": "pink"})
@@ -244,7 +252,8 @@ def test_pages_are_accessible_by_construction(client):
     for element_id in ids:
         assert f'<label for="{element_id}">' in page, element_id
     assert all('role="img"' in svg for svg in re.findall(r"<svg[^>]*>", page))
-    assert page.count('<details class="data-table"') == page.count("<svg")  # a table per chart
+    figures = page.count("<svg") - page.count('<svg class="chart compact"')  # drawn twice
+    assert page.count('<details class="data-table"') == figures  # a table per figure
 
 
 def test_no_third_party_resources_and_security_headers(client):
@@ -275,10 +284,82 @@ def test_head_requests_are_answered_like_get_without_a_body(client):
     assert client.head("/en/topics/nope").status_code == 404
 
 
-def test_metrics_are_listed_by_name_whether_fresh_or_from_the_cache(client):
-    # The clock experiment returns "seconds" before "ns_per_iteration" and is never cached;
-    # a cached result comes back from JSON with sorted keys. Both must read the same way.
+def test_metrics_show_declared_labels_then_code_names_fresh_or_from_the_cache(client):
+    # The clock experiment is never cached; a cached result (sine) comes back from JSON
+    # with sorted keys. Both must read in declaration order.
     for _ in range(2):
+        client.get("/api/topics/tiny-demo/experiments/clock", params={"n": "10"})  # measure
         html = client.get("/en/topics/tiny-demo/experiments/clock/result", params={"n": "10"}).text
         names = re.findall(r"<dt>([^<]+)</dt>", html)
-        assert names == sorted(names, key=str.lower) and "seconds" in names, names
+        assert names == ["Time", "Time per iteration"], names  # declaration order
+    for _ in range(2):  # fresh, then from the cache
+        zh = client.get("/zh/topics/tiny-demo/experiments/sine/result", params={"cycles": "4"}).text
+        assert re.findall(r"<dt>([^<]+)</dt>", zh) == ["信号能量", "峰值频点"]
+        assert '<span class="unit">V²</span>' in zh and "energy" not in zh
+
+
+def test_pages_are_compressed_when_the_client_accepts_gzip(client):
+    plain = client.get("/en/topics/tiny-demo", headers={"accept-encoding": "identity"})
+    packed = client.get("/en/topics/tiny-demo", headers={"accept-encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.text == plain.text  # httpx unpacks it
+    assert int(packed.headers["content-length"]) < len(plain.content) / 2
+    assert packed.headers["content-security-policy"]  # the guard's headers survive
+
+
+def test_a_bad_value_from_a_shared_link_renders_the_page_with_the_error_at_the_field(client):
+    for lang, words in [("en", "must be ≥"), ("zh", "必须 ≥")]:
+        response = client.get(f"/{lang}/topics/tiny-demo", params={"sine.cycles": "0"})
+        assert response.status_code == 422
+        page = response.text
+        assert "<h1>" in page and 'id="experiment-sine-cycles-error"' in page
+        field_error = re.search(r'id="experiment-sine-cycles-error">([^<]*)<', page).group(1)
+        assert words in field_error
+        assert page.count(field_error) == 1  # said once, next to the field
+        assert 'aria-invalid="true"' in page
+
+
+def test_a_card_is_the_question_and_two_sentences():
+    from whylab.explorer.render import card_summary
+
+    assert card_summary("One. Two is numpy.fft here! Three? Four.") == "One. Two is numpy.fft here!"
+    assert card_summary("第一句。第二句！第三句。") == "第一句。第二句！"
+    assert card_summary("Only one") == "Only one"
+
+
+def test_each_experiment_shows_the_source_of_the_function_that_ran(client):
+    import inspect
+
+    page = client.get("/zh/topics/tiny-demo").text
+    registry = client.app.state.registry
+    blocks = len(registry.get("tiny-demo").placements())
+    assert page.count('<details class="source-code"') == blocks  # every block, diagrams too
+    assert "查看实际运行的代码" in page and "def sine(" not in page  # fetched when asked for
+    source = client.get("/zh/topics/tiny-demo/experiments/sine/source")
+    assert source.status_code == 200
+    sine = registry.get("tiny-demo").experiments["sine"].run
+    lines, first = inspect.getsourcelines(sine)
+    assert f"tiny_demo/experiments.py，第 {first} 行" in source.text
+    assert "def sine(amplitude, cycles, samples, noise, log_y, seed):" in source.text
+    assert client.get("/zh/topics/tiny-demo/experiments/nope/source").status_code == 404
+
+
+CODE_NAME = re.compile(r"\b[A-Za-z]{2,}_[A-Za-z0-9_]{2,}\b|\b(?:True|False)\b")
+
+
+def untranslated(page: str) -> list[str]:
+    """Code names and True/False in what a zh page shows as metrics, table cells and
+    diagram text (the words a reader sees; code and math are left alone)."""
+    shown = re.findall(r"<dt>([^<]*)</dt>|<dd[^>]*>([^<]*)<|<td[^>]*>([^<]*)</td>", page)
+    shown += [(t,) for t in re.findall(r"<text[^>]*>([^<]*)</text>", page)]
+    return [text for group in shown for text in group if text and CODE_NAME.search(text)]
+
+
+def test_a_chinese_page_shows_no_code_names_or_true_false(client):
+    client.get("/api/topics/tiny-demo/experiments/clock")  # measured, so its metrics show
+    page = client.get("/zh/topics/tiny-demo").text
+    assert "<dt>" in page and "<td" in page and "<text" in page
+    assert untranslated(page) == []
+    planted = page.replace("<dt>信号能量</dt>", "<dt>closed_form_amplitude</dt>")
+    assert untranslated(planted) == ["closed_form_amplitude"]  # the check can fail

@@ -173,10 +173,11 @@ def test_snippet_in_long_text_skips_to_the_match():
     assert len(hit.snippet) < 220
 
 
-def test_snippet_falls_back_to_summary_when_requested_language_has_no_match(index):
+def test_no_snippet_when_the_requested_language_has_no_match(index):
+    # The card shows the summary already; repeating it as a "snippet" says nothing.
     hit = index.search("cudaStreamWaitEvent", lang="zh")[0]
     assert hit.title == "GPU 流与事件"
-    assert hit.snippet == "流规定工作的顺序，事件规定流之间的顺序。"
+    assert hit.snippet == "" and hit.marks == ()
 
 
 def test_limit_is_respected(index):
@@ -241,10 +242,11 @@ def test_fuzz_arbitrary_text_never_raises(query, lang, limit):
     index = SearchIndex(CORPUS)
     hits = index.search(query, lang=lang, limit=limit)
     assert len(hits) <= max(0, limit)
-    scores = [hit.score for hit in hits]
-    assert scores == sorted(scores, reverse=True)
+    ranks = [(hit.headline, hit.score) for hit in hits]
+    assert ranks == sorted(ranks, reverse=True)
     assert len(set(slugs(hits))) == len(hits)
     assert all(isinstance(hit.snippet, str) and hit.snippet.isprintable() for hit in hits)
+    assert all(0 <= s < e <= len(hit.snippet) for hit in hits for s, e in hit.marks)
 
 
 @settings(max_examples=40, deadline=None)
@@ -346,3 +348,84 @@ def test_snippet_makes_latex_readable():
     text = r"The amplitude is 2A \left| \cos \frac{\varphi}{2} \right| for phase \varphi."
     hit = SearchIndex([doc("t", "en", "Title", text=text)]).search("amplitude")[0]
     assert hit.snippet == "The amplitude is 2A | cos (φ)/(2) | for phase φ."
+
+
+# ---------------------------------------------------------------- ranking, typing, synonyms
+
+
+def test_a_title_match_outranks_a_question_match_and_both_outrank_prose():
+    body_heavy = doc(
+        "dispatcher",
+        "en",
+        "The dispatcher",
+        "Does a call pass through autograd?",
+        text="autograd " * 40,
+    )
+    title = doc("mini", "en", "The mini autograd", "How do gradients flow?", text="graph")
+    prose_only = doc("other", "en", "Other", "Other?", text="autograd " * 80)
+    index = SearchIndex([body_heavy, title, prose_only])
+    assert [h.slug for h in index.search("autograd")] == ["mini", "dispatcher", "other"]
+
+
+@pytest.mark.parametrize("typed", ["autog", "transp", "matm", "Autogr"])
+def test_the_word_being_typed_matches_as_a_prefix(typed):
+    index = SearchIndex(
+        [
+            doc("a", "en", "Autograd", text="reverse mode"),
+            doc("b", "en", "Views", text="a transpose is free"),
+            doc("c", "en", "Products", keywords=["matmul"]),
+        ]
+    )
+    expected = {"autog": "a", "autogr": "a", "transp": "b", "matm": "c"}[typed.lower()]
+    assert [h.slug for h in index.search(typed)] == [expected]
+
+
+def test_only_the_last_word_is_a_prefix_and_a_finished_word_ranks_exact_first():
+    index = SearchIndex(
+        [
+            doc("exact", "en", "Stream", text="stream"),
+            doc("longer", "en", "Streaming", text="streaming"),
+        ]
+    )
+    assert [h.slug for h in index.search("stream")] == ["exact", "longer"]
+    assert index.search("transp stream")[0].slug == "exact"
+    assert [h.slug for h in index.search("transp")] == []
+    assert index.search("s") == []  # one letter completes nothing
+
+
+def test_synonyms_find_a_topic_from_either_language():
+    index = SearchIndex(
+        [
+            SearchDoc("grad", "en", "Autograd", "", "", (), (), "reverse", ("backprop",)),
+            SearchDoc("grad", "zh", "自动微分", "", "", (), (), "反向", ("反传",)),
+        ]
+    )
+    for query in ("backprop", "反传"):
+        for lang in ("en", "zh"):
+            assert [h.slug for h in index.search(query, lang)] == ["grad"], (query, lang)
+
+
+def test_snippets_mark_the_matched_words_in_the_requested_language(index):
+    hit = index.search("butterflies stage", lang="en")[0]
+    marked = {hit.snippet[start:end].lower() for start, end in hit.marks}
+    assert {"butterflies", "stage"} <= marked
+    chinese = index.search("蝶形", lang="zh")[0]
+    assert [chinese.snippet[s:e] for s, e in chinese.marks] == ["蝶形"]
+    # A Chinese query while reading English: the English text has no match, so no snippet.
+    assert index.search("蝶形", lang="en")[0].snippet == ""
+
+
+def test_meta_synonyms_are_loaded_and_optional(topic_copy):
+    from whylab.explorer.topics import TopicError, load_registry
+
+    registry = load_registry(topic_copy)
+    topic = registry.get("tiny-demo")
+    assert topic.meta["en"].synonyms == ("wiggle",) and topic.meta["zh"].synonyms == ("波形演示",)
+    assert [h.slug for h in registry.search_index.search("波形演示", "en")] == ["tiny-demo"]
+    meta = topic_copy / "tiny_demo" / "meta.toml"
+    text = meta.read_text(encoding="utf-8")
+    meta.write_text(text.replace('synonyms = ["wiggle"]\n', ""), encoding="utf-8")
+    assert load_registry(topic_copy).get("tiny-demo").meta["en"].synonyms == ()
+    meta.write_text(text.replace('synonyms = ["wiggle"]', 'synonyms = "wiggle"'), encoding="utf-8")
+    with pytest.raises(TopicError, match="synonyms must be a list"):
+        load_registry(topic_copy)

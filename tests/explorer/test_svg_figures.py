@@ -76,7 +76,26 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
     assert len(gaps) == 1
     assert axis.ticks[0][1] == "1e\u22123"
     short = log_axis([3, 70], 0.0, 1.0)
-    assert [label for _, label in short.ticks] == ["1", "2", "5", "10", "20", "50", "100"]
+    assert [label for _, label in short.ticks] == ["5", "10", "20", "50"]
+    # The axis ends at the data: 2048 is not drawn out to 10^4.
+    sizes = log_axis([16, 2048], 0.0, 1.0)
+    assert (sizes.low, sizes.high) == (16, 2048)
+    assert sizes.to_pixel(2048) == pytest.approx(1.0)
+    assert [label for _, label in sizes.ticks] == ["100", "1000"]
+
+
+def test_a_series_keeps_its_colour_across_charts_and_a_chart_never_repeats_one():
+    from whylab.explorer.svg import series_classes
+
+    def chart(*names):
+        series = [Series(T(n, n + "（中）"), [1, 2], [1, 2]) for n in names]
+        return LineChart(T("c", "图"), T("x", "x"), T("y", "y"), series)
+
+    first = dict(zip(["DFT", "FFT"], series_classes(chart("DFT", "FFT")), strict=True))
+    second = dict(zip(["n²", "FFT", "DFT"], series_classes(chart("n²", "FFT", "DFT")), strict=True))
+    assert first["DFT"] == second["DFT"] and first["FFT"] == second["FFT"]
+    many = series_classes(chart(*[f"series {i}" for i in range(8)]))
+    assert len(set(many)) == 8
 
 
 @pytest.mark.parametrize(
@@ -107,8 +126,8 @@ def test_line_chart_has_a_path_per_series_title_desc_and_legend():
     root = parse(svg)
     assert root.get("role") == "img" and root.get("aria-labelledby") == "c1-t c1-d"
     assert root.find(f"{SVG}title").text == "Title"
-    assert len(root.findall(f".//{SVG}path[@class='series s0']")) == 1
-    assert len(root.findall(f".//{SVG}path[@class='series s1']")) == 1
+    paths = [p.get("class") for p in root.iter(f"{SVG}path") if "series" in p.get("class")]
+    assert len(paths) == 2 and len(set(paths)) == 2
     legend = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "legend-label"]
     assert legend == ["first <b>", "second"]  # escaped in the markup, intact as text
     assert "first &lt;b&gt;" in svg
@@ -123,14 +142,14 @@ def test_missing_points_break_the_line_and_log_axes_skip_non_positive_values():
     svg = render_line_chart(
         chart(Series(T("s", "s"), [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5])), "en", "c"
     )
-    path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
+    path = next(p for p in parse(svg).iter(f"{SVG}path") if "series" in p.get("class")).get("d")
     assert path.count("M") == 2 and path.count("L") == 2
     svg = render_line_chart(
         chart(Series(T("s", "s"), [1, 10, 100], [-1.0, 10.0, 100.0]), log_x=True, log_y=True),
         "en",
         "c",
     )
-    path = parse(svg).find(f".//{SVG}path[@class='series s0']").get("d")
+    path = next(p for p in parse(svg).iter(f"{SVG}path") if "series" in p.get("class")).get("d")
     assert path.count("M") == 1 and path.count("L") == 1
 
 

@@ -32,6 +32,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import FastAPI, Query, Request
 from fastapi.openapi.utils import get_openapi
@@ -39,6 +40,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 import whylab
 from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
@@ -51,16 +53,19 @@ from whylab.explorer.render import (
     STATIC_DIR,
     ExperimentView,
     Links,
+    experiment_source,
     home_context,
     make_environment,
     topic_context,
 )
 from whylab.explorer.serialization import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer
+from whylab.explorer.timing import TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.workers import (
     DEFAULT_QUEUE_WAIT_S,
     DEFAULT_SPAWN_TIMEOUT_S,
+    Overloaded,
     RunFailure,
     WorkerPool,
 )
@@ -241,6 +246,7 @@ def create_app(
         spawn_timeout_s=config.spawn_timeout_s,
     )
     service = ExperimentService(pool, cache)
+    timing = TimingQueue(service)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
         if cache is not None and config.fragment_cache_entries > 0
@@ -253,6 +259,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await pool.start()
+        await timing.start()
         warming = asyncio.create_task(_warm(registry, service)) if config.warm_cache else None
         try:
             yield
@@ -260,6 +267,7 @@ def create_app(
             if warming is not None:
                 warming.cancel()
                 await asyncio.gather(warming, return_exceptions=True)
+            await timing.close()
             await pool.close()
             if cache is not None:
                 cache.close()
@@ -279,6 +287,11 @@ def create_app(
     app.state.limiter = limiter
     app.state.config = config
     app.state.fragments = fragments
+    app.state.timing = timing
+    # Pages are 56-120 KB of HTML and compress to about a quarter. Inside the guard,
+    # so a HEAD answer gives the compressed length of its GET.
+    # Level 1: a 190 KB page packs to 45 KB in about 2.5 ms; level 9 takes 3.5x as long for 36 KB.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=1)
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -289,18 +302,20 @@ def create_app(
     ) -> HTMLResponse:
         return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
 
-    def error_page(lang: str, status: int, message: str, headers=None) -> HTMLResponse:
+    def error_page(
+        lang: str, status: int, message: str, headers=None, title_key: str = "error_title"
+    ) -> HTMLResponse:
         context = {
             "lang": lang,
             "links": links,
-            "title": translate("error_title", lang),
+            "title": translate(title_key, lang),
             "message": message,
             "alternates": {code: links.home(code) for code in LANGS},
         }
         return html("error.html", context, status, headers)
 
     def not_found(lang: str) -> HTMLResponse:
-        return error_page(lang, 404, translate("not_found", lang))
+        return error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
 
     async def run_for(
         request: Request, topic: Topic, experiment: Experiment, params: dict[str, Any]
@@ -315,6 +330,24 @@ def create_app(
         if limiter is not None and answer.cost_s:
             limiter.charge(client, answer.cost_s)
         return answer
+
+    def rate_limited(request: Request) -> float:
+        """Seconds this client must wait before starting a run (0: it may start now)."""
+        return 0.0 if limiter is None else limiter.wait_s(_client(request))
+
+    def rate_limited_json(wait: float) -> JSONResponse:
+        return JSONResponse(
+            {"detail": "rate limit exceeded", "retry_after_s": wait},
+            429,
+            headers={"Retry-After": retry_after_header(wait)},
+        )
+
+    def overloaded_json(failure: Overloaded) -> JSONResponse:
+        return JSONResponse(
+            {"detail": failure.message},
+            503,
+            headers={"Retry-After": retry_after_header(failure.retry_after_s)},
+        )
 
     def lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
         topic = registry.get(slug)
@@ -385,6 +418,35 @@ def create_app(
             view.result_html = Markup(env.get_template("_result.html").render(**context))
             fragments.put(key, str(view.result_html))
         return 200, None
+
+    def timing_view(view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str) -> int:
+        """Fill a timing experiment's view without running it: its latest measurement.
+
+        A page never waits on a benchmark; the reader asks for a measurement
+        (the form's button) and the :class:`TimingQueue` makes it.
+        """
+        try:
+            params = view.experiment.parse_params(raw)
+        except ParamError as error:
+            view.error = param_error_message(error, view.experiment, lang)
+            view.param_errors = {error.param: view.error}
+            return 422
+        view.values = params
+        view.measurement = timing.latest(topic, view.experiment, params)
+        view.record = view.measurement.record if view.measurement else None
+        view.timing_run = timing.active(topic, view.experiment, params)
+        return 200
+
+    async def fill_view(
+        request: Request, view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str
+    ) -> tuple[int, float | None]:
+        """Fill ``view``: run an ordinary experiment, show a timing one's latest measurement.
+
+        Returns the HTTP status the block deserves and a Retry-After (or None).
+        """
+        if view.experiment.timing:
+            return timing_view(view, topic, raw, lang), None
+        return await run_view(request, view, topic, raw, lang)
 
     def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
         values = {**experiment.defaults(), **raw}
@@ -494,6 +556,9 @@ def create_app(
         if cached is not None:
             return Response(cached, media_type="application/json")
         try:
+            if experiment.timing:  # timing runs take their turn in the one line
+                record = (await timing.measure(topic, experiment, params)).record
+                return JSONResponse(record.to_json())
             answer = await unless_client_leaves(
                 request, run_for(request, topic, experiment, params)
             )
@@ -507,6 +572,95 @@ def create_app(
         except ClientGone:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         return JSONResponse(answer.record.to_json())
+
+    # ------------------------------------------------------------ timing runs
+    # One line for the whole server (see whylab.explorer.timing): the page script
+    # queues a run, polls its state and may cancel it; without JavaScript the
+    # form's "Measure" button posts to /measure, which waits and redirects back.
+
+    def timing_lookup(slug: str, name: str) -> tuple[Topic, Experiment] | None:
+        found = lookup(slug, name)
+        return found if found is not None and found[1].timing else None
+
+    @app.post(
+        "/api/topics/{slug}/experiments/{name}/timing-runs",
+        tags=["experiments"],
+        summary="Queue a run of a timing experiment (query parameters are its parameters)",
+        status_code=202,
+    )
+    async def api_queue_timing(request: Request, slug: str, name: str) -> JSONResponse:
+        found = timing_lookup(slug, name)
+        if found is None:
+            return JSONResponse({"detail": f"no timing experiment {slug[:60]}/{name[:60]}"}, 404)
+        topic, experiment = found
+        wait = rate_limited(request)
+        if wait:
+            return rate_limited_json(wait)
+        try:
+            params = experiment.parse_params(dict(request.query_params))
+            run = timing.submit(topic, experiment, params)
+        except ParamError as error:
+            return JSONResponse({"detail": str(error), "param": error.param}, 422)
+        except Overloaded as failure:
+            return overloaded_json(failure)
+        location = f"/api/timing-runs/{run.id}"
+        return JSONResponse(timing.describe(run), 202, headers={"Location": location})
+
+    @app.get("/api/timing-runs/{run_id}", tags=["experiments"], summary="A timing run's state")
+    async def api_timing_run(run_id: str) -> JSONResponse:
+        run = timing.get(run_id)
+        if run is None:
+            return JSONResponse({"detail": "no such timing run"}, 404)
+        return JSONResponse(timing.describe(run))
+
+    @app.delete("/api/timing-runs/{run_id}", tags=["experiments"], summary="Cancel a timing run")
+    async def api_cancel_timing_run(run_id: str) -> JSONResponse:
+        run = timing.cancel(run_id)
+        if run is None:
+            return JSONResponse({"detail": "no such timing run"}, 404)
+        return JSONResponse(timing.describe(run))
+
+    @app.get("/{lang}/topics/{slug}/experiments/{name}/source", include_in_schema=False)
+    async def source_page(lang: str, slug: str, name: str) -> Response:
+        found = lookup(slug, name)
+        source = experiment_source(found[1]) if found is not None else None
+        if lang not in LANGS or found is None or source is None:
+            return not_found(lang if lang in LANGS else "en")
+        topic, experiment = found
+        context = {
+            "lang": lang,
+            "links": links,
+            "topic": topic,
+            "experiment": experiment,
+            "source": source,
+            "alternates": {code: links.source(code, topic.slug, experiment.name) for code in LANGS},
+        }
+        return html("source.html", context)
+
+    @app.post("/{lang}/topics/{slug}/experiments/{name}/measure", include_in_schema=False)
+    async def measure_without_script(request: Request, lang: str, slug: str, name: str):
+        found = timing_lookup(slug, name)
+        if lang not in LANGS or found is None:
+            return not_found(lang if lang in LANGS else "en")
+        topic, experiment = found
+        body = (await request.body())[: config.max_query_bytes].decode("utf-8", "replace")
+        fields = parse_qsl(body)[: config.max_query_params]
+        back = links.topic(lang, topic.slug, urlencode(fields), f"experiment-{experiment.name}")
+        prefix = experiment.name + "."
+        raw = {k[len(prefix) :]: v for k, v in fields if k.startswith(prefix)}
+        wait = rate_limited(request)
+        if wait:
+            message = translate("rate_limited", lang, seconds=retry_after_header(wait))
+            return error_page(lang, 429, message, {"Retry-After": retry_after_header(wait)})
+        try:
+            params = experiment.parse_params(raw)
+        except ParamError:
+            return RedirectResponse(back, status_code=303)  # the page shows the field error
+        try:
+            await timing.measure(topic, experiment, params)
+        except RunFailure as failure:
+            return error_page(lang, failure.status, failure.message)
+        return RedirectResponse(back, status_code=303)
 
     # ------------------------------------------------------------ pages
 
@@ -561,7 +715,7 @@ def create_app(
         }
         try:
             runs = [
-                run_view(request, view, topic, raw.get(name, {}), lang)
+                fill_view(request, view, topic, raw.get(name, {}), lang)
                 for name, view in views.items()
             ]
             outcomes = await unless_client_leaves(request, asyncio.gather(*runs))
@@ -571,7 +725,9 @@ def create_app(
         # experiment is reported inside its own block and the rest of the page is served.
         status = 422 if any(status == 422 for status, _ in outcomes) else 200
         page_query = [(k, v) for k, v in request.query_params.items()]
-        return html("topic.html", topic_context(topic, lang, links, views, page_query), status)
+        return html(
+            "topic.html", topic_context(topic, lang, links, views, page_query, registry), status
+        )
 
     @app.get("/{lang}/topics/{slug}/experiments/{name}/result", include_in_schema=False)
     async def result_fragment(request: Request, lang: str, slug: str, name: str) -> Response:
@@ -589,7 +745,7 @@ def create_app(
             return html("_result.html", context, 422)
         try:
             status, retry_after_s = await unless_client_leaves(
-                request, run_view(request, view, topic, raw, lang)
+                request, fill_view(request, view, topic, raw, lang)
             )
         except ClientGone:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
@@ -622,8 +778,9 @@ def create_app(
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
             return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
-        message = translate("not_found", lang) if error.status_code == 404 else str(error.detail)
-        return error_page(lang, error.status_code, message, headers)
+        if error.status_code == 404:
+            return not_found(lang)
+        return error_page(lang, error.status_code, str(error.detail), headers)
 
     return app
 

@@ -359,6 +359,21 @@ class Table:
 Figure = LineChart | GraphDiagram
 
 
+@dataclass(frozen=True)
+class Metric:
+    """How a page shows one of an experiment's metrics: a label in both languages and a unit.
+
+    An experiment lists these (``experiment(metrics=[Metric("speedup",
+    T("speed-up", "加速比"), "×")])``) and keeps returning plain
+    ``metrics={"speedup": 12.5}``. A metric without a declaration is shown by
+    its code name; declared ones come first, in declaration order.
+    """
+
+    name: str
+    label: Text
+    unit: str = ""
+
+
 @dataclass
 class Result:
     """What an experiment returns."""
@@ -467,11 +482,15 @@ class Experiment:
     timing: bool = False  # measures wall-clock time: never served from cache
     time_limit_s: float = 20.0
     controls: tuple[Control, ...] = ()
+    metrics: tuple[Metric, ...] = ()  # labels and units of the metrics it returns
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.controls]
         if len(names) != len(set(names)):
             raise ValueError(f"experiment {self.name!r}: control names must be unique")
+        metric_names = [m.name for m in self.metrics]
+        if len(metric_names) != len(set(metric_names)):
+            raise ValueError(f"experiment {self.name!r}: metric names must be unique")
         for control in self.controls:
             unknown = set(control.params) - {p.name for p in self.params}
             if unknown:
@@ -506,12 +525,21 @@ def experiment(
     timing: bool = False,
     time_limit_s: float = 20.0,
     controls: Sequence[Control] = (),
+    metrics: Sequence[Metric] = (),
 ) -> Callable[[Callable[..., Result]], Experiment]:
     """Declare a topic experiment; the decorated function receives parsed params as keywords."""
 
     def wrap(fn: Callable[..., Result]) -> Experiment:
         return Experiment(
-            name, title, description, tuple(params), fn, timing, time_limit_s, tuple(controls)
+            name,
+            title,
+            description,
+            tuple(params),
+            fn,
+            timing,
+            time_limit_s,
+            tuple(controls),
+            tuple(metrics),
         )
 
     return wrap

@@ -85,15 +85,19 @@ def export_site(
             write(f"{lang}/tags/{tag.key}/index.html", home.render(**context))
         for topic in registry:
             views = {p.name: runs[(topic.slug, p.name)] for p in topic.placements()}
-            context = topic_context(topic, lang, Links(3, live_url), views, page_query=[])
+            context = topic_context(
+                topic, lang, Links(3, live_url), views, page_query=[], registry=registry
+            )
             write(
                 f"{lang}/topics/{topic.slug}/index.html",
                 env.get_template("topic.html").render(**context),
             )
     static_out = out / "static"
     static_out.mkdir(exist_ok=True)
-    for asset in sorted(STATIC_DIR.iterdir()):
+    for asset in sorted(STATIC_DIR.rglob("*")):  # fonts/ too
         if asset.is_file():
-            shutil.copy2(asset, static_out / asset.name)
-            written.append(static_out / asset.name)
+            target = static_out / asset.relative_to(STATIC_DIR)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(asset, target)
+            written.append(target)
     return written

@@ -46,6 +46,11 @@ UI: dict[str, Text] = {
     "empty_tag": T("No topic has this tag.", "没有主题带有这个标签。"),
     "read_in_other": T("阅读中文版", "Read in English"),  # the link is in the other language
     "question": T("The question", "问题"),
+    "contents": T("Contents", "目录"),
+    "other_topics": T("Previous and next topic", "上一个和下一个主题"),
+    "previous_topic": T("Previous topic", "上一个主题"),
+    "next_topic": T("Next topic", "下一个主题"),
+    "back_to_top": T("Back to top", "回到顶部"),
     "tags": T("Tags", "标签"),
     "home": T("Home", "首页"),
     "breadcrumb": T("Breadcrumb", "导航路径"),
@@ -69,6 +74,8 @@ UI: dict[str, Text] = {
         "What would make this fail (checked by a negative control)",
         "什么会让它不成立（已由阴性对照验证）",
     ),
+    "yes": T("yes", "是"),
+    "no": T("no", "否"),
     "measured": T("measured", "实测"),
     "expected": T("expected", "预期"),
     "metrics": T("Measurements", "测量值"),
@@ -90,13 +97,52 @@ UI: dict[str, Text] = {
     "params_used": T("Parameters", "参数"),
     "from_cache": T("result from cache", "结果来自缓存"),
     "computed_in": T("computed in {seconds} s", "用时 {seconds} 秒"),
-    "live_measurement": T(
-        "live measurement on this server, {seconds} s (never cached)",
-        "本服务器上的实时测量，{seconds} 秒（从不缓存）",
-    ),
     "measured_at_export": T(
         "measured once when this copy was made, {seconds} s", "生成本副本时测量一次，{seconds} 秒"
     ),
+    "measure": T("Measure", "测量"),
+    "cancel": T("Cancel", "取消"),
+    "timing_prompt": T(
+        "This experiment measures speed, so it runs only when you ask, one measurement at a "
+        "time on this server. No measurement at these parameters yet: press Measure.",
+        "这个实验测量的是速度，所以只在你要求时运行，并且本服务器一次只做一个测量。"
+        "这组参数还没有测量结果：请点击“测量”。",
+    ),
+    "measured_here": T(
+        "live measurement on this server at {when} ({machine}), {seconds} s (never cached)",
+        "本服务器上的实时测量，{when}（{machine}），{seconds} 秒（从不缓存）",
+    ),
+    "timing_queued": T(
+        "Waiting for its turn: {ahead} measurement(s) ahead.",
+        "排队等待：前面还有 {ahead} 个测量。",
+    ),
+    "timing_running": T("Measuring… {elapsed} s so far.", "测量中…已用 {elapsed} 秒。"),
+    "timing_running_expected": T(
+        "Measuring… {elapsed} s so far (the last run took {expected} s).",
+        "测量中…已用 {elapsed} 秒（上一次用了 {expected} 秒）。",
+    ),
+    "timing_cancelled": T(
+        "Cancelled. A measurement already under way finishes in its worker before the next "
+        "one starts; its result is discarded.",
+        "已取消。已经开始的测量会在后台进程中跑完（结果丢弃），之后才开始下一个。",
+    ),
+    "timing_progress": T("Measurement progress", "测量进度"),
+    "stale_note": T(
+        "Outdated: this result is for the previous parameters.",
+        "已过时：这是上一组参数的结果。",
+    ),
+    "readout_hint": T(
+        "Chart values: point at a line, or focus the chart and use ← →.",
+        "图中数值：把指针移到曲线上，或聚焦图表后按 ← →。",
+    ),
+    "show_code": T("Show the code that ran", "查看实际运行的代码"),
+    "code_location": T(
+        "The function that computed these results, read from the running server: "
+        "{path}, line {line}.",
+        "计算出这些结果的函数，取自正在运行的服务器：{path}，第 {line} 行。",
+    ),
+    "copy": T("Copy", "复制"),
+    "copied": T("Copied", "已复制"),
     "permalink": T("Permalink", "永久链接"),
     "json": T("JSON", "JSON"),
     "static_note": T(
@@ -110,12 +156,18 @@ UI: dict[str, Text] = {
     ),
     "error_title": T("Something went wrong", "出错了"),
     "not_found": T("This page does not exist.", "这个页面不存在。"),
+    "not_found_title": T("Page not found", "找不到这个页面"),
     "bad_params": T("Some parameters are not valid:", "部分参数无效："),
     "rate_limited": T(
         "You have used your share of experiment time for now; please wait {seconds} s.",
         "你暂时用完了可用的实验计算时间，请等待 {seconds} 秒。",
     ),
     "experiment_error": T("The experiment did not finish:", "实验未能完成："),
+    "not_run": T("Not run:", "未运行："),
+    "not_run_see_field": T(
+        "Not run: correct the parameter marked above, then run again.",
+        "未运行：请先改正上面标出的参数，再重新运行。",
+    ),
     # A bad parameter, worded the same by the server (422 pages) and the page script.
     "param_below": T(
         "{label}: must be ≥ {bound} (got {value})", "{label}：必须 ≥ {bound}（当前值 {value}）"

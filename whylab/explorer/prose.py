@@ -11,7 +11,9 @@ A topic's ``en.md``/``zh.md`` is CommonMark (plus tables) with two additions:
 
 :func:`render_prose` returns the document as a list of segments: HTML blocks
 and placements in reading order, plus the plain text used by the search index.
-Raw HTML in the Markdown is not passed through.
+Raw HTML in the Markdown is not passed through. Every heading gets an id made
+from its words (unique in the document) and a visible ``#`` link to itself, and
+level-2 and level-3 headings are listed for the page's table of contents.
 """
 
 from __future__ import annotations
@@ -32,8 +34,18 @@ FENCE_LINE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
 @dataclass(frozen=True)
+class Heading:
+    """A section heading of the prose: its level (2 or 3), page-unique id and plain text."""
+
+    level: int
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class HtmlBlock:
     html: str
+    headings: tuple[Heading, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,7 +150,65 @@ def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     mathml = latex_to_mathml(
         token.content, display=True, where=f"{env.get('where', '')} line {line}"
     )
-    return f'<div class="math-display">{mathml}</div>\n'
+    # tabindex: a formula wider than a phone scrolls in this box, which the keyboard must reach.
+    return f'<div class="math-display" tabindex="0">{mathml}</div>\n'
+
+
+# ---------------------------------------------------------------- heading ids and anchors
+
+# Ids the page itself uses; a heading that would take one gets a suffix instead.
+RESERVED_IDS = frozenset({"main", "contents", "top", "topics", "topics-heading"})
+TOC_LEVELS = ("h2", "h3")
+
+
+def heading_id(text: str, taken: set[str]) -> str:
+    """A readable, unique id from a heading's words: ``Views change the header`` ->
+    ``views-change-the-header``; Chinese keeps its characters (``问题``)."""
+    words = re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())
+    base = "-".join(words)[:60].strip("-_") or "section"
+    if base.startswith(("experiment-", "diagram-")):
+        base = "section-" + base  # the experiment blocks' own ids
+    candidate, number = base, 2
+    while candidate in taken or candidate in RESERVED_IDS:
+        candidate, number = f"{base}-{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _heading_text(inline) -> str:  # noqa: ANN001
+    return " ".join(
+        "".join(
+            child.content
+            for child in inline.children or []
+            if child.type in ("text", "code_inline", "math_inline")
+        ).split()
+    )
+
+
+def _heading_ids(state) -> None:  # noqa: ANN001
+    """Core rule: give each heading an id; list the ones a table of contents shows."""
+    taken: set[str] = state.env.setdefault("ids", set())
+    found: list[Heading] = state.env.setdefault("headings", [])
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open":
+            continue
+        text = _heading_text(state.tokens[index + 1])
+        identifier = heading_id(text, taken)
+        token.attrSet("id", identifier)
+        state.tokens[index + 2].meta["anchor"] = identifier  # for its heading_close
+        if token.tag in TOC_LEVELS:
+            found.append(Heading(int(token.tag[1]), identifier, text))
+
+
+def _render_heading_close(self, tokens, idx, options, env) -> str:  # noqa: ANN001
+    """A ``#`` link to the heading; its accessible name is the heading's own text."""
+    identifier = tokens[idx].meta.get("anchor", "")
+    link = (
+        f' <a class="heading-anchor" href="#{identifier}" aria-labelledby="{identifier}">#</a>'
+        if identifier
+        else ""
+    )
+    return f"{link}</{tokens[idx].tag}>\n"
 
 
 # ---------------------------------------------------------------- line breaks in CJK text
@@ -206,6 +276,8 @@ def _make_markdown() -> MarkdownIt:
     md.add_render_rule("math_inline", _render_math_inline)
     md.add_render_rule("math_block", _render_math_block)
     md.add_render_rule("softbreak", _render_softbreak)
+    md.add_render_rule("heading_close", _render_heading_close)
+    md.core.ruler.push("heading_ids", _heading_ids)
     return md
 
 
@@ -259,6 +331,7 @@ def render_prose(source: str, where: str = "") -> Prose:
     segments: list[Segment] = []
     text: list[str] = []
     formulas = 0
+    taken: set[str] = set()  # heading ids, unique across the whole document
     for part in _split_placements(source):
         if isinstance(part, Placement):
             segments.append(part)
@@ -266,7 +339,7 @@ def render_prose(source: str, where: str = "") -> Prose:
         line0, chunk = part
         if not chunk.strip():
             continue
-        env = {"where": where, "line0": line0}
+        env = {"where": where, "line0": line0, "ids": taken, "headings": []}
         tokens = _markdown.parse(chunk, env)
         formulas += sum(
             1
@@ -274,6 +347,7 @@ def render_prose(source: str, where: str = "") -> Prose:
             for item in [token, *(token.children or [])]
             if item.type in ("math_inline", "math_block")
         )
-        segments.append(HtmlBlock(_markdown.renderer.render(tokens, _markdown.options, env)))
+        html = _markdown.renderer.render(tokens, _markdown.options, env)
+        segments.append(HtmlBlock(html, tuple(env["headings"])))
         text.extend(_plain_text(tokens))
     return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas)

@@ -8,7 +8,11 @@ an export -- and in whether experiment forms can run.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +20,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 import whylab
 from whylab.explorer.experiment import (
@@ -33,7 +37,8 @@ from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, transla
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
-from whylab.explorer.svg import render_graph, render_line_chart
+from whylab.explorer.svg import COMPACT, WIDE, render_graph, render_line_chart
+from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -80,6 +85,14 @@ class Links:
         """The result-fragment URL the page script fetches (live server only)."""
         return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
 
+    def source(self, lang: Lang, slug: str, experiment: str) -> str:
+        """The page with an experiment's source code (live server only)."""
+        return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/source"
+
+    def measure(self, lang: Lang, slug: str, experiment: str) -> str:
+        """Where the no-JavaScript form posts to measure a timing experiment (live only)."""
+        return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/measure"
+
     def api_experiment(self, slug: str, experiment: str, query: str = "") -> str:
         """The JSON API URL of a run (live server only)."""
         return f"/api/topics/{slug}/experiments/{experiment}" + (f"?{query}" if query else "")
@@ -97,6 +110,18 @@ class Links:
 class Card:
     topic: Topic
     snippet: str = ""
+    marks: tuple[tuple[int, int], ...] = ()  # matched words in the snippet
+
+
+def highlight(text: str, marks: Iterable[tuple[int, int]]) -> Markup:
+    """``text`` escaped, with the (start, end) spans in ``marks`` wrapped in ``<mark>``."""
+    pieces, done = [], 0
+    for start, end in marks:
+        pieces += [escape(text[done:start]), Markup("<mark>"), escape(text[start:end])]
+        pieces.append(Markup("</mark>"))
+        done = end
+    pieces.append(escape(text[done:]))
+    return Markup("").join(pieces)
 
 
 @dataclass
@@ -110,6 +135,8 @@ class ExperimentView:
     error: str = ""
     param_errors: dict[str, str] = field(default_factory=dict)
     result_html: Markup | None = None  # the result block, when already rendered (or cached)
+    measurement: Measurement | None = None  # a timing experiment's latest, on the live server
+    timing_run: TimingRun | None = None  # ... and its run now queued or running, if any
 
     @property
     def anchor(self) -> str:
@@ -127,6 +154,33 @@ class ExperimentView:
 def input_value(value: Any) -> str:
     """What a form field shows: a parsed value formatted, or the raw text of a rejected one."""
     return value if isinstance(value, str) else format_param(value)
+
+
+@dataclass(frozen=True)
+class SourceCode:
+    """Where an experiment's function lives and its text, as this process loaded it."""
+
+    path: str  # relative to the topics folder, e.g. "fft/experiments.py"
+    line: int
+    code: str
+
+
+def experiment_source(experiment: Experiment) -> SourceCode | None:
+    """The source of the function that computes ``experiment``'s claims (the running code,
+    read back by :mod:`inspect`), or None where Python cannot find it."""
+    return _source_of(experiment.run)
+
+
+@functools.lru_cache(maxsize=256)
+def _source_of(function: Any) -> SourceCode | None:
+    function = inspect.unwrap(function)
+    try:
+        lines, first = inspect.getsourcelines(function)
+        filename = Path(inspect.getsourcefile(function) or "")
+    except (OSError, TypeError):
+        return None
+    path = f"{filename.parent.name}/{filename.name}"
+    return SourceCode(path, first, textwrap.dedent("".join(lines)))
 
 
 def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> str:
@@ -147,10 +201,13 @@ def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> st
     return translate("comma", lang).join(parts)
 
 
-def format_value(value: Any) -> str:
-    """Metrics and table cells: ints as they are, floats to 6 significant digits."""
-    if isinstance(value, bool) or isinstance(value, str):
-        return str(value)
+def format_value(value: Any, lang: Lang = "en") -> str:
+    """Metrics and table cells: ints as they are, floats to 6 significant digits,
+    True/False as yes/no in ``lang``."""
+    if isinstance(value, bool):
+        return translate("yes" if value else "no", lang)
+    if isinstance(value, str):
+        return value
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
@@ -160,6 +217,71 @@ def format_value(value: Any) -> str:
             return "∞" if value > 0 else "−∞"
         return f"{value:.6g}"
     return str(value)
+
+
+def is_number(value: Any) -> bool:
+    """A table cell that holds a number (right-aligned, so digits line up)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    if isinstance(value, str):
+        text = value.strip().replace("−", "-").replace("×", "").replace(",", "")
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key reading runs of digits as numbers: ``n_4 < n_16 < n_256``."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    label: str
+    value: str
+    unit: str
+    numeric: bool
+
+
+def metric_rows(experiment: Experiment, metrics: dict[str, Any], lang: Lang) -> list[MetricRow]:
+    """The metrics as a page shows them: declared labels and units first, in declaration
+    order; any undeclared metric after them by its code name, numbers sorted as numbers."""
+    declared = {m.name: m for m in experiment.metrics}
+    names = [m.name for m in experiment.metrics if m.name in metrics]
+    names += sorted((n for n in metrics if n not in declared), key=natural_key)
+    rows = []
+    for name in names:
+        metric = declared.get(name)
+        value = metrics[name]
+        rows.append(
+            MetricRow(
+                metric.label.get(lang) if metric else name,
+                format_value(value, lang),
+                metric.unit if metric else "",
+                is_number(value),
+            )
+        )
+    return rows
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+CARD_SENTENCES = 2
+
+
+def card_summary(summary: str) -> str:
+    """The first two sentences of a summary: a home-page card is the question and about
+    two sentences, so cards line up however long a topic's summary runs."""
+    sentences = [s for s in SENTENCE_END.split(summary.strip()) if s.strip()]
+    return " ".join(s.strip() for s in sentences[:CARD_SENTENCES]).replace("。 ", "。")
 
 
 def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]], int]:
@@ -207,7 +329,10 @@ def _text(context, value: str | Text) -> str:
 def _figure_svg(context, figure, element_id: str) -> Markup:
     lang = context["lang"]
     if isinstance(figure, LineChart):
-        return Markup(render_line_chart(figure, lang, element_id))
+        # Both drawings go out; the stylesheet shows the compact one on phones.
+        wide = render_line_chart(figure, lang, element_id, WIDE)
+        compact = render_line_chart(figure, lang, f"{element_id}-compact", COMPACT)
+        return Markup(wide + compact)
     if isinstance(figure, GraphDiagram):
         return Markup(render_graph(figure, lang, element_id))
     raise TypeError(f"cannot draw {type(figure).__name__}")
@@ -221,6 +346,16 @@ def _bound_messages(context, param: Param) -> dict[str, str]:
 @pass_context
 def _chart_table(context, chart: LineChart):
     return chart_table(chart, context["lang"])
+
+
+@pass_context
+def _value(context, value: Any) -> str:
+    return format_value(value, context["lang"])
+
+
+@pass_context
+def _metric_rows(context, experiment: Experiment, metrics: dict[str, Any]) -> list[MetricRow]:
+    return metric_rows(experiment, metrics, context["lang"])
 
 
 def make_environment() -> Environment:
@@ -241,12 +376,17 @@ def make_environment() -> Environment:
         other_lang=other_lang,
         version=whylab.__version__,
         input_value=input_value,
+        highlight=highlight,
+        card_summary=card_summary,
+        experiment_source=experiment_source,
+        value=_value,
+        metric_rows=_metric_rows,
         bound_messages=_bound_messages,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,
     )
-    env.filters["value"] = format_value
+    env.tests["number"] = is_number
     env.tests["linechart"] = lambda f: isinstance(f, LineChart)
     env.tests["graph"] = lambda f: isinstance(f, GraphDiagram)
     env.tests["htmlblock"] = lambda s: isinstance(s, HtmlBlock)
@@ -275,7 +415,9 @@ def home_context(
     active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
     if hits is not None:
         cards = [
-            Card(registry.topics[h.slug], h.snippet) for h in hits if h.slug in registry.topics
+            Card(registry.topics[h.slug], h.snippet, h.marks)
+            for h in hits
+            if h.slug in registry.topics
         ]
     else:
         cards = [Card(t) for t in registry]
@@ -298,15 +440,50 @@ def home_context(
     }
 
 
+@dataclass(frozen=True)
+class TocEntry:
+    """One line of a topic page's table of contents: a prose heading or a block."""
+
+    id: str
+    text: str
+    level: int  # 2 for sections and blocks, 3 for subsections
+
+
+def table_of_contents(segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang):
+    """Headings and experiment/diagram blocks, in reading order."""
+    entries: list[TocEntry] = []
+    for segment in segments:
+        if isinstance(segment, HtmlBlock):
+            entries.extend(TocEntry(h.id, h.text, h.level) for h in segment.headings)
+        elif segment.name in views:
+            view = views[segment.name]
+            entries.append(TocEntry(view.anchor, view.experiment.title.get(lang), 2))
+    return entries
+
+
+def neighbours(registry: TopicRegistry, topic: Topic) -> tuple[Topic | None, Topic | None]:
+    """The topics before and after ``topic`` in home-page order."""
+    ordered = list(registry)
+    index = next(i for i, t in enumerate(ordered) if t.slug == topic.slug)
+    before = ordered[index - 1] if index > 0 else None
+    after = ordered[index + 1] if index + 1 < len(ordered) else None
+    return before, after
+
+
 def topic_context(
     topic: Topic,
     lang: Lang,
     links: Links,
     views: dict[str, ExperimentView],
     page_query: list[tuple[str, str]],
+    registry: TopicRegistry,
 ) -> dict[str, Any]:
     query = urlencode(page_query)
+    previous_topic, next_topic = neighbours(registry, topic)
     return {
+        "toc": table_of_contents(topic.prose[lang].segments, views, lang),
+        "previous_topic": previous_topic,
+        "next_topic": next_topic,
         "lang": lang,
         "links": links,
         "topic": topic,

@@ -22,9 +22,12 @@ Tokens
       with no tokens left returns no hits -- never "everything matches".
 
 Ranking
-    BM25 (k1 = 1.2, b = 0.75) is computed per field with that field's own
-    length normalisation and added up with field weights (title > question and
-    keywords > summary and tags > body text). Document frequency is counted over
+    Topics whose title or question contains a query word come first (a title
+    match counting twice), whatever the prose says; within that, BM25 (k1 = 1.2,
+    b = 0.75) is computed per field with that field's own length normalisation
+    and added up with field weights (title > question, keywords and synonyms >
+    summary and tags > body text). The last query word also matches the indexed
+    words it begins, since search runs as the reader types. Document frequency is counted over
     topics, so a word that appears in every topic carries almost no weight.
 
 Matching
@@ -34,13 +37,15 @@ Matching
 
 Snippets are plain text (the caller escapes them for HTML): about 150 display
 columns of the requested language's body text around the densest cluster of
-matched words (a CJK character counts two columns), or the summary when that
-language's text has no match. LaTeX commands in them are made readable
+matched words (a CJK character counts two columns), with the matched words'
+spans for highlighting; empty when that language's text has no match (the
+card shows the summary anyway). LaTeX commands in them are made readable
 (``\\varphi`` -> φ, ``\\frac{a}{b}`` -> (a)/(b)).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import re
@@ -65,6 +70,7 @@ FIELD_WEIGHTS: dict[str, float] = {
     "title": 5.0,
     "question": 3.0,
     "keywords": 3.0,
+    "synonyms": 3.0,
     "summary": 2.0,
     "tags": 2.0,
     "text": 1.0,
@@ -74,6 +80,12 @@ FIELD_WEIGHTS: dict[str, float] = {
 # weight and its single characters at this weight, so "梯度" prefers pages with
 # the word 梯度 over pages that merely contain 梯 and 度 somewhere.
 CJK_UNIGRAM_QUERY_WEIGHT = 0.4
+
+# The last word of a query also matches indexed words it begins (search as you
+# type), at this weight, so a finished word still ranks its exact matches first.
+PREFIX_WEIGHT = 0.8
+MIN_PREFIX_CHARS = 2
+MAX_COMPLETIONS = 24
 
 STOPWORDS = frozenset(
     "a an and are as at be by do does for from how in is it its of on or the to what "
@@ -87,9 +99,7 @@ _CJK_RANGES = (
     "\uac00-\ud7af"  # hangul syllables
     "\uf900-\ufaff"  # CJK compatibility ideographs
 )
-_TOKEN_RE = re.compile(
-    rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)"
-)
+_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>[^\W_{_CJK_RANGES}]+(?:\+\+|#)?)")
 _WORD_RE = re.compile(rf"[^\W_{_CJK_RANGES}]+(?:\+\+|#)?")
 _CJK_RE = re.compile(rf"[{_CJK_RANGES}]+")
 
@@ -109,16 +119,26 @@ class SearchDoc:
     keywords: tuple[str, ...]
     tags: tuple[str, ...]
     text: str
+    synonyms: tuple[str, ...] = ()  # the words readers use for it (backprop, 步幅)
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result; ``title`` and ``snippet`` are in the requested language."""
+    """One search result; ``title`` and ``snippet`` are in the requested language.
+
+    Hits are ranked by ``headline`` (query words found in the title, counted
+    twice, or the question) and then by the BM25 ``score``. ``marks`` are the
+    (start, end) character spans of matched words in ``snippet``,
+    for highlighting. The snippet is empty when that language's text has no match
+    (the card already shows the summary).
+    """
 
     slug: str
     score: float
     title: str
     snippet: str
+    marks: tuple[tuple[int, int], ...] = ()
+    headline: float = 0.0
 
 
 # ---------------------------------------------------------------- tokens
@@ -226,11 +246,35 @@ def _query_terms(query: str) -> dict[str, float]:
 
 _SPACES = re.compile(r"\s+")
 _LATEX_SYMBOLS = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ",
-    "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "varphi": "φ",
-    "phi": "φ", "omega": "ω", "Omega": "Ω", "Sigma": "Σ", "sum": "Σ", "infty": "∞",
-    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "cdot": "·", "times": "×",
-    "approx": "≈", "ne": "≠", "to": "→", "ldots": "…", "cdots": "…",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "theta": "θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "sigma": "σ",
+    "tau": "τ",
+    "varphi": "φ",
+    "phi": "φ",
+    "omega": "ω",
+    "Omega": "Ω",
+    "Sigma": "Σ",
+    "sum": "Σ",
+    "infty": "∞",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "cdot": "·",
+    "times": "×",
+    "approx": "≈",
+    "ne": "≠",
+    "to": "→",
+    "ldots": "…",
+    "cdots": "…",
 }
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+|[,;:! ])")
 
@@ -276,8 +320,10 @@ class SearchIndex:
         for doc in docs:
             languages = self._docs.setdefault(doc.slug, {})
             if doc.lang in languages:
-                raise ValueError(f"SearchIndex: duplicate document for slug {doc.slug!r} "
-                                 f"in language {doc.lang!r}")
+                raise ValueError(
+                    f"SearchIndex: duplicate document for slug {doc.slug!r} "
+                    f"in language {doc.lang!r}"
+                )
             languages[doc.lang] = doc
 
         self._fields: dict[str, dict[str, _Field]] = {}
@@ -291,8 +337,9 @@ class SearchIndex:
             document_frequency.update(seen)
 
         self._average_length = {
-            name: max(1.0, sum(f[name].length for f in self._fields.values())
-                      / max(1, len(self._fields)))
+            name: max(
+                1.0, sum(f[name].length for f in self._fields.values()) / max(1, len(self._fields))
+            )
             for name in FIELD_WEIGHTS
         }
         topic_count = len(self._docs)
@@ -301,6 +348,8 @@ class SearchIndex:
             term: math.log(1.0 + (topic_count - df + 0.5) / (df + 0.5))
             for term, df in document_frequency.items()
         }
+        # Latin-script words in order, for prefix matching of the word being typed.
+        self._words = sorted(term for term in self._idf if _WORD_RE.fullmatch(term))
 
     @staticmethod
     def _field(docs: Iterable[SearchDoc], name: str) -> _Field:
@@ -323,26 +372,56 @@ class SearchIndex:
         if not isinstance(query, str) or limit <= 0:
             return []
         terms = _query_terms(query)
+        terms.update(self._completions(query, terms))
         terms = {term: weight for term, weight in terms.items() if term in self._idf}
         if not terms:
             return []
 
         # A topic must contain at least one whole query term (a word, a CJK pair, or a
-        # one-character CJK query); sharing a stray character of a longer Chinese word
-        # is not a match, though it still adds to the score of topics that are.
-        primary = [term for term, weight in terms.items() if weight == 1.0]
+        # one-character CJK query) or a completion of the word being typed; sharing a
+        # stray character of a longer Chinese word is not a match, though it still adds
+        # to the score of topics that are.
+        primary = [term for term, weight in terms.items() if weight >= PREFIX_WEIGHT]
         scored = []
         for slug, fields in self._fields.items():
             if not any(term in field.counts for term in primary for field in fields.values()):
                 continue
-            scored.append((self._score(fields, terms), slug))
-        scored.sort(key=lambda item: (-item[0], item[1]))
+            # A match in the title, then one in the question, outranks any amount of prose.
+            headline = sum(
+                weight * (2 if term in fields["title"].counts else 1)
+                for term, weight in terms.items()
+                if term in fields["title"].counts or term in fields["question"].counts
+            )
+            scored.append((headline, self._score(fields, terms), slug))
+        scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
 
         hits = []
-        for score, slug in scored[: min(limit, MAX_LIMIT)]:
+        for headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
             doc = self._doc_in(slug, lang)
-            hits.append(Hit(slug, score, doc.title, self._snippet(doc, terms)))
+            snippet = self._snippet(doc, terms)
+            marks = _marks(snippet, primary)
+            hits.append(Hit(slug, score, doc.title, snippet, marks, headline))
         return hits
+
+    def _completions(self, query: str, terms: dict[str, float]) -> dict[str, float]:
+        """Indexed words that start with the query's last word (``autog`` -> autograd).
+
+        Search runs as the reader types, so the last word is usually unfinished.
+        Only Latin-script words of two or more letters are completed; Chinese
+        already matches by single characters and pairs.
+        """
+        words = _WORD_RE.findall(_fold(query[:MAX_QUERY_CHARS])[0])
+        if not words or len(words[-1]) < MIN_PREFIX_CHARS:
+            return {}
+        prefix = words[-1]
+        found: dict[str, float] = {}
+        start = bisect.bisect_left(self._words, prefix)
+        for word in self._words[start : start + MAX_COMPLETIONS]:
+            if not word.startswith(prefix):
+                break
+            if word not in terms:
+                found[word] = PREFIX_WEIGHT
+        return found
 
     def _score(self, fields: dict[str, _Field], terms: dict[str, float]) -> float:
         score = 0.0
@@ -364,11 +443,10 @@ class SearchIndex:
         return languages.get(lang) or languages.get("en") or next(iter(languages.values()))
 
     def _snippet(self, doc: SearchDoc, terms: dict[str, float]) -> str:
-        """A window of ``doc.text`` around the densest cluster of matched terms."""
+        """A window of ``doc.text`` around the densest cluster of matched terms ("" if none)."""
         matches = _term_spans(doc.text, terms)
         if not matches:
-            fallback = doc.summary or doc.text
-            return _clean_snippet(_shorten(fallback, 0, len(fallback)))
+            return ""
 
         best_start, best_end, best_value = 0, 0, -1.0
         for index, (start, end, _) in enumerate(matches):
@@ -408,6 +486,17 @@ def _term_spans(text: str, terms: dict[str, float]) -> list[tuple[int, int, str]
             position = folded.find(term, position + 1)
     spans.sort()
     return spans
+
+
+def _marks(snippet: str, terms: Iterable[str]) -> tuple[tuple[int, int], ...]:
+    """Spans of whole query terms in ``snippet``, overlapping ones merged (CJK pairs)."""
+    merged: list[list[int]] = []
+    for start, end, _ in _term_spans(snippet, dict.fromkeys(terms, 1.0)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return tuple((start, end) for start, end in merged)
 
 
 def _width(char: str) -> int:

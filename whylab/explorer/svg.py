@@ -20,6 +20,7 @@ description; the page adds the full data table next to it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -31,6 +32,7 @@ from html import escape
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
 
 POINTS = T("points", "个点")
+MAX_READOUT_POINTS = 100  # per series: the points the pointer and arrow keys can read out
 NODES_AND_EDGES = T("{nodes} nodes, {edges} edges", "{nodes} 个节点，{edges} 条边")
 
 PALETTE_SIZE = 8
@@ -144,14 +146,18 @@ class Axis:
 
 
 def linear_axis(
-    values: Sequence[float], pixel_low: float, pixel_high: float, tight: bool = False
+    values: Sequence[float],
+    pixel_low: float,
+    pixel_high: float,
+    tight: bool = False,
+    target_ticks: int = 5,
 ) -> Axis:
     """A linear axis; ``tight`` keeps the data's own ends instead of rounding out to a tick."""
     low, high = min(values), max(values)
     if low == high:
         pad = abs(low) * 0.1 or 1.0
         low, high = low - pad, high + pad
-    step = nice_step(high - low)
+    step = nice_step(high - low, target_ticks)
     first = math.ceil(low / step - 1e-9) if tight else math.floor(low / step + 1e-9)
     last = math.floor(high / step + 1e-9) if tight else math.ceil(high / step - 1e-9)
     if not tight:
@@ -167,36 +173,40 @@ def _decade_label(exponent: int) -> str:
 
 
 def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Axis:
-    low_exp = math.floor(math.log10(min(values)) + 1e-9)
-    high_exp = math.ceil(math.log10(max(values)) - 1e-9)
-    if high_exp == low_exp:
-        high_exp += 1
+    """A log axis that ends at the data (2048, not 10⁴), with ticks at decades (and 2x, 5x
+    when the data span two decades or less) inside it."""
+    low, high = min(values), max(values)
+    if high <= low * 1.0000001:
+        low, high = low / 2, high * 2
+    low_exp = math.floor(math.log10(low) + 1e-9)
+    high_exp = math.ceil(math.log10(high) - 1e-9)
     decades = high_exp - low_exp
     ticks: list[tuple[float, str]] = []
     if decades <= 2:  # few decades: also tick 2x and 5x
         for exponent in range(low_exp, high_exp + 1):
             for multiple in (1, 2, 5):
                 value = multiple * 10.0**exponent
-                if value <= 10.0**high_exp * 1.0000001:
+                if low * 0.9999999 <= value <= high * 1.0000001:
                     label = _decade_label(exponent) if multiple == 1 else format_number(value)
                     ticks.append((value, label))
     else:
         stride = max(1, math.ceil(decades / 8))
         for exponent in range(low_exp, high_exp + 1, stride):
-            ticks.append((10.0**exponent, _decade_label(exponent)))
-    return Axis(10.0**low_exp, 10.0**high_exp, pixel_low, pixel_high, True, tuple(ticks))
+            if low * 0.9999999 <= 10.0**exponent <= high * 1.0000001:
+                ticks.append((10.0**exponent, _decade_label(exponent)))
+    return Axis(low, high, pixel_low, pixel_high, True, tuple(ticks))
 
 
 # ---------------------------------------------------------------- legend
 
 
 def _legend(
-    items: list[tuple[str, str]], left: float, top: float, width: float
+    items: list[tuple[str, str]], left: float, top: float, width: float, font_size: float = 12
 ) -> tuple[str, float]:
     """Legend rows of (css class, name) starting at ``top``; returns (svg, height used)."""
-    parts, x, y, row_height = [], left, top + 14, 20.0
+    parts, x, y, row_height = [], left, top + 14, font_size + 8
     for css_class, name in items:
-        item_width = 30 + text_width(name, 12) + 18
+        item_width = 30 + text_width(name, font_size) + 18
         if x > left and x + item_width > left + width:
             x, y = left, y + row_height
         parts.append(
@@ -226,23 +236,50 @@ def _finite_points(xs, ys, log_x: bool, log_y: bool) -> list[tuple[float, float]
     return points
 
 
-def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
-    """The chart as an ``<svg>`` element (a string of markup)."""
-    width, plot_height = 640.0, 300.0
-    left, right, top = 72.0, 20.0, 16.0
+@dataclass(frozen=True)
+class ChartSize:
+    """The drawing's own size in pixels, its margins and its text sizes (see explorer.css)."""
+
+    name: str
+    width: float
+    plot_height: float
+    left: float
+    right: float
+    legend_font: float
+    x_ticks: int
+
+
+# The page shows WIDE on screens wider than a phone and COMPACT on phones, where it
+# is drawn at about 0.9 of its size, so its 13 px text stays above 11 px.
+WIDE = ChartSize("wide", 640.0, 300.0, 72.0, 20.0, 12.0, 5)
+COMPACT = ChartSize("compact", 380.0, 230.0, 60.0, 14.0, 13.0, 4)
+
+
+def series_classes(chart: LineChart) -> list[str]:
+    """CSS class per series, from its English name: one name, one colour and dash, in
+    every chart of a topic (two series of one chart never share one)."""
+    names = [s.name.en for s in chart.series]
+    slots = group_classes(list(dict.fromkeys(names)))
+    return [f"s{slots[name][1:]}" for name in names]
+
+
+def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: ChartSize = WIDE) -> str:
+    """The chart as an ``<svg>`` element (a string of markup) drawn at ``size``."""
+    width, plot_height = size.width, size.plot_height
+    left, right, top = size.left, size.right, 16.0
     all_points = [_finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series]
     xs = [p[0] for pts in all_points for p in pts if p]
     ys = [p[1] for pts in all_points for p in pts if p]
     title = chart.title.get(lang)
     if not xs:
         return (
-            f'<svg class="chart" viewBox="0 0 {width:.0f} 60" role="img" '
+            f'<svg class="chart {size.name}" viewBox="0 0 {width:.0f} 60" role="img" '
             f'aria-label="{_attr(title)}"><text x="20" y="35">{escape(title)}: —</text></svg>'
         )
     if chart.log_x:
         x_axis = log_axis(xs, left, width - right)
     else:
-        x_axis = linear_axis(xs, left, width - right, tight=True)
+        x_axis = linear_axis(xs, left, width - right, tight=True, target_ticks=size.x_ticks)
     y_axis = (log_axis if chart.log_y else linear_axis)(ys, top + plot_height, top)
     bottom = top + plot_height
     parts: list[str] = []
@@ -270,8 +307,8 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
         f'text-anchor="middle">{escape(chart.y_label.get(lang))}</text>'
     )
 
-    for index, points in enumerate(all_points):
-        css = f"s{index % PALETTE_SIZE}"
+    classes = series_classes(chart)
+    for css, points in zip(classes, all_points, strict=True):
         commands, pen_down = [], False
         for point in points:
             if point is None:
@@ -290,23 +327,46 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str) -> str:
             )
 
     legend, legend_height = _legend(
-        [(f"s{i % PALETTE_SIZE}", s.name.get(lang)) for i, s in enumerate(chart.series)],
+        [(css, s.name.get(lang)) for css, s in zip(classes, chart.series, strict=True)],
         left,
         bottom + 48,
         width - left - right,
+        size.legend_font,
     )
     height = bottom + 48 + legend_height
+    readout = _readout_points(chart, lang, all_points, x_axis, y_axis)
     description = "; ".join(
         f"{s.name.get(lang)}: {sum(1 for p in pts if p)} {POINTS.get(lang)}"
         for s, pts in zip(chart.series, all_points, strict=True)
     )
     return (
-        f'<svg class="chart" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-        f'aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
+        f'<svg class="chart {size.name}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f'aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}" tabindex="0" '
+        f'data-points="{_attr(readout)}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
         f'<desc id="{element_id}-d">{escape(description)}</desc>'
         f"{''.join(parts)}{legend}</svg>"
     )
+
+
+def _readout_points(chart: LineChart, lang: Lang, all_points, x_axis: Axis, y_axis: Axis) -> str:
+    """JSON for the page script's value readout: the series and axis names once, then
+    ``[px, py, series index, x, y]`` per drawn point (evenly thinned past
+    MAX_READOUT_POINTS a series, so a long series does not weigh down the page)."""
+    found = []
+    for index, points in enumerate(all_points):
+        drawn = [p for p in points if p]
+        stride = max(1, math.ceil(len(drawn) / MAX_READOUT_POINTS))
+        for x, y in drawn[::stride]:
+            px, py = round(x_axis.to_pixel(x), 1), round(y_axis.to_pixel(y), 1)
+            found.append([px, py, index, f"{x:.6g}", f"{y:.6g}"])
+    data = {
+        "series": [s.name.get(lang) for s in chart.series],
+        "x": chart.x_label.get(lang),
+        "y": chart.y_label.get(lang),
+        "points": found,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- graph diagrams
@@ -317,7 +377,7 @@ NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
 MARGIN = 16.0
 LEGEND_GAP = 10.0  # between the lowest box of a graph and its legend
-GRAPH_MIN_SCALE = 0.75  # smallest scale a page may draw a diagram at (labels stay >= 8 px)
+GRAPH_MIN_SCALE = 1.0  # smallest scale a page may draw a diagram at (11 px labels stay 11 px)
 
 
 def _layers(

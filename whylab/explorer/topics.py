@@ -33,6 +33,7 @@ FOLDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 EXPERIMENT_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 TEXT_FIELDS = ("title", "question", "summary")
 LIST_FIELDS = ("tags", "keywords")
+OPTIONAL_LIST_FIELDS = ("synonyms",)  # the words readers search with: backprop, 步幅
 
 
 class TopicError(ValueError):
@@ -48,6 +49,7 @@ class TopicMeta:
     summary: str
     tags: tuple[str, ...]
     keywords: tuple[str, ...]
+    synonyms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class Topic:
                     keywords=meta.keywords,
                     tags=meta.tags,
                     text=f"{self.prose[lang].text} {experiment_text}",
+                    synonyms=meta.synonyms,
                 )
             )
         return docs
@@ -181,15 +184,15 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
         table = data.get(lang)
         if not isinstance(table, dict):
             raise TopicError(f"{folder.name}/meta.toml: the [{lang}] table is missing")
-        unknown = set(table) - {*TEXT_FIELDS, *LIST_FIELDS}
+        unknown = set(table) - {*TEXT_FIELDS, *LIST_FIELDS, *OPTIONAL_LIST_FIELDS}
         if unknown:
             raise TopicError(f"{folder.name}/meta.toml [{lang}]: unknown keys {sorted(unknown)}")
         for field in TEXT_FIELDS:
             value = table.get(field)
             if not isinstance(value, str) or not value.strip():
                 raise TopicError(f"{folder.name}/meta.toml [{lang}]: {field} is missing or empty")
-        for field in LIST_FIELDS:
-            value = table.get(field)
+        for field in (*LIST_FIELDS, *OPTIONAL_LIST_FIELDS):
+            value = table.get(field, [] if field in OPTIONAL_LIST_FIELDS else None)
             if not isinstance(value, list) or not all(
                 isinstance(v, str) and v.strip() for v in value
             ):
@@ -202,6 +205,7 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
             summary=join_wrapped_lines(table["summary"]),
             tags=tuple(t.strip() for t in table["tags"]),
             keywords=tuple(k.strip() for k in table["keywords"]),
+            synonyms=tuple(s.strip() for s in table.get("synonyms", [])),
         )
     if len(meta["en"].tags) != len(meta["zh"].tags):
         raise TopicError(

@@ -1,11 +1,148 @@
 // whylab explorer: progressive enhancement, no framework, no third-party code.
 // Every page works without this script (forms submit by GET). With it:
-//  * changing an experiment parameter reruns the experiment: the server renders the
-//    result fragment, we swap it in, and the URL (and the language switch) follow;
+//  * submitting an experiment form runs it once: the server renders the result
+//    fragment, we swap it in, and the URL (a history entry, so Back undoes it) and
+//    the language switch follow; a timing experiment is queued on the server's one
+//    line of measurements instead, with progress and a cancel button;
 //  * the home page search and tag filter update the topic cards as you type.
 "use strict";
 
 (function () {
+  // Printing: data tables and other folded details print expanded, then fold back.
+  let foldedForPrint = [];
+  window.addEventListener("beforeprint", function () {
+    foldedForPrint = Array.from(document.querySelectorAll("main details:not([open])"));
+    foldedForPrint.forEach(function (details) {
+      details.open = true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    foldedForPrint.forEach(function (details) {
+      details.open = false;
+    });
+    foldedForPrint = [];
+  });
+
+  // "Copy" beside an experiment's source (the button stays hidden without this script).
+  function enableCopy(root) {
+    root.querySelectorAll("button[data-copy]").forEach(function (button) {
+      button.hidden = false;
+      const label = button.textContent;
+      button.addEventListener("click", async function () {
+        const code = button.closest("[data-code]").querySelector("pre code").textContent;
+        await navigator.clipboard.writeText(code);
+        button.textContent = button.dataset.copied;
+        setTimeout(function () {
+          button.textContent = label;
+        }, 2000);
+      });
+    });
+  }
+  enableCopy(document);
+
+  // On the live server the source is fetched the first time its details open.
+  document.querySelectorAll("details[data-source]").forEach(function (details) {
+    details.addEventListener("toggle", async function () {
+      if (!details.open || details.dataset.loaded) {
+        return;
+      }
+      details.dataset.loaded = "yes";
+      const response = await fetch(details.dataset.source, { headers: { Accept: "text/html" } });
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const code = page.querySelector("[data-code]");
+      if (response.ok && code) {
+        details.querySelector("summary ~ p").replaceWith(document.importNode(code, true));
+        enableCopy(details);
+      }
+    });
+  });
+
+  // ---------------------------------------------------------------- chart readout
+  // The value under the pointer, or stepped through with ← → on a focused chart,
+  // shown in the line under the figure (a live region) and as a dot on the line.
+  // Works on results swapped in later too (delegated); the data table stays the
+  // full text alternative.
+  function readoutFor(svg) {
+    if (!svg.readout) {
+      const data = JSON.parse(svg.dataset.points);
+      const points = data.points.map(function ([px, py, series, x, y]) {
+        const text = data.series[series] + ": " + data.x + " = " + x + ", " + data.y + " = " + y;
+        return [px, py, text];
+      });
+      points.sort(function (a, b) {
+        return a[0] - b[0];
+      });
+      svg.readout = { points: points, index: -1 };
+    }
+    return svg.readout;
+  }
+
+  function showPoint(svg, index) {
+    const state = readoutFor(svg);
+    if (!state.points.length) {
+      return;
+    }
+    state.index = Math.max(0, Math.min(state.points.length - 1, index));
+    const [x, y, text] = state.points[state.index];
+    let dot = svg.querySelector(".readout-dot");
+    if (!dot) {
+      dot = document.createElementNS(svg.namespaceURI, "circle");
+      dot.setAttribute("class", "readout-dot");
+      dot.setAttribute("r", "4.5");
+      svg.appendChild(dot);
+    }
+    dot.setAttribute("cx", x);
+    dot.setAttribute("cy", y);
+    const line = svg.closest("figure").querySelector("[data-readout]");
+    if (line) {
+      line.textContent = text;
+    }
+  }
+
+  document.addEventListener("pointermove", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    if (!svg) {
+      return;
+    }
+    const box = svg.getBoundingClientRect();
+    const scale = svg.viewBox.baseVal.width / box.width;
+    const px = (event.clientX - box.left) * scale;
+    const py = (event.clientY - box.top) * scale;
+    let best = -1;
+    let bestDistance = Infinity;
+    readoutFor(svg).points.forEach(function (point, index) {
+      const distance = (point[0] - px) ** 2 + (point[1] - py) ** 2;
+      if (distance < bestDistance) {
+        best = index;
+        bestDistance = distance;
+      }
+    });
+    showPoint(svg, best);
+  });
+
+  document.addEventListener("focusin", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    if (svg) {
+      const line = svg.closest("figure").querySelector("[data-readout]");
+      if (line && !line.textContent) {
+        line.textContent = line.dataset.hint;
+      }
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
+    const steps = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+    if (!svg || !(event.key in steps)) {
+      return;
+    }
+    event.preventDefault();
+    const state = readoutFor(svg);
+    const step = steps[event.key];
+    const next = Number.isFinite(step) ? state.index + step : step > 0 ? state.points.length - 1 : 0;
+    showPoint(svg, state.index < 0 && step === 1 ? 0 : next);
+  });
+
   if (document.body.dataset.live !== "on") {
     return; // a static export: nothing to talk to
   }
@@ -49,7 +186,8 @@
     return values;
   }
 
-  function updatePageUrl(form, values) {
+  // The page URL with this experiment's parameters set to ``values``.
+  function urlWith(form, values) {
     const prefix = form.dataset.experiment + ".";
     const url = new URL(location.href);
     for (const key of Array.from(url.searchParams.keys())) {
@@ -60,13 +198,61 @@
     values.forEach(function (value, name) {
       url.searchParams.set(prefix + name, value);
     });
-    history.replaceState(null, "", url);
-    syncLanguageLinks();
+    return url;
   }
 
+  // This experiment's parameters as the page URL states them (none: ``fallback``).
+  function valuesFromUrl(form, fallback) {
+    const prefix = form.dataset.experiment + ".";
+    const values = new Map(fallback);
+    new URL(location.href).searchParams.forEach(function (value, key) {
+      if (key.startsWith(prefix)) {
+        values.set(key.slice(prefix.length), value);
+      }
+    });
+    return values;
+  }
+
+  function setFormValues(form, values) {
+    const prefix = form.dataset.experiment + ".";
+    values.forEach(function (value, name) {
+      form.querySelectorAll('[name="' + CSS.escape(prefix + name) + '"]').forEach(function (el) {
+        if (el.type === "checkbox") {
+          el.checked = value === "true";
+        } else if (el.type !== "hidden") {
+          el.value = value;
+        }
+      });
+    });
+  }
+
+  function sameValues(a, b) {
+    return a.size === b.size && Array.from(a.entries()).every(([k, v]) => b.get(k) === v);
+  }
+
+  function sleep(ms) {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, ms);
+    });
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (_, key) {
+      return key in values ? String(values[key]) : "";
+    });
+  }
+
+  const experimentForms = [];
+
   function enhanceExperiment(form) {
+    const section = form.closest("section");
     const result = document.getElementById(form.dataset.result);
     const status = form.querySelector("[data-status]");
+    const problem = section.querySelector("[data-problem]");
+    const staleNote = section.querySelector("[data-stale-note]");
+    const progress = form.querySelector("[data-progress]");
+    const initial = experimentParams(form); // what the page was rendered with
+    let generation = 0; // each run request gets a number; only the latest may write
     let inFlight = null;
 
     // A value that breaks its bounds is caught here, before anything is sent, and
@@ -136,12 +322,121 @@
       return Boolean(first);
     }
 
+    // The shown result no longer matches the form (a run in flight, or one that failed).
+    function markStale(stale) {
+      const hasResult = result.textContent.trim() !== "";
+      result.classList.toggle("stale", stale && hasResult);
+      staleNote.hidden = !(stale && hasResult);
+    }
+
+    function reportDone(ok) {
+      // A check that is not applicable at these parameters is no evidence either way.
+      const total = result.querySelectorAll(".check:not(.na)").length;
+      const passed = result.querySelectorAll(".check.pass").length;
+      status.textContent = ok
+        ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
+        : "";
+    }
+
+    // Fetch the result fragment; a good one replaces the result, an error (422, 429,
+    // 503, 504 come back as rendered fragments too) goes above the old one, marked stale.
+    async function loadFragment(query, signal, mine) {
+      const response = await fetch(form.dataset.fragment + "?" + query.toString(), {
+        headers: { Accept: "text/html" },
+        signal: signal,
+      });
+      const html = await response.text();
+      if (mine !== generation) {
+        return;
+      }
+      if (response.ok) {
+        result.innerHTML = html;
+        problem.innerHTML = "";
+        markStale(false);
+      } else {
+        problem.innerHTML = html;
+        markStale(true);
+      }
+      reportDone(response.ok);
+    }
+
+    // ---- timing experiments: queue a run on the server's one line, follow it, cancel it
+
+    function showProgress(run) {
+      const bar = progress.querySelector("progress");
+      const text = progress.querySelector("[data-progress-text]");
+      progress.hidden = false;
+      progress.dataset.runId = run.id;
+      if (run.state === "running" && run.expected_s) {
+        bar.max = 1;
+        bar.value = Math.min(run.elapsed_s / run.expected_s, 0.99);
+      } else {
+        bar.removeAttribute("value"); // indeterminate
+      }
+      const seconds = { elapsed: run.elapsed_s.toFixed(1), ahead: run.position };
+      if (run.state === "queued") {
+        text.textContent = fill(progress.dataset.queued, seconds);
+      } else if (run.expected_s) {
+        seconds.expected = run.expected_s.toPrecision(3);
+        text.textContent = fill(progress.dataset.runningExpected, seconds);
+      } else {
+        text.textContent = fill(progress.dataset.runningFor, seconds);
+      }
+    }
+
+    async function follow(runId, query, mine) {
+      while (mine === generation) {
+        const response = await fetch("/api/timing-runs/" + encodeURIComponent(runId), {
+          headers: { Accept: "application/json" },
+        });
+        if (!response.ok) {
+          progress.hidden = true;
+          markStale(true);
+          return;
+        }
+        const run = await response.json();
+        if (mine !== generation) {
+          return;
+        }
+        if (run.state === "done") {
+          progress.hidden = true;
+          await loadFragment(query, undefined, mine);
+          return;
+        }
+        if (run.state === "cancelled" || run.state === "failed") {
+          progress.hidden = true;
+          status.textContent =
+            run.state === "cancelled" ? progress.dataset.cancelled : run.message;
+          markStale(true);
+          return;
+        }
+        showProgress(run);
+        await sleep(400);
+      }
+    }
+
+    async function measure(query, mine) {
+      const response = await fetch(form.dataset.timingRuns + "?" + query.toString(), {
+        method: "POST",
+        headers: { Accept: "application/json" },
+      });
+      const run = await response.json();
+      if (!response.ok) {
+        status.textContent = run.detail;
+        markStale(true);
+        return;
+      }
+      showProgress(run);
+      await follow(run.id, query, mine);
+    }
+
     async function rerun() {
       if (firstInvalidField()) {
         return;
       }
       const values = experimentParams(form);
       const query = new URLSearchParams(Array.from(values.entries()));
+      const mine = ++generation;
       if (inFlight) {
         inFlight.abort();
       }
@@ -149,23 +444,17 @@
       inFlight = controller;
       result.setAttribute("aria-busy", "true");
       status.textContent = status.dataset.running;
+      markStale(true);
       try {
-        const response = await fetch(form.dataset.fragment + "?" + query.toString(), {
-          headers: { Accept: "text/html" },
-          signal: controller.signal,
-        });
-        // Errors (422 bad parameter, 429, 503, 504) come back as rendered fragments too.
-        result.innerHTML = await response.text();
-        updatePageUrl(form, values);
-        // A check that is not applicable at these parameters is no evidence either way.
-        const total = result.querySelectorAll(".check:not(.na)").length;
-        const passed = result.querySelectorAll(".check.pass").length;
-        status.textContent = response.ok
-          ? status.dataset.done.replace("{passed}", passed).replace("{total}", total)
-          : "";
+        if (form.dataset.timingRuns) {
+          await measure(query, mine);
+        } else {
+          await loadFragment(query, controller.signal, mine);
+        }
       } catch (error) {
-        if (error.name !== "AbortError") {
+        if (error.name !== "AbortError" && mine === generation) {
           status.textContent = String(error.message || error);
+          markStale(true);
         }
       } finally {
         if (inFlight === controller) {
@@ -175,16 +464,100 @@
       }
     }
 
-    const scheduled = debounce(rerun, 300);
-    form.addEventListener("input", scheduled);
-    form.addEventListener("change", scheduled);
+    // A field is judged when the reader leaves it (change) or submits, never per
+    // keystroke; typing only clears a mark once the value is good again.
+    form.querySelectorAll("input[data-kind]").forEach(function (field) {
+      field.addEventListener("change", function () {
+        showFieldError(field, boundMessage(field));
+      });
+      field.addEventListener("input", function () {
+        if (field.getAttribute("aria-invalid") && !boundMessage(field)) {
+          showFieldError(field, "");
+        }
+      });
+    });
+
+    // One run per submit (Enter or the button); each submit is a history entry,
+    // so Back undoes it.
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      if (firstInvalidField()) {
+        return;
+      }
+      const url = urlWith(form, experimentParams(form));
+      if (url.href !== location.href) {
+        history.pushState({ whylab: true }, "", url);
+        syncLanguageLinks();
+      }
       rerun();
+    });
+
+    if (progress) {
+      progress.querySelector("[data-cancel]").addEventListener("click", function () {
+        const runId = progress.dataset.runId;
+        if (runId) {
+          fetch("/api/timing-runs/" + encodeURIComponent(runId), { method: "DELETE" });
+        }
+      });
+      if (progress.dataset.runId) {
+        // A run was already under way when the page was rendered: follow it.
+        const query = new URLSearchParams(Array.from(initial.entries()));
+        follow(progress.dataset.runId, query, ++generation);
+      }
+    }
+
+    experimentForms.push({
+      // Back or Forward: show the parameters that URL names, and their result.
+      restore: function () {
+        const values = valuesFromUrl(form, initial);
+        if (sameValues(values, experimentParams(form))) {
+          return;
+        }
+        setFormValues(form, values);
+        if (form.dataset.timingRuns) {
+          // Show the latest measurement at those parameters; never start one.
+          const mine = ++generation;
+          loadFragment(new URLSearchParams(Array.from(values.entries())), undefined, mine);
+        } else {
+          rerun();
+        }
+      },
     });
   }
 
+  window.addEventListener("popstate", function () {
+    syncLanguageLinks();
+    experimentForms.forEach(function (entry) {
+      entry.restore();
+    });
+  });
+
   document.querySelectorAll("form[data-fragment]").forEach(enhanceExperiment);
+
+  // ---------------------------------------------------------------- contents
+
+  // The contents are open in the HTML; on a narrow screen they fold away until
+  // asked for, and following one of their links folds them again. On a wide
+  // screen they stay open beside the article (the stylesheet makes them sticky).
+  const toc = document.querySelector("details[data-toc]");
+  if (toc) {
+    const narrow = window.matchMedia("(max-width: 77.99rem)");
+    const fit = function () {
+      toc.open = !narrow.matches;
+    };
+    fit();
+    narrow.addEventListener("change", fit);
+    toc.addEventListener("click", function (event) {
+      if (event.target.closest("a") && narrow.matches) {
+        toc.open = false;
+      }
+    });
+    toc.querySelector("summary").addEventListener("click", function (event) {
+      if (!narrow.matches) {
+        event.preventDefault(); // beside the article it is always open
+      }
+    });
+  }
 
   // ---------------------------------------------------------------- search and tags
 

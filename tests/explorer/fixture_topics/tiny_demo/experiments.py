@@ -13,6 +13,7 @@ from whylab.explorer.experiment import (
     GraphDiagram,
     GraphNode,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -54,6 +55,10 @@ from whylab.explorer.experiment import (
         Param(
             "seed", "int", 0, T("Random seed", "随机种子"), minimum=0, maximum=1_000_000, seed=True
         ),
+    ],
+    metrics=[
+        Metric("energy", T("Signal energy", "信号能量"), "V²"),
+        Metric("peak_bin", T("Peak frequency bin", "峰值频点")),
     ],
 )
 def sine(amplitude, cycles, samples, noise, log_y, seed):
@@ -276,6 +281,10 @@ def hog(megabytes):
     description=T("A live timing; never cached.", "实时计时；从不缓存。"),
     params=[Param("n", "int", 1000, T("Iterations", "迭代次数"), minimum=1, maximum=100_000)],
     timing=True,
+    metrics=[
+        Metric("seconds", T("Time", "耗时"), "s"),
+        Metric("ns_per_iteration", T("Time per iteration", "每次迭代耗时"), "ns"),
+    ],
 )
 def clock(n):
     started = time.perf_counter()
