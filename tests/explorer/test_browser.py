@@ -453,19 +453,19 @@ def test_enter_runs_once_and_back_undoes_the_change(browser, base_url, lang, vie
 def test_a_field_is_judged_on_leaving_it_not_per_keystroke(browser, base_url, lang, viewport):
     context, page, problems = open_in(browser, viewport)
     page.goto(f"{base_url}/{lang}/topics/fft")
-    field = page.locator("#experiment-cost-growth-max_log2n")  # bounds 12..15
+    field = page.locator("#experiment-cost-growth-max_log2n")  # bounds 14..16
     error = page.locator("#experiment-cost-growth-max_log2n-error")
     field.fill("")
     field.press_sequentially("14", delay=150)  # "1" alone is out of range: no complaint yet
     assert error.count() == 0
     field.press("Tab")
     assert error.count() == 0 and field.get_attribute("aria-invalid") is None
-    field.fill("16")
+    field.fill("17")
     assert error.count() == 0
     field.press("Tab")
     error.wait_for()
-    assert "16" in error.inner_text() and "15" in error.inner_text()
-    field.fill("13")  # typing a good value clears the mark at once
+    assert "17" in error.inner_text() and "16" in error.inner_text()
+    field.fill("15")  # typing a good value clears the mark at once
     error.wait_for(state="detached")
     context.close()
     assert problems == []
@@ -538,7 +538,7 @@ def test_timing_experiments_wait_to_be_asked_then_show_progress_and_cancel(
     assert prompt in result.inner_text()
     progress = page.locator("#experiment-cost-growth [data-progress]")
     assert progress.is_hidden()
-    page.locator("#experiment-cost-growth-max_log2n").fill("12")
+    page.locator("#experiment-cost-growth-max_log2n").fill("14")
     page.locator("#experiment-cost-growth-rounds").fill("1")
     page.locator("#experiment-cost-growth button[type=submit]").click()
     progress.wait_for(state="visible")

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from whylab.explorer.service import RunRecord
+from whylab.explorer.service import RunAnswer, RunRecord
 from whylab.explorer.timing import TimingQueue
 
 PAGE = "/{lang}/topics/tiny-demo"
@@ -119,7 +119,7 @@ class FakeService:
         self.most_at_once = 0
         self.release: dict[int, asyncio.Event] = {}
 
-    async def run(self, topic, experiment, params):
+    async def run(self, topic, experiment, params, client=""):
         self.started.append(params)
         self.running += 1
         self.most_at_once = max(self.most_at_once, self.running)
@@ -128,7 +128,8 @@ class FakeService:
         self.running -= 1
         from whylab.explorer.experiment import Result
 
-        return RunRecord(topic.slug, experiment.name, params, "x", Result(), True, False, 0.25)
+        record = RunRecord(topic.slug, experiment.name, params, "x", Result(), True, False, 0.25)
+        return RunAnswer(record, 0.25)
 
 
 def test_the_line_runs_one_at_a_time_in_order_and_cancels(fixture_registry):

@@ -41,6 +41,7 @@ from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.routing import Match
 
 import whylab
 from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
@@ -770,11 +771,23 @@ def create_app(
 
     app.openapi = openapi  # type: ignore[method-assign]
 
+    def allowed_methods(request: Request) -> str:
+        """Every method some route serves at this path (Starlette's 405 names only the
+        first route that matched, so GET and DELETE on one path would read "GET")."""
+        methods: set[str] = set()
+        for route in app.routes:
+            match, _ = route.matches({**request.scope, "method": "GET"})
+            if match != Match.NONE and getattr(route, "methods", None):
+                methods |= set(route.methods)
+        return ", ".join(sorted(methods))
+
     # ------------------------------------------------------------ errors
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         headers = getattr(error, "headers", None)  # 405 carries Allow
+        if error.status_code == 405:
+            headers = {**(headers or {}), "Allow": allowed_methods(request)}
         if request.url.path.startswith("/api/") or request.url.path.startswith("/static/"):
             return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
