@@ -18,7 +18,7 @@ from whylab.dispatch import (
     register_fallthrough_for_all,
     trace,
 )
-from whylab.dispatch.keys import DispatchKeySet
+from whylab._core.keys import DispatchKeySet
 
 _counter = iter(range(10**6))
 

@@ -206,7 +206,7 @@ class inference_mode(_GradModeContext):
     def __enter__(self):
         from whylab._tensor.tensor import creation_state
         from whylab.dispatch import DispatchKey, exclude_keys
-        from whylab.dispatch.keys import AUTOGRAD_KEYS_MASK
+        from whylab._core.keys import AUTOGRAD_KEYS_MASK
 
         self._previous = _state.enabled
         self._previous_inference = _state.inference

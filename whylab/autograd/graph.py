@@ -41,7 +41,7 @@ import sys
 import threading
 import weakref
 
-from whylab.dispatch.keys import DispatchKey
+from whylab._core.keys import DispatchKey
 
 __all__ = [
     "Node",

@@ -37,7 +37,7 @@ from whylab.autograd.graph import (
     _engine_state,
     gradient_edge,
 )
-from whylab.dispatch.keys import DispatchKey
+from whylab._core.keys import DispatchKey
 from whylab.dispatch.tls import local_keys
 
 __all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]

@@ -76,7 +76,7 @@ def retains_grad(self) -> bool:
 
 def is_inference(self) -> bool:
     """True for a tensor made inside ``inference_mode`` (it lacks the autograd keys)."""
-    from whylab.dispatch.keys import DispatchKey
+    from whylab._core.keys import DispatchKey
 
     return not (self._keys & (1 << int(DispatchKey.Autograd)))
 

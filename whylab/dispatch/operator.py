@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import (
+from whylab._core.keys import (
     BELOW,
     FIRST_WRAPPER_KEY,
     NUM_KEYS,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 
-from whylab.dispatch.keys import ALL_KEYS_MASK, DispatchKey, DispatchKeySet, mask_of
+from whylab._core.keys import ALL_KEYS_MASK, DispatchKey, DispatchKeySet, mask_of
 
 
 class _LocalKeys(threading.local):
@@ -23,7 +23,7 @@ class _LocalKeys(threading.local):
     def __init__(self):
         self.included = 0
         self.keep = ALL_KEYS_MASK
-        self.recorder = None  # set by whylab.dispatch.trace while a trace is open
+        self.recorder = None  # set by whylab.dispatch.tracing while a trace is open
 
 
 local_keys = _LocalKeys()
