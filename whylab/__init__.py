@@ -435,10 +435,23 @@ from whylab.serialization import load, save  # noqa: E402
 __all__ += ["load", "save"]
 
 # The packages `import torch` makes available as attributes: torch.nn, torch.optim,
-# torch.utils.data, torch.cuda, torch.backends, torch.linalg. They import the facade
-# above, so they come last.
+# torch.utils.data, torch.cuda, torch.backends, torch.linalg.
 import whylab.utils.data  # noqa: E402, F401
-from whylab import backends, cuda, linalg, nn, optim, utils  # noqa: E402
+from whylab import backends, cuda, linalg, utils  # noqa: E402
+
+#: nn and optim are written against this facade (``whylab.zeros`` ...), like torch.nn
+#: against torch: they sit above it, so they load on first use (``whylab.nn``,
+#: ``import whylab.nn``), never while this module runs.
+_LOADED_ON_FIRST_USE = ("nn", "optim")
+
+
+def __getattr__(name):
+    if name in _LOADED_ON_FIRST_USE:
+        import importlib
+
+        return importlib.import_module(f"whylab.{name}")
+    raise AttributeError(f"module 'whylab' has no attribute {name!r}")
+
 
 __all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
 
