@@ -11,12 +11,12 @@ them defaults and never reads them.
 
 from __future__ import annotations
 
-import threading
 import warnings
 from math import prod
 
 import numpy as np
 
+from whylab._core import thread_state
 from whylab._tensor import dtypes
 from whylab._tensor.device import CPU
 from whylab._tensor.geometry import contiguous_strides, is_contiguous
@@ -29,17 +29,9 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-class _CreationState(threading.local):
-    """Per-thread mask applied to the dispatch keys of every tensor made.
-
-    All bits by default. ``whylab.inference_mode`` clears the autograd keys here,
-    which is what makes the tensors created inside it *inference tensors*.
-    """
-
-    key_mask = -1
-
-
-creation_state = _CreationState()
+#: This thread's ``key_mask`` for new tensors (cleared of the autograd keys inside
+#: ``inference_mode``), documented in whylab/_core/thread_state.py.
+creation_state = thread_state.creation
 
 
 class VersionCounter:

@@ -11,8 +11,8 @@ a tensor it saved has changed. Every other operator falls through this key.
 
 from __future__ import annotations
 
-from whylab._tensor.tensor import Tensor
 from whylab._core.keys import DispatchKey
+from whylab._tensor.tensor import Tensor
 
 
 def _mark_view(out, source: Tensor):

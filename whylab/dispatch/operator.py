@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from whylab._tensor.tensor import Tensor
 from whylab._core.keys import (
     BELOW,
     FIRST_WRAPPER_KEY,
@@ -42,6 +41,7 @@ from whylab._core.keys import (
     DispatchKeySet,
     key_bit,
 )
+from whylab._tensor.tensor import Tensor
 from whylab.dispatch.tls import local_keys
 
 #: Alias key: one kernel, written in terms of other operators, that serves

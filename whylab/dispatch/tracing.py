@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from whylab._tensor.tensor import Tensor
 from whylab._core.keys import DispatchKey
+from whylab._tensor.tensor import Tensor
 from whylab.dispatch.operator import register_fallback
 from whylab.dispatch.tls import include_keys, local_keys
 
