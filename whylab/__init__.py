@@ -429,7 +429,7 @@ __all__ += [
 ]
 
 
-# Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
+# Saving and loading state dicts: NumPy .npz archives, never pickle (whylab/serialization.py).
 from whylab.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "save"]

@@ -195,7 +195,6 @@ class Tensor:
         storage = Storage.of(array.ravel(), dtype, CPU, array.size)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
-    _wrap = _from_numpy_result
 
     def _view_of_parts(self, sizes, strides, offset, array=None):
         """A tensor showing other elements of this tensor's storage (no base set).
