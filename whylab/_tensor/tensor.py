@@ -19,7 +19,8 @@ import numpy as np
 from whylab._core import thread_state
 from whylab._tensor import dtypes
 from whylab._tensor.device import CPU
-from whylab._tensor.geometry import contiguous_strides, is_contiguous
+from whylab._tensor.geometry import contiguous_strides, is_contiguous, wrap_dim
+from whylab._tensor.printing import tensor_repr
 from whylab._tensor.storage import Storage
 
 NON_LEAF_GRAD_WARNING = (
@@ -255,16 +256,12 @@ class Tensor:
         """The sizes (a :class:`Size`), or the size of one dimension."""
         if dim is None:
             return Size(self._sizes)
-        from whylab._tensor.geometry import wrap_dim
-
         return self._sizes[wrap_dim(dim, len(self._sizes), "size")]
 
     def stride(self, dim: int | None = None):
         """Strides in elements, or the stride of one dimension."""
         if dim is None:
             return self._strides
-        from whylab._tensor.geometry import wrap_dim
-
         return self._strides[wrap_dim(dim, len(self._sizes), "stride")]
 
     def storage_offset(self) -> int:
@@ -443,8 +440,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from whylab._tensor.printing import tensor_repr
-
         return tensor_repr(self)
 
 

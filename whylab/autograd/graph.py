@@ -42,6 +42,7 @@ import weakref
 
 from whylab._core import thread_state
 from whylab._core.keys import DispatchKey
+from whylab.autograd.grad_mode import is_grad_enabled
 
 __all__ = [
     "Node",
@@ -450,8 +451,6 @@ class SavedTensor:
             raise RuntimeError(self._version_error(data, node))
         if not self.is_output:
             return data
-        from whylab.autograd.grad_mode import is_grad_enabled
-
         if node is None or not is_grad_enabled():
             return data
         alias = _detached_alias(data)
