@@ -26,6 +26,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+import whylab
 from whylab.cli import main
 from whylab.explorer.cache import record_checksum
 from whylab.explorer.remote_queue import (
@@ -282,7 +283,6 @@ def test_a_worker_killed_mid_run_ends_that_request_with_a_clear_error_and_the_ne
     fleet = deployment["fleet"]
     fleet.ensure(2, redis_client)
     with ThreadPoolExecutor(max_workers=1) as thread:
-        asked = time.monotonic()
         pending = thread.submit(get, deployment["a"], f"{API}/sleepy?seconds=0.95", "10.0.2.1")
         deadline = time.monotonic() + 30
         while True:
@@ -296,11 +296,9 @@ def test_a_worker_killed_mid_run_ends_that_request_with_a_clear_error_and_the_ne
         os.kill(pid, signal.SIGKILL)
         # time limit 1 s; the heartbeat outlives the worker by ALIVE_TTL_S; plus the slack
         response = pending.result(timeout=1.0 + ALIVE_TTL_S + SLACK_S)
-        took = time.monotonic() - asked
     assert response.status_code == 503, response.text
     assert response.json()["detail"] == WorkerLost().message
     assert response.headers["Retry-After"] == "1"
-    assert took < 1.0 + ALIVE_TTL_S + SLACK_S
     assert any(p.pid == pid and p.poll() is not None for p in fleet.processes)
     after = get(deployment["a"], f"{API}/sleepy?seconds=0.05", client="10.0.2.1")
     assert after.status_code == 200, after.text
@@ -331,6 +329,48 @@ def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplo
 
 
 @needs_redis
+def test_with_no_worker_a_run_ends_with_503_after_the_queue_wait_and_is_dropped(deployment):
+    redis_client, a = deployment["redis"].client, deployment["a"]
+    deployment["fleet"].ensure(0, redis_client)
+    pool = a.app.state.pool
+    pool.queue_wait_s, waited = 1.0, pool.queue_wait_s
+    try:
+        response = get(a, f"{API}/sleepy?seconds=0.06", client="10.0.3.1", timeout=SLACK_S)
+    finally:
+        pool.queue_wait_s = waited
+    assert response.status_code == 503, response.text
+    assert "none took this run within 1 s" in response.json()["detail"]
+    assert "Retry-After" in response.headers
+    assert redis_client.llen(f"rq:queue:{lane_of('10.0.3.1')}") == 0  # not left for a worker
+
+
+def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
+    from whylab.explorer.redis_link import RedisLink
+    from whylab.explorer.remote_worker import OtherVersion, Runner
+
+    topic = fixture_registry.get("tiny-demo")
+    runner = Runner(RedisLink("redis://127.0.0.1:1/0"), fixture_registry, 0, "test")
+    request = {
+        "topic": "tiny-demo",
+        "experiment": "mean",
+        "params": {},
+        "time_limit_s": 1.0,
+        "source_hash": topic.source_hash,
+        "engine_version": whylab.__version__,
+    }
+    assert runner.job_for(request).folder == str(topic.folder)
+    for change in (
+        {"source_hash": "0" * 16},
+        {"engine_version": "0.0.0"},
+        {"experiment": "nope"},
+        {"topic": "nope"},
+    ):
+        with pytest.raises(OtherVersion) as refused:
+            runner.job_for({**request, **change})
+        assert refused.value.status == 503
+
+
+@needs_redis
 def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, caplog):
     """Last in this module: it restarts Redis empty."""
     server, a = deployment["redis"], deployment["a"]
@@ -339,11 +379,9 @@ def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, capl
     server.stop()
     with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
         for seconds in (0.01, 0.02, 0.03):
-            asked = time.monotonic()
-            response = get(a, f"{API}/sleepy?seconds={seconds}", timeout=30)
+            response = get(a, f"{API}/sleepy?seconds={seconds}", timeout=SLACK_S)
             assert response.status_code == 503, response.text
             assert int(response.headers["Retry-After"]) >= 1
-            assert time.monotonic() - asked < SLACK_S
             time.sleep(0.6)
         page = get(a, "/en/topics/tiny-demo", timeout=60)
         assert page.status_code == 200

@@ -39,8 +39,10 @@ What each limit becomes here:
   with 16 lanes, two given clients share one with probability 1/16.
 * **bounds** -- a run is refused with 503 when the whole queue holds
   ``max_queue`` runs or the client's lane ``max_queue_per_client`` (counted
-  across all servers), and a run that waits longer than ``queue_wait_s`` is
-  answered 503 and dropped (RQ's ``ttl``).
+  across all servers, checked just before enqueueing, so two servers at once
+  may pass the bound by a run each), and a run that no worker took within
+  ``queue_wait_s`` (none is running, or all are busy) is answered 503 and
+  dropped.
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
   key that expires ``ALIVE_TTL_S`` after its last heartbeat. The server waits
   for the answer and checks that key: once it has gone with no answer, the
@@ -173,6 +175,7 @@ def decode_answer(job_id: str, raw: bytes) -> Outcome:
 @dataclass
 class _Pending:
     job_id: str
+    lane: str
     answer_key: str
     alive_key: str
     started: bool = False
@@ -237,7 +240,10 @@ class RemotePool:
         if not self.link.usable():
             raise RedisUnavailable(self.link.retry_s)
         job_id = uuid.uuid4().hex
-        pending = _Pending(job_id, self.link.key("answer", job_id), self.link.key("alive", job_id))
+        lane = lane_of(client)
+        pending = _Pending(
+            job_id, lane, self.link.key("answer", job_id), self.link.key("alive", job_id)
+        )
         request = {
             "job_id": job_id,
             "topic": job.topic,
@@ -250,7 +256,7 @@ class RemotePool:
             "alive_key": pending.alive_key,
         }
         try:
-            await asyncio.to_thread(self._enqueue, request, lane_of(client))
+            await asyncio.to_thread(self._enqueue, request, lane)
         except self.link.outage_errors as error:
             self.link.failed(error)
             raise RedisUnavailable(self.link.retry_s) from None
@@ -260,7 +266,7 @@ class RemotePool:
         except asyncio.CancelledError:
             if not pending.started:
                 self.stats.abandoned += 1
-                asyncio.get_running_loop().run_in_executor(None, self._cancel, job_id)
+                asyncio.get_running_loop().run_in_executor(None, self._cancel, job_id, lane)
             raise
         except self.link.outage_errors as error:
             self.link.failed(error)
@@ -283,21 +289,25 @@ class RemotePool:
             args=(request,),
             job_id=request["job_id"],
             timeout=math.ceil(run_deadline_s(time_limit_s) + DEADLINE_MARGIN_S),
-            ttl=max(1, math.ceil(self.queue_wait_s)),  # RQ drops a job that waited longer
+            # The server cancels a run no worker took within queue_wait_s; RQ's ttl drops
+            # it too, should that server be gone.
+            ttl=math.ceil(self.queue_wait_s + DEADLINE_MARGIN_S),
             result_ttl=0,  # the answer travels on its own key
             failure_ttl=ANSWER_TTL_S,
             on_failure=Callback(FAILURE_CALLBACK),
             description=f"{request['topic']}/{request['experiment']}",
         )
 
-    def _cancel(self, job_id: str) -> None:
+    def _cancel(self, job_id: str, lane: str) -> None:
+        """Take a run no one waits for off its lane (a worker that took it already runs it)."""
         from rq.exceptions import InvalidJobOperation, NoSuchJobError
         from rq.job import Job as RQJob
 
         try:
             RQJob.fetch(job_id, connection=self.link.sync).cancel()
         except (NoSuchJobError, InvalidJobOperation):
-            pass  # already taken, finished or expired
+            # Taken, finished, or expired by RQ's ttl: then its id may still be in the lane.
+            self._queues[lane].remove(job_id)
         except self.link.errors as error:
             log.info("could not cancel abandoned run %s: %s", job_id, error)
 
@@ -324,8 +334,8 @@ class RemotePool:
                 self.stats.killed += 1
                 raise WorkerLost()
             elif now > queue_wait_ends:
-                await loop.run_in_executor(None, self._cancel, pending.job_id)
-                raise Overloaded(retry_after_s=max(1.0, job.time_limit_s / 4))
+                await loop.run_in_executor(None, self._cancel, pending.job_id, pending.lane)
+                raise WorkerUnavailable(f"none took this run within {self.queue_wait_s:g} s")
             if now > give_up_at:
                 log.error("experiment job %s/%s passed its deadline", job.topic, job.experiment)
                 raise WorkerUnavailable("the run did not finish in time")
