@@ -569,7 +569,28 @@ def build_parser() -> argparse.ArgumentParser:
     lang.add_argument("--lang", choices=("en", "zh"), default="en", help="output language")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", parents=[common], help="open the explorer on localhost")
+    # What serve and worker share: the Redis of a deployment, the limit of a run, logging.
+    running = Parser(add_help=False)
+    running.add_argument(
+        "--redis-url",
+        type=redis_url,
+        default=os.environ.get("WHYLAB_REDIS_URL") or None,
+        help="the Redis a deployment's servers and workers share: its result cache and run "
+        "queue (default: $WHYLAB_REDIS_URL; for serve, none: this machine alone)",
+    )
+    running.add_argument(
+        "--memory-limit-mb",
+        type=int_in(128, allow_zero=True),
+        default=2048,
+        help="per experiment worker process (one run at a time); 0 = none",
+    )
+    running.add_argument(
+        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
+    )
+
+    serve = commands.add_parser(
+        "serve", parents=[common, running], help="open the explorer on localhost"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_in(1, 65535), default=8000)
     serve.add_argument(
@@ -581,12 +602,6 @@ def build_parser() -> argparse.ArgumentParser:
         type=finite_float(0),
         default=512.0,
         help="result cache size; least recently used results go first",
-    )
-    serve.add_argument(
-        "--memory-limit-mb",
-        type=int_in(128, allow_zero=True),
-        default=2048,
-        help="per worker; 0 = none",
     )
     serve.add_argument(
         "--max-queue", type=int_in(1, 10_000), default=16, help="waiting runs before 503"
@@ -622,37 +637,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=256,
         help="open connections before new ones get 503",
     )
-    serve.add_argument(
-        "--redis-url",
-        type=redis_url,
-        default=os.environ.get("WHYLAB_REDIS_URL") or None,
-        help="share the result cache and run queue on this Redis; runs are done by "
-        "`whylab worker` (default: $WHYLAB_REDIS_URL, else this machine alone)",
-    )
     serve.add_argument("--no-warm", action="store_true", help="do not precompute defaults")
     serve.add_argument("--open", action="store_true", help="open a browser")
-    serve.add_argument(
-        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
-    )
     serve.set_defaults(handler=cmd_serve)
 
     worker = commands.add_parser(
-        "worker", parents=[common], help="run experiments for the servers sharing a Redis"
-    )
-    worker.add_argument(
-        "--redis-url",
-        type=redis_url,
-        default=os.environ.get("WHYLAB_REDIS_URL") or None,
-        help="the Redis the servers queue runs on (default: $WHYLAB_REDIS_URL)",
-    )
-    worker.add_argument(
-        "--memory-limit-mb",
-        type=int_in(128, allow_zero=True),
-        default=2048,
-        help="per run; 0 = none",
-    )
-    worker.add_argument(
-        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
+        "worker", parents=[common, running], help="run experiments for the servers sharing a Redis"
     )
     worker.set_defaults(handler=cmd_worker)
 

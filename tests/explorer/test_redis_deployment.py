@@ -36,8 +36,9 @@ from whylab.explorer.remote_queue import (
     encode_answer,
     lane_names,
     lane_of,
+    outcome_answer,
 )
-from whylab.explorer.workers import WorkerUnavailable
+from whylab.explorer.workers import Outcome, WorkerUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
@@ -215,8 +216,9 @@ def test_a_worker_needs_a_redis_url(capsys, monkeypatch):
 
 
 def test_answers_are_checked_and_lanes_are_the_same_everywhere():
-    text = encode_answer("job1", {"ok": True, "payload": {"x": 1}, "elapsed_s": 0.5, "cpu_s": 0.4})
-    assert decode_answer("job1", text.encode()).payload == {"x": 1}
+    outcome = Outcome({"x": 1}, 0.5, 0.4, "a worker's CPU")
+    text = encode_answer("job1", outcome_answer(outcome))
+    assert decode_answer("job1", text.encode()) == outcome
     with pytest.raises(WorkerUnavailable):  # moved to another job
         decode_answer("job2", text.encode())
     with pytest.raises(WorkerUnavailable):  # one digit changed
@@ -368,6 +370,34 @@ def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
         with pytest.raises(OtherVersion) as refused:
             runner.job_for({**request, **change})
         assert refused.value.status == 503
+
+
+@needs_redis
+def test_when_rq_stops_a_job_itself_the_server_gets_a_timeout_answer(deployment):
+    """RQ's own job timeout is the backstop behind the pool's; its callback still answers."""
+    from rq.timeouts import JobTimeoutException
+
+    from whylab.explorer.remote_queue import RemoteFailure
+    from whylab.explorer.remote_worker import report_failure
+
+    redis_client = deployment["redis"].client
+    request = {
+        "job_id": "backstop",
+        "answer_key": "whylab:answer:backstop",
+        "alive_key": "whylab:alive:backstop",
+        "time_limit_s": 1.0,
+    }
+    redis_client.set(request["alive_key"], "1 test", ex=60)
+
+    class FakeJob:
+        args = (request,)
+
+    report_failure(FakeJob(), redis_client, JobTimeoutException, JobTimeoutException(), None)
+    (raw,) = redis_client.lrange(request["answer_key"], 0, -1)
+    with pytest.raises(RemoteFailure) as failure:
+        decode_answer("backstop", raw)
+    assert failure.value.status == 504
+    assert not redis_client.exists(request["alive_key"])
 
 
 @needs_redis

@@ -143,6 +143,7 @@ def outcome_answer(outcome: Outcome) -> dict[str, Any]:
         "payload": outcome.payload,
         "elapsed_s": outcome.elapsed_s,
         "cpu_s": outcome.cpu_s,
+        "machine": outcome.machine,
     }
 
 
@@ -163,7 +164,12 @@ def decode_answer(job_id: str, raw: bytes) -> Outcome:
     try:
         answer = json.loads(text)
         if answer["ok"]:
-            return Outcome(answer["payload"], float(answer["elapsed_s"]), float(answer["cpu_s"]))
+            return Outcome(
+                answer["payload"],
+                float(answer["elapsed_s"]),
+                float(answer["cpu_s"]),
+                str(answer["machine"]),
+            )
         failure = RemoteFailure(
             int(answer["status"]), str(answer["message"]), answer["retry_after_s"]
         )
@@ -257,9 +263,8 @@ class RemotePool:
         }
         try:
             await asyncio.to_thread(self._enqueue, request, lane)
-        except self.link.outage_errors as error:
-            self.link.failed(error)
-            raise RedisUnavailable(self.link.retry_s) from None
+        except self.link.errors as error:
+            raise self._redis_failure(error) from None
         self.stats.jobs += 1
         try:
             return await self._wait(job, pending)
@@ -268,9 +273,16 @@ class RemotePool:
                 self.stats.abandoned += 1
                 asyncio.get_running_loop().run_in_executor(None, self._cancel, job_id, lane)
             raise
-        except self.link.outage_errors as error:
+        except self.link.errors as error:
+            raise self._redis_failure(error) from None
+
+    def _redis_failure(self, error: BaseException) -> RunFailure:
+        """What a Redis error means for the request: Redis is gone, or it refused one command."""
+        if isinstance(error, self.link.outage_errors):
             self.link.failed(error)
-            raise RedisUnavailable(self.link.retry_s) from None
+            return RedisUnavailable(self.link.retry_s)
+        log.error("the shared queue refused a command: %s: %s", type(error).__name__, error)
+        return WorkerUnavailable(f"the shared queue refused the run ({type(error).__name__})")
 
     def _enqueue(self, request: dict[str, Any], lane: str) -> None:
         """Put ``request`` on its lane, unless the queue or the lane is full (Overloaded)."""

@@ -28,6 +28,7 @@ import os
 import socket
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from whylab.explorer.redis_link import RedisLink
@@ -40,6 +41,7 @@ from whylab.explorer.remote_queue import (
     lane_names,
     outcome_answer,
 )
+from whylab.explorer.timing import machine_description
 from whylab.explorer.topics import TopicRegistry
 from whylab.explorer.workers import (
     DEADLINE_MARGIN_S,
@@ -79,6 +81,7 @@ class Runner:
         self.link = link
         self.registry = registry
         self.name = name
+        self.machine = machine_description()  # what timing runs report they ran on
         self.pool = WorkerPool(1, memory_limit_mb, max_queue=1, queue_wait_s=DEADLINE_MARGIN_S)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -93,6 +96,11 @@ class Runner:
         asyncio.run_coroutine_threadsafe(self.pool.close(), self.loop).result(timeout=10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
+
+    @property
+    def beat(self) -> str:
+        """The heartbeat's value: who runs the job (this process's id first)."""
+        return f"{os.getpid()} {self.name}"
 
     def job_for(self, request: dict[str, Any]) -> Job:
         """The job ``request`` asks for, in this worker's copy of the topic."""
@@ -118,12 +126,13 @@ class Runner:
     def run(self, request: dict[str, Any]) -> None:
         """Run one request and send its answer; the heartbeat runs until it is sent."""
         redis = self.link.sync
-        redis.set(request["alive_key"], f"{os.getpid()} {self.name}", ex=ALIVE_TTL_S)
+        redis.set(request["alive_key"], self.beat, ex=ALIVE_TTL_S)
         try:
             job = self.job_for(request)
             running = asyncio.run_coroutine_threadsafe(self.pool.submit(job), self.loop)
             try:
-                answer = outcome_answer(self._wait(running, request["alive_key"]))
+                outcome = replace(self._wait(running, request["alive_key"]), machine=self.machine)
+                answer = outcome_answer(outcome)
             finally:
                 running.cancel()
         except RunFailure as failure:
@@ -137,8 +146,8 @@ class Runner:
             try:
                 return running.result(timeout=HEARTBEAT_S)
             except concurrent.futures.TimeoutError:
-                try:
-                    self.link.sync.expire(alive_key, ALIVE_TTL_S)
+                try:  # set, not expire: a late beat brings the key back
+                    self.link.sync.set(alive_key, self.beat, ex=ALIVE_TTL_S)
                 except self.link.errors:
                     pass  # Redis is away: the run goes on, its answer is sent if it comes back
 

@@ -58,6 +58,7 @@ class RunRecord:
     timing: bool
     cached: bool
     elapsed_s: float
+    machine: str = ""  # where a remote worker computed it; "" for this machine
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,6 +210,7 @@ class ExperimentService:
                 timing=experiment.timing,
                 cached=False,
                 elapsed_s=outcome.elapsed_s,
+                machine=outcome.machine,
             )
             if not experiment.timing and self.cache is not None:
                 stored = record.to_json()

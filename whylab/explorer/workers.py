@@ -145,6 +145,7 @@ class Outcome:
     payload: dict[str, Any]  # the result, JSON-ready
     elapsed_s: float  # wall-clock seconds the experiment took
     cpu_s: float  # CPU seconds the worker spent on it (what the rate limit charges)
+    machine: str = ""  # where it ran, when that is not this machine (a remote worker)
 
 
 # ---------------------------------------------------------------- the worker process
