@@ -308,6 +308,19 @@ def test_a_worker_killed_mid_run_ends_that_request_with_a_clear_error_and_the_ne
 
 
 @needs_redis
+def test_a_remote_worker_enforces_the_time_and_memory_limits(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)  # workers: --memory-limit-mb 1024
+    a = deployment["a"]
+    overran = get(a, f"{API}/sleepy?seconds=5", client="10.0.4.1")
+    assert overran.status_code == 504, overran.text
+    assert "time limit of 1 s" in overran.json()["detail"]
+    hog = get(a, f"{API}/hog?megabytes=3000", client="10.0.4.1")
+    assert hog.status_code == 507, hog.text
+    assert "1024 MiB" in hog.json()["detail"]
+    assert get(a, f"{API}/hog?megabytes=8", client="10.0.4.1").status_code == 200
+
+
+@needs_redis
 def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplog):
     redis_client = deployment["redis"].client
     deployment["fleet"].ensure(1, redis_client)
