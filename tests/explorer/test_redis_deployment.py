@@ -321,6 +321,27 @@ def test_a_remote_worker_enforces_the_time_and_memory_limits(deployment):
 
 
 @needs_redis
+def test_a_clients_cpu_time_budget_is_shared_by_the_servers(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)
+    a, b = deployment["a"], deployment["b"]
+    limiters = [a.app.state.limiter, b.app.state.limiter]
+    saved = [(limiter.rate, limiter.burst_s) for limiter in limiters]
+    for limiter in limiters:  # one run's smallest charge (0.01 s) empties this budget
+        limiter.rate, limiter.burst_s = 1e-4, 0.005
+    try:
+        assert get(a, f"{API}/mean?n=401", client="10.0.5.1").status_code == 200
+        refused = get(b, f"{API}/mean?n=402", client="10.0.5.1")  # the other server
+        other = get(b, f"{API}/mean?n=403", client="10.0.5.2")
+    finally:
+        for limiter, (rate, burst) in zip(limiters, saved, strict=True):
+            limiter.rate, limiter.burst_s = rate, burst
+    assert refused.status_code == 429, refused.text
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert other.status_code == 200
+    assert get(b, f"{API}/mean?n=401", client="10.0.5.1").json()["cached"]  # cached: free
+
+
+@needs_redis
 def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplog):
     redis_client = deployment["redis"].client
     deployment["fleet"].ensure(1, redis_client)

@@ -234,7 +234,7 @@ def create_app(
     """Build the app; topics load (and every formula converts) now, workers start with it."""
     config = config or ExplorerConfig()
     registry = registry or load_registry(config.topics_dir)
-    cache, pool = _runs_and_cache(config)
+    cache, pool, limiter = _runs_cache_and_budget(config)
     service = ExperimentService(pool, cache)
     timing = TimingQueue(service)
     fragments = (
@@ -242,7 +242,6 @@ def create_app(
         if cache is not None and config.fragment_cache_entries > 0
         else None
     )
-    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
     env = make_environment()
     links = Links()
 
@@ -787,17 +786,25 @@ def create_app(
     return app
 
 
-def _runs_and_cache(config: ExplorerConfig):
-    """Where runs are computed and results kept: this machine, or the deployment's Redis."""
+def _runs_cache_and_budget(config: ExplorerConfig):
+    """Where runs are computed, results kept and clients' CPU time counted.
+
+    On this machine alone, or, with ``redis_url``, on the deployment's Redis for
+    every server at once.
+    """
     max_bytes = max(1, math.floor(config.cache_max_mb * 2**20))
+    limited = config.rate_burst > 0
     if config.redis_url is not None:
         from whylab.explorer.redis_cache import RedisResultCache
         from whylab.explorer.redis_link import RedisLink
+        from whylab.explorer.redis_ratelimit import RedisRateLimiter
         from whylab.explorer.remote_queue import RemotePool
 
         link = RedisLink(config.redis_url)
         cache = RedisResultCache(link, max_bytes) if config.use_cache else None
-        return cache, RemotePool(link, config.max_queue, queue_wait_s=config.queue_wait_s)
+        pool = RemotePool(link, config.max_queue, queue_wait_s=config.queue_wait_s)
+        limiter = RedisRateLimiter(link, config.rate_per_s, config.rate_burst) if limited else None
+        return cache, pool, limiter
     cache = (
         ResultCache(config.cache_dir or default_cache_dir(), max_bytes=max_bytes)
         if config.use_cache
@@ -810,7 +817,8 @@ def _runs_and_cache(config: ExplorerConfig):
         queue_wait_s=config.queue_wait_s,
         spawn_timeout_s=config.spawn_timeout_s,
     )
-    return cache, pool
+    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if limited else None
+    return cache, pool, limiter
 
 
 async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:

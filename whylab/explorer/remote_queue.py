@@ -53,9 +53,10 @@ What each limit becomes here:
 * **Redis gone** -- enqueueing or waiting answers :class:`RedisUnavailable`
   (503, ``Retry-After``), logged once by the :class:`RedisLink`.
 
-Not shared across servers (yet): the in-flight sharing of one identical run
-(each server shares runs among its own readers) and the per-client CPU-time
-budget (each server keeps its own).
+The per-client CPU-time budget is shared too
+(:mod:`whylab.explorer.redis_ratelimit`). Not shared across servers (yet): the
+joining of one identical run already in flight (each server joins its own
+readers' runs; another server computes it again).
 """
 
 from __future__ import annotations
