@@ -5,7 +5,8 @@ Run from the repository root (needs Debian's redis-server, or --redis-url):
     PYTHONPATH=. python benchmarks/bench_shared_cache.py [--rounds 9]
 
 Both caches hold the same records: the result of one experiment run (the fixture
-topic's ``mean`` at n = 100 and n = 20000, a few KB and about a hundred KB of JSON).
+topic's ``mean`` at n = 100 and n = 20000; figures keep at most 100 points a series,
+so both are about 2 KB of JSON).
 Each ``get`` verifies the record's checksum, as a server's cached read does. The
 Redis server runs on loopback here, so its figure is the floor; on a network, add
 the round-trip time. Reported: median and quartiles per cache and the ratio to
