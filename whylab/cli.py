@@ -2,7 +2,8 @@
 
 ::
 
-    whylab serve [--host 127.0.0.1] [--port 8000] [--workers N]
+    whylab serve [--host 127.0.0.1] [--port 8000] [--workers N] [--redis-url URL]
+    whylab worker --redis-url URL
     whylab topics
     whylab search QUERY [--lang en|zh]
     whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
@@ -10,7 +11,9 @@
     whylab export DIR [--live-url URL]
 
 ``run`` and ``check`` run experiments in this process (``serve`` uses worker
-processes with limits). Exit codes: 0 success; 1 a check failed (``run``,
+processes with limits; with ``--redis-url``, or ``$WHYLAB_REDIS_URL``, the
+result cache and the run queue are shared on that Redis and runs are done by
+``whylab worker`` processes on any machine). Exit codes: 0 success; 1 a check failed (``run``,
 ``check``) or nothing matched (``search``); 2 bad usage, e.g. an unknown topic,
 a parameter outside its bound, or any option out of its range -- always as one
 line on stderr naming the option and the bound. Text that comes from the
@@ -111,6 +114,19 @@ def http_url(text: str) -> str:
     return text.strip()
 
 
+def redis_url(text: str) -> str:
+    """An argparse type: a Redis URL (redis://host:port/db, rediss://..., unix://...)."""
+    from whylab.explorer.redis_link import check_redis_url
+
+    try:
+        return check_redis_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+REDIS_EXTRA = "--redis-url needs the redis and rq packages: pip install 'whylab[redis]'"
+
+
 def _registry(args: argparse.Namespace):
     from whylab.explorer.topics import TopicError, load_registry
 
@@ -143,11 +159,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         trusted_proxies=tuple(args.trusted_proxy),
         header_timeout_s=args.header_timeout,
         max_connections=args.max_connections,
+        redis_url=args.redis_url,
     )
     try:
         app = create_app(config)
     except TopicError as error:
         raise UsageError(str(error).replace("\n", " ")) from None
+    except ModuleNotFoundError as error:
+        if config.redis_url is None or error.name not in ("redis", "rq"):
+            raise
+        raise UsageError(REDIS_EXTRA) from None
     # Each connection holds a descriptor; leave room for the cache, pipes and workers too.
     raise_descriptor_limit(config.max_connections + 256)
     url = f"http://{args.host}:{args.port}/"
@@ -155,9 +176,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"[bold]whylab explorer[/bold] {whylab.__version__} on "
         f"[link={escape(url)}]{escape(url)}[/link]"
     )
-    console.print(
-        f"{len(app.state.registry)} topics, {args.workers} experiment workers. Ctrl-C stops."
-    )
+    if config.redis_url is None:
+        runs = f"{args.workers} experiment workers"
+    else:
+        runs = app.state.pool.describe()
+    console.print(escape(f"{len(app.state.registry)} topics, {runs}. Ctrl-C stops."))
     cache = app.state.cache
     console.print(escape(cache.describe() if cache is not None else "result cache off"))
     if config.trusted_proxies:
@@ -171,6 +194,41 @@ def cmd_serve(args: argparse.Namespace) -> int:
     uvicorn.run(
         app, host=args.host, port=args.port, log_level=args.log_level, **server_settings(config)
     )
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- worker
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import logging
+
+    if args.redis_url is None:
+        raise UsageError(
+            "--redis-url (or $WHYLAB_REDIS_URL) is needed: the Redis to take runs from"
+        )
+    registry = _registry(args)
+    try:
+        from whylab.explorer import remote_worker
+        from whylab.explorer.redis_link import redacted
+    except ModuleNotFoundError as error:
+        if error.name not in ("redis", "rq"):
+            raise
+        raise UsageError(REDIS_EXTRA) from None
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    memory = f"{args.memory_limit_mb} MiB" if args.memory_limit_mb else "no"
+    console.print(
+        escape(
+            f"whylab worker {whylab.__version__}: {len(registry)} topics, runs from "
+            f"{redacted(args.redis_url)}, {memory} memory limit a run. Ctrl-C stops."
+        )
+    )
+    try:
+        remote_worker.serve(args.redis_url, registry, args.memory_limit_mb)
+    except ModuleNotFoundError as error:
+        if error.name not in ("redis", "rq"):
+            raise
+        raise UsageError(REDIS_EXTRA) from None
     return EXIT_OK
 
 
@@ -511,7 +569,28 @@ def build_parser() -> argparse.ArgumentParser:
     lang.add_argument("--lang", choices=("en", "zh"), default="en", help="output language")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", parents=[common], help="open the explorer on localhost")
+    # What serve and worker share: the Redis of a deployment, the limit of a run, logging.
+    running = Parser(add_help=False)
+    running.add_argument(
+        "--redis-url",
+        type=redis_url,
+        default=os.environ.get("WHYLAB_REDIS_URL") or None,
+        help="the Redis a deployment's servers and workers share: its result cache and run "
+        "queue (default: $WHYLAB_REDIS_URL; for serve, none: this machine alone)",
+    )
+    running.add_argument(
+        "--memory-limit-mb",
+        type=int_in(128, allow_zero=True),
+        default=2048,
+        help="per experiment worker process (one run at a time); 0 = none",
+    )
+    running.add_argument(
+        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
+    )
+
+    serve = commands.add_parser(
+        "serve", parents=[common, running], help="open the explorer on localhost"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_in(1, 65535), default=8000)
     serve.add_argument(
@@ -523,12 +602,6 @@ def build_parser() -> argparse.ArgumentParser:
         type=finite_float(0),
         default=512.0,
         help="result cache size; least recently used results go first",
-    )
-    serve.add_argument(
-        "--memory-limit-mb",
-        type=int_in(128, allow_zero=True),
-        default=2048,
-        help="per worker; 0 = none",
     )
     serve.add_argument(
         "--max-queue", type=int_in(1, 10_000), default=16, help="waiting runs before 503"
@@ -566,10 +639,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-warm", action="store_true", help="do not precompute defaults")
     serve.add_argument("--open", action="store_true", help="open a browser")
-    serve.add_argument(
-        "--log-level", choices=("critical", "error", "warning", "info", "debug"), default="info"
-    )
     serve.set_defaults(handler=cmd_serve)
+
+    worker = commands.add_parser(
+        "worker", parents=[common, running], help="run experiments for the servers sharing a Redis"
+    )
+    worker.set_defaults(handler=cmd_worker)
 
     topics = commands.add_parser("topics", parents=[common, lang], help="list the topics")
     topics.set_defaults(handler=cmd_topics)

@@ -116,6 +116,9 @@ class ExplorerConfig:
     # 0 entries turns this off. Off too when the result cache is.
     fragment_cache_entries: int = 256
     fragment_cache_chars: int = 16_000_000
+    # A several-machine deployment: the result cache and the run queue on this Redis
+    # (redis://host:port/db), runs done by `whylab worker` processes; None: embedded.
+    redis_url: str | None = None
 
 
 class GuardMiddleware:
@@ -231,21 +234,7 @@ def create_app(
     """Build the app; topics load (and every formula converts) now, workers start with it."""
     config = config or ExplorerConfig()
     registry = registry or load_registry(config.topics_dir)
-    cache = (
-        ResultCache(
-            config.cache_dir or default_cache_dir(),
-            max_bytes=max(1, math.floor(config.cache_max_mb * 2**20)),
-        )
-        if config.use_cache
-        else None
-    )
-    pool = WorkerPool(
-        config.workers,
-        config.memory_limit_mb,
-        config.max_queue,
-        queue_wait_s=config.queue_wait_s,
-        spawn_timeout_s=config.spawn_timeout_s,
-    )
+    cache, pool, limiter = _runs_cache_and_budget(config)
     service = ExperimentService(pool, cache)
     timing = TimingQueue(service)
     fragments = (
@@ -253,7 +242,6 @@ def create_app(
         if cache is not None and config.fragment_cache_entries > 0
         else None
     )
-    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if config.rate_burst > 0 else None
     env = make_environment()
     links = Links()
 
@@ -796,6 +784,41 @@ def create_app(
         return error_page(lang, error.status_code, str(error.detail), headers)
 
     return app
+
+
+def _runs_cache_and_budget(config: ExplorerConfig):
+    """Where runs are computed, results kept and clients' CPU time counted.
+
+    On this machine alone, or, with ``redis_url``, on the deployment's Redis for
+    every server at once.
+    """
+    max_bytes = max(1, math.floor(config.cache_max_mb * 2**20))
+    limited = config.rate_burst > 0
+    if config.redis_url is not None:
+        from whylab.explorer.redis_cache import RedisResultCache
+        from whylab.explorer.redis_link import RedisLink
+        from whylab.explorer.redis_ratelimit import RedisRateLimiter
+        from whylab.explorer.remote_queue import RemotePool
+
+        link = RedisLink(config.redis_url)
+        cache = RedisResultCache(link, max_bytes) if config.use_cache else None
+        pool = RemotePool(link, config.max_queue, queue_wait_s=config.queue_wait_s)
+        limiter = RedisRateLimiter(link, config.rate_per_s, config.rate_burst) if limited else None
+        return cache, pool, limiter
+    cache = (
+        ResultCache(config.cache_dir or default_cache_dir(), max_bytes=max_bytes)
+        if config.use_cache
+        else None
+    )
+    pool = WorkerPool(
+        config.workers,
+        config.memory_limit_mb,
+        config.max_queue,
+        queue_wait_s=config.queue_wait_s,
+        spawn_timeout_s=config.spawn_timeout_s,
+    )
+    limiter = RateLimiter(config.rate_per_s, config.rate_burst) if limited else None
+    return cache, pool, limiter
 
 
 async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:

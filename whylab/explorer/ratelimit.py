@@ -56,15 +56,23 @@ class RateLimiter:
         self._balances: dict[str, tuple[float, float]] = {}  # client -> (seconds, last refill)
         self._lock = threading.Lock()
 
+    def refilled(self, seconds: float, last: float, now: float) -> float:
+        """A balance of ``seconds`` at time ``last``, refilled up to ``burst_s`` by ``now``."""
+        return min(self.burst_s, seconds + (now - last) * self.rate)
+
     def _balance(self, client: str, now: float) -> float:
         seconds, last = self._balances.get(client, (self.burst_s, now))
-        return min(self.burst_s, seconds + (now - last) * self.rate)
+        return self.refilled(seconds, last, now)
+
+    def balance(self, client: str) -> float:
+        """``client``'s balance now, in CPU-seconds (below zero: in debt)."""
+        now = self._clock()
+        with self._lock:
+            return self._balance(client, now)
 
     def wait_s(self, client: str) -> float:
         """0.0 if ``client`` may start a run now, else the seconds until it may."""
-        now = self._clock()
-        with self._lock:
-            balance = self._balance(client, now)
+        balance = self.balance(client)
         return 0.0 if balance > 0 else (-balance / self.rate) + 1e-3
 
     def admit(self, client: str) -> None:
@@ -77,9 +85,13 @@ class RateLimiter:
         """Take the cost of a finished run from ``client``'s balance (it may go below zero)."""
         now = self._clock()
         with self._lock:
-            balance = self._balance(client, now) - max(cpu_s, self.min_charge_s)
+            balance = self._balance(client, now) - self.cost(cpu_s)
             self._balances[client] = (balance, now)
             self._forget_idle(now)
+
+    def cost(self, cpu_s: float) -> float:
+        """What a run of ``cpu_s`` CPU-seconds is charged (at least ``min_charge_s``)."""
+        return max(cpu_s, self.min_charge_s)
 
     def _forget_idle(self, now: float) -> None:
         """Keep memory bounded: drop clients whose balance has refilled completely."""

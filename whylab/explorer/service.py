@@ -18,14 +18,23 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import whylab
 from whylab.explorer.cache import ResultCache, cache_key
 from whylab.explorer.experiment import Experiment, ProgressHook, Result, progress_hook
 from whylab.explorer.result_json import dumps, result_from_dict, result_to_dict
 from whylab.explorer.topics import Topic
-from whylab.explorer.workers import Job, WorkerPool
+from whylab.explorer.workers import Job, Outcome
+
+if TYPE_CHECKING:  # the Redis cache is imported only by a deployment that uses it
+    from whylab.explorer.redis_cache import RedisResultCache
+
+
+class JobRunner(Protocol):
+    """What runs jobs: the embedded ``WorkerPool`` or a deployment's ``RemotePool``."""
+
+    async def submit(self, job: Job, client: str = "") -> Outcome: ...
 
 
 def format_param(value: Any) -> str:
@@ -49,6 +58,7 @@ class RunRecord:
     timing: bool
     cached: bool
     elapsed_s: float
+    machine: str = ""  # where a remote worker computed it; "" for this machine
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,7 +116,7 @@ class _Flight:
 class ExperimentService:
     """Cache -> in-flight run -> worker pool, for one registry of topics."""
 
-    def __init__(self, pool: WorkerPool, cache: ResultCache | None):
+    def __init__(self, pool: JobRunner, cache: ResultCache | RedisResultCache | None):
         self.pool = pool
         self.cache = cache
         self.stats = ServiceStats()
@@ -181,7 +191,14 @@ class ExperimentService:
         self, key: str, topic: Topic, experiment: Experiment, params: dict[str, Any], client: str
     ) -> tuple[RunRecord, float]:
         try:
-            job = Job(str(topic.folder), experiment.name, params, experiment.time_limit_s)
+            job = Job(
+                str(topic.folder),
+                experiment.name,
+                params,
+                experiment.time_limit_s,
+                topic=topic.slug,
+                source_hash=topic.source_hash,
+            )
             outcome = await self.pool.submit(job, client)
             self.stats.computed += 1
             record = RunRecord(
@@ -193,6 +210,7 @@ class ExperimentService:
                 timing=experiment.timing,
                 cached=False,
                 elapsed_s=outcome.elapsed_s,
+                machine=outcome.machine,
             )
             if not experiment.timing and self.cache is not None:
                 stored = record.to_json()

@@ -236,7 +236,8 @@ class TimingQueue:
                 took = time.monotonic() - (run.started_at or time.monotonic())
                 self._last_duration[(run.topic.slug, run.experiment.name)] = took
                 if run.state == "running":  # not cancelled meanwhile
-                    measurement = Measurement(record, datetime.now(UTC), self.machine)
+                    machine = record.machine or self.machine  # a remote worker says where
+                    measurement = Measurement(record, datetime.now(UTC), machine)
                     self._remember(self._latest, run.key, measurement)
                     self._finish(run, "done")
             finally:

@@ -132,6 +132,10 @@ class Job:
     experiment: str  # experiment name, from the registry
     params: dict[str, Any]  # already parsed and bounded
     time_limit_s: float
+    # Which topic, and which version of its experiments.py: what a worker on another
+    # machine (whylab.explorer.remote_worker) finds its own copy of the topic by.
+    topic: str = ""
+    source_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,7 @@ class Outcome:
     payload: dict[str, Any]  # the result, JSON-ready
     elapsed_s: float  # wall-clock seconds the experiment took
     cpu_s: float  # CPU seconds the worker spent on it (what the rate limit charges)
+    machine: str = ""  # where it ran, when that is not this machine (a remote worker)
 
 
 # ---------------------------------------------------------------- the worker process
@@ -304,6 +309,12 @@ class _Worker:
     pids: list[int] = field(default_factory=list)
 
 
+def run_deadline_s(time_limit_s: float, spawn_timeout_s: float = DEFAULT_SPAWN_TIMEOUT_S) -> float:
+    """The longest a run takes once out of the queue: its limit, starting workers, the margin."""
+    starting = 2 * spawn_timeout_s + FORKSERVER_START_S
+    return time_limit_s + starting + DEADLINE_MARGIN_S
+
+
 def _context() -> multiprocessing.context.BaseContext:
     if sys.platform.startswith("linux"):
         context = multiprocessing.get_context("forkserver")
@@ -395,8 +406,7 @@ class WorkerPool:
 
     def deadline_s(self, job: Job) -> float:
         """The longest :meth:`submit` can take for ``job``, whatever fails underneath."""
-        starting = 2 * self.spawn_timeout_s + FORKSERVER_START_S
-        return self.queue_wait_s + job.time_limit_s + starting + DEADLINE_MARGIN_S
+        return self.queue_wait_s + run_deadline_s(job.time_limit_s, self.spawn_timeout_s)
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
         """Run ``job`` for ``client``; returns its :class:`Outcome` or raises RunFailure.

@@ -1,0 +1,465 @@
+"""A several-machine deployment on loopback: a real redis-server, two servers, remote workers.
+
+The servers are the explorer on uvicorn in threads (``conftest.serving``, with
+whylab's server settings) configured with ``redis_url``; the workers are real
+``whylab worker`` subprocesses. Clients are told apart by ``X-Forwarded-For``
+from a trusted proxy (127.0.0.1), as behind a load balancer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx
+import pytest
+
+import whylab
+from whylab.cli import main
+from whylab.explorer.cache import record_checksum
+from whylab.explorer.remote_queue import (
+    ALIVE_TTL_S,
+    WorkerLost,
+    decode_answer,
+    encode_answer,
+    lane_names,
+    lane_of,
+    outcome_answer,
+)
+from whylab.explorer.workers import Outcome, WorkerUnavailable
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
+API = "/api/topics/tiny-demo/experiments"
+SLACK_S = 15.0  # a loaded test machine is slow; the bounds below are the code's, plus this
+
+needs_redis = pytest.mark.skipif(
+    shutil.which("redis-server") is None,
+    reason="redis-server is not installed (Debian package redis-server; .ci/run installs it)",
+)
+redis = pytest.importorskip("redis", reason="the redis extra is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RedisServer:
+    """A throwaway redis-server on a free loopback port, without persistence."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.port = _free_port()
+        self.process: subprocess.Popen | None = None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder)],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        for _ in range(500):
+            try:
+                if self.client.ping():
+                    return
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.01)
+        raise AssertionError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+class Fleet:
+    """``whylab worker`` subprocesses against one Redis."""
+
+    def __init__(self, url: str, logs: Path):
+        self.url = url
+        self.logs = logs
+        self.processes: list[subprocess.Popen] = []
+
+    def alive(self) -> list[subprocess.Popen]:
+        return [p for p in self.processes if p.poll() is None]
+
+    def ensure(self, count: int, client) -> None:
+        """Exactly ``count`` workers running and registered with RQ."""
+        from rq import Worker
+
+        for extra in self.alive()[count:]:
+            self.stop(extra)
+        while len(self.alive()) < count:
+            log = open(self.logs / f"worker-{len(self.processes)}.log", "wb")  # noqa: SIM115
+            self.processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "whylab.cli",
+                        "worker",
+                        "--redis-url",
+                        self.url,
+                        "--topics-dir",
+                        str(FIXTURE_TOPICS),
+                        "--memory-limit-mb",
+                        "1024",
+                        "--log-level",
+                        "warning",
+                    ],
+                    cwd=REPO,
+                    env={**os.environ, "PYTHONPATH": str(REPO)},
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
+            )
+        deadline = time.monotonic() + 60
+        while Worker.count(connection=client) < count:
+            assert time.monotonic() < deadline, "the workers did not register with RQ"
+            time.sleep(0.05)
+
+    def stop(self, process: subprocess.Popen) -> None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        _kill_group(process)
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                self.stop(process)
+            _kill_group(process)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Also stop what a worker left behind (its fork server and experiment processes)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory, module_live_server) -> Iterator[dict]:
+    """Redis, two servers (A and B) and a fleet of workers, shared by this module's tests."""
+    folder = tmp_path_factory.mktemp("redis")
+    server = RedisServer(folder)
+    server.start()
+    fleet = Fleet(server.url, folder)
+    with ExitStack() as stack:
+        stack.callback(server.stop)
+        stack.callback(fleet.close)
+        settings = {"redis_url": server.url, "trusted_proxies": ("127.0.0.1",)}
+        a, b = module_live_server(**settings), module_live_server(**settings)
+        yield {"redis": server, "fleet": fleet, "a": a, "b": b}
+
+
+def get(live, path: str, client: str = "10.0.0.1", timeout: float = 60.0) -> httpx.Response:
+    return httpx.get(live.base + path, headers={"X-Forwarded-For": client}, timeout=timeout)
+
+
+def result_keys(client) -> set[bytes]:
+    return set(client.scan_iter("whylab:result:*"))
+
+
+# ------------------------------------------------------------ without a Redis server
+
+
+def test_a_bad_redis_url_is_one_line_and_exit_code_2(capsys):
+    for argv in (
+        ["serve", "--redis-url", "http://localhost:6379"],
+        ["serve", "--redis-url", "redis://"],
+        ["serve", "--redis-url", "redis://host:99999/0"],
+        ["worker", "--redis-url", "redis://host/zero"],
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "--redis-url" in err, err
+
+
+def test_a_bad_url_in_the_environment_is_refused_too(capsys, monkeypatch):
+    monkeypatch.setenv("WHYLAB_REDIS_URL", "localhost:6379")
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve"])
+    assert stopped.value.code == 2
+    assert "redis://" in capsys.readouterr().err
+
+
+def test_a_worker_needs_a_redis_url(capsys, monkeypatch):
+    monkeypatch.delenv("WHYLAB_REDIS_URL", raising=False)
+    assert main(["worker"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--redis-url" in err
+
+
+def test_answers_are_checked_and_lanes_are_the_same_everywhere():
+    outcome = Outcome({"x": 1}, 0.5, 0.4, "a worker's CPU")
+    text = encode_answer("job1", outcome_answer(outcome))
+    assert decode_answer("job1", text.encode()) == outcome
+    with pytest.raises(WorkerUnavailable):  # moved to another job
+        decode_answer("job2", text.encode())
+    with pytest.raises(WorkerUnavailable):  # one digit changed
+        decode_answer("job1", text.replace("0.5", "0.6").encode())
+    assert lane_of("10.0.0.1") == lane_of("10.0.0.1") in lane_names()
+    assert len({lane_of(f"10.0.0.{i}") for i in range(64)}) > 1
+
+
+# ------------------------------------------------------------ the deployment
+
+
+@needs_redis
+def test_a_run_computed_for_one_server_is_served_by_the_other_from_the_shared_cache(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)
+    first = get(deployment["a"], f"{API}/mean?n=321&seed=4")
+    assert first.status_code == 200, first.text
+    assert first.json()["cached"] is False
+    second = get(deployment["b"], f"{API}/mean?n=321&seed=4")
+    assert second.status_code == 200
+    assert second.json()["cached"] is True
+    computed, cached = first.json(), second.json()
+    del computed["cached"], cached["cached"]
+    assert cached == computed
+    assert len(result_keys(deployment["redis"].client)) >= 1
+
+
+@needs_redis
+def test_runs_from_two_clients_are_served_in_turn(deployment):
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(1, redis_client)  # one worker: the order of runs is the order taken
+    # bob's lane comes after alice's in the workers' list, so a worker that served the
+    # lanes in a fixed order (or one line for all) would take all of alice's runs first
+    alice = next(f"10.0.0.{i}" for i in range(1, 255) if lane_of(f"10.0.0.{i}") != lane_names()[-1])
+    bob = next(f"10.0.1.{i}" for i in range(1, 255) if lane_of(f"10.0.1.{i}") > lane_of(alice))
+    finished: list[str] = []
+    lock = threading.Lock()
+
+    def run(name: str, client: str, seconds: float) -> int:
+        response = get(deployment["a"], f"{API}/sleepy?seconds={seconds}", client=client)
+        with lock:
+            finished.append(name)
+        return response.status_code
+
+    with ThreadPoolExecutor(max_workers=4) as threads:
+        runs = [threads.submit(run, f"a{i}", alice, 0.3 + i / 100) for i in (1, 2, 3)]
+        # alice's first run is in the worker and her other two wait in her lane ...
+        lane = f"rq:queue:{lane_of(alice)}"
+        deadline = time.monotonic() + 30
+        while not (redis_client.llen(lane) == 2 and any(redis_client.scan_iter("whylab:alive:*"))):
+            assert time.monotonic() < deadline, "alice's runs were not queued"
+            time.sleep(0.01)
+        # ... when bob asks for one run: it is taken next, not after all of hers.
+        runs.append(threads.submit(run, "b1", bob, 0.3))
+        assert [r.result(timeout=60) for r in runs] == [200] * 4
+    # first come, first served would finish bob's run last; in turn it is second
+    assert finished[1] == "b1", finished
+
+
+@needs_redis
+def test_a_worker_killed_mid_run_ends_that_request_with_a_clear_error_and_the_next_run_works(
+    deployment,
+):
+    redis_client = deployment["redis"].client
+    fleet = deployment["fleet"]
+    fleet.ensure(2, redis_client)
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        pending = thread.submit(get, deployment["a"], f"{API}/sleepy?seconds=0.95", "10.0.2.1")
+        deadline = time.monotonic() + 30
+        while True:
+            beats = [redis_client.get(key) for key in redis_client.scan_iter("whylab:alive:*")]
+            beats = [beat for beat in beats if beat]
+            if beats:
+                break
+            assert time.monotonic() < deadline, "the run never started"
+            time.sleep(0.005)
+        pid = int(beats[0].split()[0])
+        os.kill(pid, signal.SIGKILL)
+        # time limit 1 s; the heartbeat outlives the worker by ALIVE_TTL_S; plus the slack
+        response = pending.result(timeout=1.0 + ALIVE_TTL_S + SLACK_S)
+    assert response.status_code == 503, response.text
+    assert response.json()["detail"] == WorkerLost().message
+    assert response.headers["Retry-After"] == "1"
+    assert any(p.pid == pid and p.poll() is not None for p in fleet.processes)
+    after = get(deployment["a"], f"{API}/sleepy?seconds=0.05", client="10.0.2.1")
+    assert after.status_code == 200, after.text
+    assert after.json()["passed"]
+
+
+@needs_redis
+def test_a_remote_worker_enforces_the_time_and_memory_limits(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)  # workers: --memory-limit-mb 1024
+    a = deployment["a"]
+    overran = get(a, f"{API}/sleepy?seconds=5", client="10.0.4.1")
+    assert overran.status_code == 504, overran.text
+    assert "time limit of 1 s" in overran.json()["detail"]
+    hog = get(a, f"{API}/hog?megabytes=3000", client="10.0.4.1")
+    assert hog.status_code == 507, hog.text
+    assert "1024 MiB" in hog.json()["detail"]
+    assert get(a, f"{API}/hog?megabytes=8", client="10.0.4.1").status_code == 200
+
+
+@needs_redis
+def test_a_clients_cpu_time_budget_is_shared_by_the_servers(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)
+    a, b = deployment["a"], deployment["b"]
+    limiters = [a.app.state.limiter, b.app.state.limiter]
+    saved = [(limiter.rate, limiter.burst_s) for limiter in limiters]
+    for limiter in limiters:  # one run's smallest charge (0.01 s) empties this budget
+        limiter.rate, limiter.burst_s = 1e-4, 0.005
+    try:
+        assert get(a, f"{API}/mean?n=401", client="10.0.5.1").status_code == 200
+        refused = get(b, f"{API}/mean?n=402", client="10.0.5.1")  # the other server
+        other = get(b, f"{API}/mean?n=403", client="10.0.5.2")
+    finally:
+        for limiter, (rate, burst) in zip(limiters, saved, strict=True):
+            limiter.rate, limiter.burst_s = rate, burst
+    assert refused.status_code == 429, refused.text
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert other.status_code == 200
+    assert get(b, f"{API}/mean?n=401", client="10.0.5.1").json()["cached"]  # cached: free
+
+
+@needs_redis
+def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplog):
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(1, redis_client)
+    before = result_keys(redis_client)
+    first = get(deployment["a"], f"{API}/mean?n=222&seed=9")
+    assert first.status_code == 200 and first.json()["cached"] is False
+    (key,) = result_keys(redis_client) - before
+    record = redis_client.hget(key, "record").decode()
+    digit = next(i for i, ch in enumerate(record) if ch.isdigit())
+    flipped = record[:digit] + str((int(record[digit]) + 1) % 10) + record[digit + 1 :]
+    redis_client.hset(key, "record", flipped)
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_cache"):
+        again = get(deployment["b"], f"{API}/mean?n=222&seed=9")
+    assert again.status_code == 200
+    assert again.json()["cached"] is False  # recomputed, not served as it was
+    assert "failed its checksum" in caplog.text
+    stored, checksum = (v.decode() for v in redis_client.hmget(key, "record", "checksum"))
+    assert checksum == record_checksum(key.decode().removeprefix("whylab:result:"), stored)
+    assert json.loads(stored)["result"] == json.loads(record)["result"]  # a good record is back
+    assert get(deployment["a"], f"{API}/mean?n=222&seed=9").json()["cached"] is True
+
+
+@needs_redis
+def test_with_no_worker_a_run_ends_with_503_after_the_queue_wait_and_is_dropped(deployment):
+    redis_client, a = deployment["redis"].client, deployment["a"]
+    deployment["fleet"].ensure(0, redis_client)
+    pool = a.app.state.pool
+    pool.queue_wait_s, waited = 1.0, pool.queue_wait_s
+    try:
+        response = get(a, f"{API}/sleepy?seconds=0.06", client="10.0.3.1", timeout=SLACK_S)
+    finally:
+        pool.queue_wait_s = waited
+    assert response.status_code == 503, response.text
+    assert "none took this run within 1 s" in response.json()["detail"]
+    assert "Retry-After" in response.headers
+    assert redis_client.llen(f"rq:queue:{lane_of('10.0.3.1')}") == 0  # not left for a worker
+
+
+def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
+    from whylab.explorer.redis_link import RedisLink
+    from whylab.explorer.remote_worker import OtherVersion, Runner
+
+    topic = fixture_registry.get("tiny-demo")
+    runner = Runner(RedisLink("redis://127.0.0.1:1/0"), fixture_registry, 0, "test")
+    request = {
+        "topic": "tiny-demo",
+        "experiment": "mean",
+        "params": {},
+        "time_limit_s": 1.0,
+        "source_hash": topic.source_hash,
+        "engine_version": whylab.__version__,
+    }
+    assert runner.job_for(request).folder == str(topic.folder)
+    for change in (
+        {"source_hash": "0" * 16},
+        {"engine_version": "0.0.0"},
+        {"experiment": "nope"},
+        {"topic": "nope"},
+    ):
+        with pytest.raises(OtherVersion) as refused:
+            runner.job_for({**request, **change})
+        assert refused.value.status == 503
+
+
+@needs_redis
+def test_when_rq_stops_a_job_itself_the_server_gets_a_timeout_answer(deployment):
+    """RQ's own job timeout is the backstop behind the pool's; its callback still answers."""
+    from rq.timeouts import JobTimeoutException
+
+    from whylab.explorer.remote_queue import RemoteFailure
+    from whylab.explorer.remote_worker import report_failure
+
+    redis_client = deployment["redis"].client
+    request = {
+        "job_id": "backstop",
+        "answer_key": "whylab:answer:backstop",
+        "alive_key": "whylab:alive:backstop",
+        "time_limit_s": 1.0,
+    }
+    redis_client.set(request["alive_key"], "1 test", ex=60)
+
+    class FakeJob:
+        args = (request,)
+
+    report_failure(FakeJob(), redis_client, JobTimeoutException, JobTimeoutException(), None)
+    (raw,) = redis_client.lrange(request["answer_key"], 0, -1)
+    with pytest.raises(RemoteFailure) as failure:
+        decode_answer("backstop", raw)
+    assert failure.value.status == 504
+    assert not redis_client.exists(request["alive_key"])
+
+
+@needs_redis
+def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, caplog):
+    """Last in this module: it restarts Redis empty."""
+    server, a = deployment["redis"], deployment["a"]
+    deployment["fleet"].ensure(1, server.client)
+    a.app.state.pool.link.retry_s = 0.5  # retry Redis soon after a failure (default 5 s)
+    server.stop()
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+        for seconds in (0.01, 0.02, 0.03):
+            response = get(a, f"{API}/sleepy?seconds={seconds}", timeout=SLACK_S)
+            assert response.status_code == 503, response.text
+            assert int(response.headers["Retry-After"]) >= 1
+            time.sleep(0.6)
+        page = get(a, "/en/topics/tiny-demo", timeout=60)
+        assert page.status_code == 200
+    outages = [r for r in caplog.records if "cannot be reached" in r.getMessage()]
+    assert len(outages) == 1, [r.getMessage() for r in outages]
+
+    server.start()  # empty, on the same port: workers reconnect, runs work again
+    deadline = time.monotonic() + 60
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+        while True:
+            response = get(a, f"{API}/sleepy?seconds=0.04", timeout=60)
+            if response.status_code == 200:
+                break
+            assert response.status_code == 503, response.text
+            assert time.monotonic() < deadline, "runs did not come back after Redis did"
+            time.sleep(0.3)
+    assert "reachable again" in caplog.text

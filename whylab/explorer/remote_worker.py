@@ -1,0 +1,224 @@
+"""``whylab worker``: take runs from the shared queue on Redis and run them under the usual limits.
+
+One ``whylab worker`` process is one RQ worker (:class:`rq.SimpleWorker`: the
+job function runs in this process, which stays up between jobs) that listens
+on every lane of :mod:`whylab.explorer.remote_queue` round robin, and hands
+each run to its own one-process :class:`~whylab.explorer.workers.WorkerPool`,
+so the time limit, the memory limit and the telling apart of an overrun, a
+memory kill and a kill from outside are exactly the embedded server's. Start
+as many as the machine has cores for, on as many machines as needed.
+
+A job names a topic by slug and the hash of its ``experiments.py``; the worker
+runs it with *its own* copy of the topic and refuses (503, so the reader may
+retry on another worker) when its copy is a different version, because the
+answer goes into a cache shared by every server.
+
+While a run is in hand the worker refreshes a heartbeat key every
+``HEARTBEAT_S`` (it expires ``ALIVE_TTL_S`` later); that is how a server sees
+the worker die mid-run. When Redis goes away, the worker says so once, waits
+for it to come back and carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import os
+import socket
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+from whylab.explorer.redis_link import RedisLink
+from whylab.explorer.remote_queue import (
+    ALIVE_TTL_S,
+    ANSWER_TTL_S,
+    HEARTBEAT_S,
+    encode_answer,
+    failure_answer,
+    lane_names,
+    outcome_answer,
+)
+from whylab.explorer.timing import machine_description
+from whylab.explorer.topics import TopicRegistry
+from whylab.explorer.workers import (
+    DEADLINE_MARGIN_S,
+    ExperimentTimeout,
+    Job,
+    RunFailure,
+    WorkerPool,
+    WorkerUnavailable,
+)
+
+log = logging.getLogger(__name__)
+
+
+class OtherVersion(RunFailure):
+    """This worker's copy of a topic is not the one the server asked for."""
+
+    status = 503
+
+    def __init__(self, what: str):
+        super().__init__(f"an experiment worker runs another version of {what}; please retry")
+        self.retry_after_s = 1.0
+
+
+def send_answer(redis: Any, request: dict[str, Any], answer: dict[str, Any]) -> None:
+    """Push ``answer`` for the server waiting on ``request`` (then stop the heartbeat)."""
+    with redis.pipeline() as pipe:
+        pipe.rpush(request["answer_key"], encode_answer(request["job_id"], answer))
+        pipe.expire(request["answer_key"], ANSWER_TTL_S)
+        pipe.delete(request["alive_key"])
+        pipe.execute()
+
+
+class Runner:
+    """The worker's own pool (on a loop in a thread) and the registry jobs are looked up in."""
+
+    def __init__(self, link: RedisLink, registry: TopicRegistry, memory_limit_mb: int, name: str):
+        self.link = link
+        self.registry = registry
+        self.name = name
+        self.machine = machine_description()  # what timing runs report they ran on
+        self.pool = WorkerPool(1, memory_limit_mb, max_queue=1, queue_wait_s=DEADLINE_MARGIN_S)
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="whylab-worker-pool", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.pool.start(), self.loop).result()
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.pool.close(), self.loop).result(timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+
+    @property
+    def beat(self) -> str:
+        """The heartbeat's value: who runs the job (this process's id first)."""
+        return f"{os.getpid()} {self.name}"
+
+    def job_for(self, request: dict[str, Any]) -> Job:
+        """The job ``request`` asks for, in this worker's copy of the topic."""
+        import whylab
+
+        slug, name = request["topic"], request["experiment"]
+        topic = self.registry.get(slug)
+        if topic is None or name not in topic.experiments:
+            raise OtherVersion(f"topic {slug!r} (it has no experiment {name!r})")
+        if topic.source_hash != request["source_hash"]:
+            raise OtherVersion(f"topic {slug!r} (its experiments.py differs)")
+        if request["engine_version"] != whylab.__version__:
+            raise OtherVersion(f"whylab ({whylab.__version__}, not {request['engine_version']})")
+        return Job(
+            str(topic.folder),
+            name,
+            request["params"],
+            float(request["time_limit_s"]),
+            topic=slug,
+            source_hash=topic.source_hash,
+        )
+
+    def run(self, request: dict[str, Any]) -> None:
+        """Run one request and send its answer; the heartbeat runs until it is sent."""
+        redis = self.link.sync
+        redis.set(request["alive_key"], self.beat, ex=ALIVE_TTL_S)
+        try:
+            job = self.job_for(request)
+            running = asyncio.run_coroutine_threadsafe(self.pool.submit(job), self.loop)
+            try:
+                outcome = replace(self._wait(running, request["alive_key"]), machine=self.machine)
+                answer = outcome_answer(outcome)
+            finally:
+                running.cancel()
+        except RunFailure as failure:
+            if isinstance(failure, OtherVersion):
+                log.warning("refused a run: %s", failure.message)
+            answer = failure_answer(failure)
+        send_answer(redis, request, answer)
+
+    def _wait(self, running: concurrent.futures.Future, alive_key: str):
+        while True:
+            try:
+                return running.result(timeout=HEARTBEAT_S)
+            except concurrent.futures.TimeoutError:
+                try:  # set, not expire: a late beat brings the key back
+                    self.link.sync.set(alive_key, self.beat, ex=ALIVE_TTL_S)
+                except self.link.errors:
+                    pass  # Redis is away: the run goes on, its answer is sent if it comes back
+
+
+_runner: Runner | None = None  # set by serve(): RQ calls the job function in this process
+
+
+def run_request(request: dict[str, Any]) -> None:
+    """The RQ job function (named in the queue by its import path)."""
+    if _runner is None:
+        raise RuntimeError("whylab run requests are run by `whylab worker` only")
+    _runner.run(request)
+
+
+def report_failure(job: Any, connection: Any, kind: type, value: BaseException, traceback) -> None:
+    """RQ's failure callback: the job function itself raised (RQ's timeout backstop, a fault)."""
+    from rq.timeouts import JobTimeoutException
+
+    request = job.args[0]
+    if issubclass(kind, JobTimeoutException):
+        failure: RunFailure = ExperimentTimeout(float(request["time_limit_s"]))
+    else:
+        failure = WorkerUnavailable(f"the worker failed: {kind.__name__}")
+    send_answer(connection, request, failure_answer(failure))
+
+
+def worker_name(round_: int = 0) -> str:
+    """Unique among live workers: the host, this process's id, and how often it reconnected."""
+    return f"whylab-worker.{socket.gethostname()}.{os.getpid()}.{round_}"
+
+
+def serve(
+    url: str, registry: TopicRegistry, memory_limit_mb: int, reconnect_s: float = 1.0
+) -> None:
+    """Work until SIGTERM or Ctrl-C (after the run in hand), riding out Redis outages."""
+    from rq import Queue, SimpleWorker
+    from rq.serializers import JSONSerializer
+    from rq.worker import DequeueStrategy
+
+    class Worker(SimpleWorker):
+        stop_asked = False
+
+        def request_stop(self, signum, frame):
+            self.stop_asked = True
+            super().request_stop(signum, frame)
+
+    global _runner
+    link = RedisLink(url)
+    _runner = Runner(link, registry, memory_limit_mb, worker_name())
+    _runner.start()
+    rounds = 0
+    try:
+        while True:
+            if not link.ping():
+                time.sleep(reconnect_s)
+                continue
+            # A worker that lost Redis may not have unregistered: the next one takes a new name.
+            name = _runner.name = worker_name(rounds)
+            rounds += 1
+            queues = [
+                Queue(lane, connection=link.sync, serializer=JSONSerializer)
+                for lane in lane_names()
+            ]
+            worker = Worker(queues, connection=link.sync, serializer=JSONSerializer, name=name)
+            try:
+                worker.work(logging_level="WARNING", dequeue_strategy=DequeueStrategy.ROUND_ROBIN)
+            except link.errors as error:
+                link.failed(error)
+            if worker.stop_asked:
+                return
+            time.sleep(reconnect_s)  # work() gave up: Redis went away; try again shortly
+    finally:
+        _runner.close()
+        _runner = None
