@@ -28,7 +28,7 @@ from whylab.bench import compare, quartiles
 from whylab.explorer.cache import ResultCache
 from whylab.explorer.redis_cache import RedisResultCache
 from whylab.explorer.redis_link import RedisLink
-from whylab.explorer.serialization import dumps, result_to_dict
+from whylab.explorer.result_json import dumps, result_to_dict
 from whylab.explorer.topics import load_registry
 
 FIXTURE_TOPICS = Path(__file__).resolve().parents[1] / "tests" / "explorer" / "fixture_topics"
