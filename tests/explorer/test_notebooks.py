@@ -24,6 +24,7 @@ changed, are both reported.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -39,11 +40,18 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
 
 from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.experiment import LANGS
+from whylab.explorer.experiment import LANGS, Param, ParamError, T
 from whylab.explorer.export import export_site
 from whylab.explorer.i18n import translate
-from whylab.explorer.ipynb import MEDIA_TYPE, TIMING_COMMENT, build_notebook, notebook_json
-from whylab.explorer.notebook import STATE_MARKS
+from whylab.explorer.ipynb import (
+    MEDIA_TYPE,
+    TIMING_COMMENT,
+    build_notebook,
+    join_wide_line_breaks,
+    notebook_json,
+    param_comment,
+)
+from whylab.explorer.notebook import STATE_MARKS, figure_stylesheet, run, show_in
 from whylab.explorer.service import run_locally
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 
@@ -230,6 +238,45 @@ def test_a_topic_outside_the_package_has_no_notebook(fixture_registry) -> None:
     topic = next(iter(fixture_registry))
     with pytest.raises(LookupError, match="not part of the whylab package"):
         build_notebook(topic, "en")
+
+
+# ---------------------------------------------------------------- the pieces
+
+
+def test_parameter_comments_name_the_bounds_or_the_choices_in_the_language() -> None:
+    fft = REGISTRY.topics["fft"].experiments["fft-vs-dft"]
+    log2n, signal, _ = fft.params
+    assert param_comment(log2n, "en").endswith("from 0 to 12")
+    assert param_comment(log2n, "zh").endswith("范围 0 至 12")
+    assert "'tones' (" in param_comment(signal, "en")
+    assert param_comment(signal, "zh").startswith("信号：可选 'tones'（")
+    flag = Param("grad", "bool", True, T("gradient", "梯度"))
+    assert param_comment(flag, "zh") == "梯度：True 或 False"
+
+
+def test_chinese_lines_join_without_a_space_but_code_and_headings_keep_their_lines() -> None:
+    text = "## 标题\n第一行文字\n接着写。\nEnglish line\n中文\n```\n代码\n代码\n```"
+    assert join_wide_line_breaks(text) == (
+        "## 标题\n第一行文字接着写。\nEnglish line\n中文\n```\n代码\n代码\n```"
+    )
+
+
+def test_figure_styles_reach_only_their_own_drawing() -> None:
+    css = figure_stylesheet("fig-1")
+    assert "--c0:" in css and "prefers-color-scheme: dark" in css and ".s0" in css
+    rules = re.findall(r"([^{}]+)\{", css)
+    selectors = [s.strip() for rule in rules for s in rule.split(",") if "@media" not in s]
+    assert selectors and all(s.startswith("svg#fig-1") for s in selectors), selectors
+
+
+def test_run_checks_parameters_as_the_explorer_does() -> None:
+    experiment = REGISTRY.topics["fft"].experiments["fft-vs-dft"]
+    with pytest.raises(ParamError, match="log2n: must be <= 12"):
+        run(experiment, log2n=13)
+    with pytest.raises(ParamError, match="unknown parameter"):
+        run(experiment, n=8)
+    with pytest.raises(ValueError, match="lang must be one of en, zh"):
+        show_in("fr")
 
 
 # ---------------------------------------------------------------- served and exported
