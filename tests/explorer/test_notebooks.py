@@ -24,6 +24,7 @@ changed, are both reported.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import textwrap
 from collections.abc import Callable, Iterator
@@ -53,11 +54,21 @@ from whylab.explorer.ipynb import (
 )
 from whylab.explorer.notebook import STATE_MARKS, figure_stylesheet, run, show_in
 from whylab.explorer.service import run_locally
-from whylab.explorer.topics import Topic, TopicRegistry, load_registry
+from whylab.explorer.topics import (
+    Topic,
+    TopicRegistry,
+    discover_topic_folders,
+    load_registry,
+    slug_of,
+)
 
 CELL_TIMEOUT_S = 120
-REGISTRY = load_registry()
-SLUGS = list(REGISTRY.topics)
+SLUGS = [slug_of(folder) for folder in discover_topic_folders()]  # without loading them
+
+
+@functools.cache
+def registry() -> TopicRegistry:
+    return load_registry()
 
 
 @dataclass(frozen=True)
@@ -194,7 +205,7 @@ def experiment_cells(notebook: NotebookNode) -> dict[str, NotebookNode]:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("slug", SLUGS)
 def test_notebook_is_valid_and_follows_the_page(slug: str, lang: str) -> None:
-    topic = REGISTRY.topics[slug]
+    topic = registry().topics[slug]
     notebook = nbformat.reads(notebook_json(topic, lang), as_version=4)
     nbformat.validate(notebook)
     assert notebook.metadata.kernelspec.name == "python3"
@@ -224,7 +235,7 @@ def test_notebook_is_valid_and_follows_the_page(slug: str, lang: str) -> None:
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_both_languages_run_the_same_code(slug: str) -> None:
-    topic = REGISTRY.topics[slug]
+    topic = registry().topics[slug]
     english, chinese = (build_notebook(topic, lang) for lang in LANGS)
     code = [[c.source for c in nb.cells if c.cell_type == "code"] for nb in (english, chinese)]
     assert len(code[0]) == len(code[1])
@@ -244,7 +255,7 @@ def test_a_topic_outside_the_package_has_no_notebook(fixture_registry) -> None:
 
 
 def test_parameter_comments_name_the_bounds_or_the_choices_in_the_language() -> None:
-    fft = REGISTRY.topics["fft"].experiments["fft-vs-dft"]
+    fft = registry().topics["fft"].experiments["fft-vs-dft"]
     log2n, signal, _ = fft.params
     assert param_comment(log2n, "en").endswith("from 0 to 12")
     assert param_comment(log2n, "zh").endswith("范围 0 至 12")
@@ -270,7 +281,7 @@ def test_figure_styles_reach_only_their_own_drawing() -> None:
 
 
 def test_run_checks_parameters_as_the_explorer_does() -> None:
-    experiment = REGISTRY.topics["fft"].experiments["fft-vs-dft"]
+    experiment = registry().topics["fft"].experiments["fft-vs-dft"]
     with pytest.raises(ParamError, match="log2n: must be <= 12"):
         run(experiment, log2n=13)
     with pytest.raises(ParamError, match="unknown parameter"):
@@ -286,7 +297,7 @@ FAST_TOPIC = "wave-superposition"  # its experiments run in well under a second
 
 @pytest.fixture(scope="module")
 def one_topic_registry() -> TopicRegistry:
-    return TopicRegistry([REGISTRY.topics[FAST_TOPIC]], REGISTRY.topics_dir)
+    return TopicRegistry([registry().topics[FAST_TOPIC]], registry().topics_dir)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -336,7 +347,7 @@ EXECUTED = [(slug, "en") for slug in SLUGS] + [(FAST_TOPIC, "zh")]
 @pytest.mark.slow
 @pytest.mark.parametrize(("slug", "lang"), EXECUTED)
 def test_notebook_runs_and_shows_what_check_reports(slug: str, lang: str, execute) -> None:
-    topic = REGISTRY.topics[slug]
+    topic = registry().topics[slug]
     executed = execute(build_notebook(topic, lang))
     assert not [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert mismatches(executed, reference_runs(topic)) == []
@@ -357,7 +368,7 @@ def _with_control(source: str, control: str) -> str:
 
 @pytest.mark.slow
 def test_the_comparison_catches_a_tampered_notebook(execute) -> None:
-    topic = REGISTRY.topics["fft"]
+    topic = registry().topics["fft"]
     notebook = build_notebook(topic, "en")
     cells = experiment_cells(notebook)
     # A parameter changed: at n = 1 the operation-count checks are not applicable.
