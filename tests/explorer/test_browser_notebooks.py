@@ -1,12 +1,12 @@
 """In a real browser: every topic page links its Jupyter notebook, which downloads as a
-valid notebook in the page's language (the fixtures of test_browser.py)."""
+valid notebook in the page's language (the browser tests' server and browser, conftest.py)."""
 
 from __future__ import annotations
 
 import nbformat
 import pytest
 
-from tests.explorer.test_browser import base_url, browser, open_page, registry  # noqa: F401
+from tests.explorer.test_browser import open_page
 from whylab.explorer.i18n import translate
 
 pytestmark = pytest.mark.browser
@@ -14,11 +14,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_notebook_link_downloads_the_topic_as_a_notebook(
-    browser,  # noqa: F811
-    base_url,  # noqa: F811
-    registry,  # noqa: F811
-    lang,
-    tmp_path,
+    browser, base_url, registry, lang, tmp_path
 ):
     context, page, problems = open_page(browser)
     page.goto(f"{base_url}/{lang}/topics/fft")

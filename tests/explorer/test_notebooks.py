@@ -67,7 +67,7 @@ SLUGS = [slug_of(folder) for folder in discover_topic_folders()]  # without load
 
 
 @functools.cache
-def registry() -> TopicRegistry:
+def all_topics() -> TopicRegistry:
     return load_registry()
 
 
@@ -205,7 +205,7 @@ def experiment_cells(notebook: NotebookNode) -> dict[str, NotebookNode]:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("slug", SLUGS)
 def test_notebook_is_valid_and_follows_the_page(slug: str, lang: str) -> None:
-    topic = registry().topics[slug]
+    topic = all_topics().topics[slug]
     notebook = nbformat.reads(notebook_json(topic, lang), as_version=4)
     nbformat.validate(notebook)
     assert notebook.metadata.kernelspec.name == "python3"
@@ -235,7 +235,7 @@ def test_notebook_is_valid_and_follows_the_page(slug: str, lang: str) -> None:
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_both_languages_run_the_same_code(slug: str) -> None:
-    topic = registry().topics[slug]
+    topic = all_topics().topics[slug]
     english, chinese = (build_notebook(topic, lang) for lang in LANGS)
     code = [[c.source for c in nb.cells if c.cell_type == "code"] for nb in (english, chinese)]
     assert len(code[0]) == len(code[1])
@@ -255,7 +255,7 @@ def test_a_topic_outside_the_package_has_no_notebook(fixture_registry) -> None:
 
 
 def test_parameter_comments_name_the_bounds_or_the_choices_in_the_language() -> None:
-    fft = registry().topics["fft"].experiments["fft-vs-dft"]
+    fft = all_topics().topics["fft"].experiments["fft-vs-dft"]
     log2n, signal, _ = fft.params
     assert param_comment(log2n, "en").endswith("from 0 to 12")
     assert param_comment(log2n, "zh").endswith("范围 0 至 12")
@@ -281,7 +281,7 @@ def test_figure_styles_reach_only_their_own_drawing() -> None:
 
 
 def test_run_checks_parameters_as_the_explorer_does() -> None:
-    experiment = registry().topics["fft"].experiments["fft-vs-dft"]
+    experiment = all_topics().topics["fft"].experiments["fft-vs-dft"]
     with pytest.raises(ParamError, match="log2n: must be <= 12"):
         run(experiment, log2n=13)
     with pytest.raises(ParamError, match="unknown parameter"):
@@ -297,7 +297,7 @@ FAST_TOPIC = "wave-superposition"  # its experiments run in well under a second
 
 @pytest.fixture(scope="module")
 def one_topic_registry() -> TopicRegistry:
-    return TopicRegistry([registry().topics[FAST_TOPIC]], registry().topics_dir)
+    return TopicRegistry([all_topics().topics[FAST_TOPIC]], all_topics().topics_dir)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -347,7 +347,7 @@ EXECUTED = [(slug, "en") for slug in SLUGS] + [(FAST_TOPIC, "zh")]
 @pytest.mark.slow
 @pytest.mark.parametrize(("slug", "lang"), EXECUTED)
 def test_notebook_runs_and_shows_what_check_reports(slug: str, lang: str, execute) -> None:
-    topic = registry().topics[slug]
+    topic = all_topics().topics[slug]
     executed = execute(build_notebook(topic, lang))
     assert not [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert mismatches(executed, reference_runs(topic)) == []
@@ -368,7 +368,7 @@ def _with_control(source: str, control: str) -> str:
 
 @pytest.mark.slow
 def test_the_comparison_catches_a_tampered_notebook(execute) -> None:
-    topic = registry().topics["fft"]
+    topic = all_topics().topics["fft"]
     notebook = build_notebook(topic, "en")
     cells = experiment_cells(notebook)
     # A parameter changed: at n = 1 the operation-count checks are not applicable.
