@@ -130,3 +130,63 @@ def module_live_server(tmp_path_factory) -> Iterator[Callable[..., Live]]:
         yield lambda **overrides: stack.enter_context(
             serving(tmp_path_factory.mktemp("cache"), **overrides)
         )
+
+
+# ------------------------------------------------ the browser tests' server and browser
+# Here, not in test_browser.py, so every browser test module shares one server and one
+# browser: Playwright's sync API cannot start a second browser while one runs in the thread.
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def registry():
+    return load_registry()
+
+
+@pytest.fixture(scope="session")
+def base_url(registry, tmp_path_factory) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = ExplorerConfig(cache_dir=tmp_path_factory.mktemp("browser-cache"), workers=2)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config, registry), host="127.0.0.1", port=port, log_level="warning"
+        )
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the explorer did not start under uvicorn")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium); "
+            "the browser tests do not download browsers"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()

@@ -48,6 +48,7 @@ from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
 from whylab.explorer.fragment_cache import FragmentCache
 from whylab.explorer.i18n import param_error_message, translate
+from whylab.explorer.ipynb import MEDIA_TYPE, has_notebook, notebook_filename, notebook_json
 from whylab.explorer.openapi import describe_api
 from whylab.explorer.ratelimit import RateLimited, RateLimiter, retry_after_header
 from whylab.explorer.render import (
@@ -625,6 +626,26 @@ def create_app(
             "alternates": {code: links.source(code, topic.slug, experiment.name) for code in LANGS},
         }
         return html("source.html", context)
+
+    notebooks: dict[tuple[str, str], str] = {}  # (slug, lang) -> .ipynb text, built once
+
+    @app.get("/{lang}/topics/{slug}/notebook.ipynb", include_in_schema=False)
+    def notebook(lang: str, slug: str) -> Response:
+        """The topic as a Jupyter notebook, to download (a plain ``def``: building the
+        first one imports the topic's module, which FastAPI runs off the event loop)."""
+        topic = registry.get(slug)
+        if lang not in LANGS:
+            return not_found("en")
+        if topic is None or not has_notebook(topic):
+            return not_found(lang)
+        if (slug, lang) not in notebooks:
+            notebooks[(slug, lang)] = notebook_json(topic, lang)
+        disposition = f'attachment; filename="{notebook_filename(topic, lang)}"'
+        return Response(
+            notebooks[(slug, lang)],
+            media_type=MEDIA_TYPE,
+            headers={"Content-Disposition": disposition},
+        )
 
     @app.post("/{lang}/topics/{slug}/experiments/{name}/measure", include_in_schema=False)
     async def measure_without_script(request: Request, lang: str, slug: str, name: str):

@@ -2,9 +2,10 @@
 
 ``whylab export DIR`` writes every page in both languages as plain files with
 relative links (so the copy also works opened straight from disk), the
-stylesheet and script, one page per tag (the tag filter without a server), and
-every experiment run once at its default parameters. Parameter forms are shown
-disabled; with ``--live-url`` they link to a live explorer instead.
+stylesheet and script, one page per tag (the tag filter without a server),
+each topic's Jupyter notebook in both languages (beside its page, as
+``notebook.ipynb``), and every experiment run once at its default parameters.
+Parameter forms are shown disabled; with ``--live-url`` they link to a live explorer instead.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from whylab.explorer.experiment import LANGS
+from whylab.explorer.ipynb import has_notebook, notebook_json
 from whylab.explorer.render import (
     STATIC_DIR,
     ExperimentView,
@@ -92,6 +94,8 @@ def export_site(
                 f"{lang}/topics/{topic.slug}/index.html",
                 env.get_template("topic.html").render(**context),
             )
+            if has_notebook(topic):
+                write(f"{lang}/topics/{topic.slug}/notebook.ipynb", notebook_json(topic, lang))
     static_out = out / "static"
     static_out.mkdir(exist_ok=True)
     for asset in sorted(STATIC_DIR.rglob("*")):  # fonts/ too

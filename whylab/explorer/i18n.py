@@ -141,6 +141,7 @@ UI: dict[str, Text] = {
         "{path}, line {line}.",
         "计算出这些结果的函数，取自正在运行的服务器：{path}，第 {line} 行。",
     ),
+    "open_notebook": T("Open as a notebook (.ipynb)", "下载为 Jupyter 笔记本（.ipynb）"),
     "copy": T("Copy", "复制"),
     "copied": T("Copied", "已复制"),
     "permalink": T("Permalink", "永久链接"),

@@ -306,7 +306,7 @@ def _plain_text(tokens) -> list[str]:  # noqa: ANN001
     return words
 
 
-def _split_placements(source: str) -> list[tuple[int, str] | Placement]:
+def split_placements(source: str) -> list[tuple[int, str] | Placement]:
     """Cut the source at placement lines (outside code fences)."""
     parts: list[tuple[int, str] | Placement] = []
     chunk: list[str] = []
@@ -332,7 +332,7 @@ def render_prose(source: str, where: str = "") -> Prose:
     text: list[str] = []
     formulas = 0
     taken: set[str] = set()  # heading ids, unique across the whole document
-    for part in _split_placements(source):
+    for part in split_placements(source):
         if isinstance(part, Placement):
             segments.append(part)
             continue

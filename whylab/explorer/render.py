@@ -34,6 +34,7 @@ from whylab.explorer.experiment import (
     in_language,
 )
 from whylab.explorer.i18n import LANG_NAMES, bound_messages, other_lang, translate
+from whylab.explorer.ipynb import has_notebook, notebook_filename
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
@@ -88,6 +89,12 @@ class Links:
     def source(self, lang: Lang, slug: str, experiment: str) -> str:
         """The page with an experiment's source code (live server only)."""
         return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/source"
+
+    def notebook(self, lang: Lang, slug: str) -> str:
+        """The topic's Jupyter notebook in ``lang`` (see :mod:`whylab.explorer.ipynb`)."""
+        if self.exported:
+            return f"{self.root}{lang}/topics/{slug}/notebook.ipynb"
+        return f"/{lang}/topics/{quote(slug)}/notebook.ipynb"
 
     def measure(self, lang: Lang, slug: str, experiment: str) -> str:
         """Where the no-JavaScript form posts to measure a timing experiment (live only)."""
@@ -379,6 +386,8 @@ def make_environment() -> Environment:
         highlight=highlight,
         card_summary=card_summary,
         experiment_source=experiment_source,
+        has_notebook=has_notebook,
+        notebook_filename=notebook_filename,
         value=_value,
         metric_rows=_metric_rows,
         bound_messages=_bound_messages,
