@@ -21,6 +21,7 @@ import sys
 
 from whylab._tensor.geometry import is_non_overlapping_and_dense
 from whylab.autograd import grad_mode
+from whylab.autograd._ops import ops
 
 # References to the gradient while _can_steal looks at it, when nothing else holds
 # it: the node's input buffer (a list the engine owns), accumulate_grad's and
@@ -68,14 +69,14 @@ def _can_steal(gradient, variable) -> bool:
 
 def clone_obeying_contract(gradient, variable):
     """A copy of ``gradient`` laid out like ``variable`` (contiguous if the leaf is not dense)."""
-    import whylab
-
     if is_non_overlapping_and_dense(variable._sizes, variable._strides):
         if obeys_layout_contract(gradient, variable):
-            return gradient.clone()
-        result = whylab.empty_strided(variable._sizes, variable._strides, dtype=gradient.dtype)
-        return result.copy_(gradient)
-    return gradient.clone(memory_format=whylab.contiguous_format)
+            return ops.clone(gradient, None)
+        result = ops.empty_strided(
+            variable._sizes, variable._strides, gradient.dtype, gradient.device
+        )
+        return ops.copy_(result, gradient, False)
+    return ops.clone(gradient, "contiguous_format")
 
 
 def accumulate_grad(variable, gradient) -> None:

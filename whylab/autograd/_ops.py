@@ -8,6 +8,16 @@ arguments positionally in schema order: ``ops.zeros(size, dtype, device)``
 
 from whylab.dispatch.operator import OpNamespace
 
-__all__ = ["ops"]
+__all__ = ["ones_like", "ops", "zeros_like"]
 
 ops = OpNamespace()
+
+
+def zeros_like(tensor):
+    """Zeros with ``tensor``'s shape, dtype and device (the ``zeros`` operator)."""
+    return ops.zeros(tensor._sizes, tensor.dtype, tensor.device)
+
+
+def ones_like(tensor):
+    """Ones with ``tensor``'s shape, dtype and device (the ``ones`` operator)."""
+    return ops.ones(tensor._sizes, tensor.dtype, tensor.device)

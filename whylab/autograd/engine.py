@@ -38,6 +38,8 @@ from contextlib import contextmanager
 
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
+from whylab.autograd._broadcast import is_expandable_to, sum_to_size
+from whylab.autograd._ops import ones_like, ops, zeros_like
 from whylab.autograd.graph import (
     AccumulateGrad,
     GraphRoot,
@@ -153,7 +155,7 @@ def _make_grads(outputs, grad_outputs, create_graph):
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{output.dtype}"
                     )
-                given = _ones_like(output)
+                given = ones_like(output)
             grads.append(given)
             continue
         if not isinstance(given, Tensor):
@@ -173,12 +175,6 @@ def _make_grads(outputs, grad_outputs, create_graph):
             )
         grads.append(given)
     return grads
-
-
-def _ones_like(tensor):
-    import whylab
-
-    return whylab.ones_like(tensor)
 
 
 def _root_edges(outputs):
@@ -243,8 +239,6 @@ def grad(
     get ``None`` instead of raising; ``materialize_grads=True`` returns zeros for
     such inputs instead of ``None``.
     """
-    import whylab
-
     output_tensors = _as_tuple(outputs)
     input_tensors = _as_tuple(inputs)
     given = _as_tuple(grad_outputs) or (None,) * len(output_tensors)
@@ -278,7 +272,7 @@ def grad(
     for index, (tensor, result) in enumerate(zip(input_tensors, results, strict=True)):
         if result is None:
             if materialize_grads:
-                result = whylab.zeros_like(tensor)
+                result = zeros_like(tensor)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {index} appears to not have been used "
@@ -551,28 +545,15 @@ def _validate_output(node, index, gradient, metadata):
     shape, dtype = metadata
     sizes = gradient._sizes
     if sizes != shape:
-        gradient = _sum_to_shape(node, index, gradient, shape)
+        if not is_expandable_to(shape, sizes):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(sizes)} but expected shape compatible with {list(shape)}"
+            )
+        gradient = sum_to_size(gradient, shape)
     if gradient.dtype is not dtype:
-        gradient = gradient.to(dtype)
+        gradient = ops._to_copy(gradient, dtype, None)
     return gradient
-
-
-def _sum_to_shape(node, index, gradient, shape):
-    sizes = gradient._sizes
-    leading = len(sizes) - len(shape)
-    expandable = leading >= 0 and all(
-        want == have or want == 1 for want, have in zip(shape, sizes[leading:], strict=True)
-    )
-    if not expandable:
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {index} - got "
-            f"{list(sizes)} but expected shape compatible with {list(shape)}"
-        )
-    dims = list(range(leading))
-    dims += [leading + i for i, want in enumerate(shape) if want == 1 and sizes[leading + i] != 1]
-    if dims:
-        gradient = gradient.sum(dim=tuple(dims), keepdim=True)
-    return gradient.reshape(shape)
 
 
 def _accumulate_into_non_leaf(tensor, gradient) -> None:
