@@ -86,20 +86,21 @@ def accumulate_grad(variable, gradient) -> None:
     if gradient is None:
         return
     trace = current_trace()
-    existing = variable.grad
+    create_graph = grad_mode._state.enabled  # the engine sets grad mode to create_graph
+    existing = variable._grad
     if existing is None:
-        if grad_mode.is_grad_enabled():
-            variable.grad = clone_obeying_contract(gradient, variable)
+        if create_graph:
+            variable._grad = clone_obeying_contract(gradient, variable)
             mode = "copy"
         elif _can_steal(gradient, variable):
             gradient._base = None  # nothing else can reach the base of a stolen view
-            variable.grad = gradient
+            variable._grad = gradient
             mode = "steal"
         else:
-            variable.grad = clone_obeying_contract(gradient, variable)
+            variable._grad = clone_obeying_contract(gradient, variable)
             mode = "copy"
-    elif grad_mode.is_grad_enabled():
-        variable.grad = existing + gradient
+    elif create_graph:
+        variable._grad = existing + gradient
         mode = "add"
     else:
         existing.add_(gradient)

@@ -76,6 +76,16 @@ def restore_reduced_dims(grad, dim, keepdim: bool, ndim: int):
     return grad
 
 
+def spread_over_reduced(grad, self_shape, dim, keepdim: bool):
+    """Backward of sum: every input element gets the gradient of the sum it went into.
+
+    A 0-dim gradient (every dimension reduced) broadcasts to any shape as it is.
+    """
+    if grad._sizes:
+        grad = restore_reduced_dims(grad, dim, keepdim, len(self_shape))
+    return grad.expand(self_shape)
+
+
 def reduced_count(shape, dim) -> int:
     """How many input elements fold into each output element of a reduction."""
     count = 1
@@ -468,16 +478,16 @@ DERIVATIVES = [
     Derivative(
         "sum",
         lambda dim: "SumBackward0" if dim is None else "SumBackward1",
-        self=lambda grad, self_shape, dim, keepdim: restore_reduced_dims(
-            grad, dim, keepdim, len(self_shape)
-        ).expand(self_shape),
+        self=lambda grad, self_shape, dim, keepdim: spread_over_reduced(
+            grad, self_shape, dim, keepdim
+        ),
     ),
     Derivative(
         "mean",
         lambda dim: "MeanBackward0" if dim is None else "MeanBackward1",
-        self=lambda grad, self_shape, dim, keepdim: restore_reduced_dims(
-            grad, dim, keepdim, len(self_shape)
-        ).expand(self_shape) / reduced_count(self_shape, dim),
+        self=lambda grad, self_shape, dim, keepdim: spread_over_reduced(
+            grad, self_shape, dim, keepdim
+        ) / reduced_count(self_shape, dim),
     ),
     Derivative(
         "prod",

@@ -393,6 +393,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
 def _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate):
     """Pop ready nodes from the heap, run them, route their outputs."""
     trace = _active_trace
+    checks_anomalies = anomaly._state.enabled
     buffers = {}
     # Heap entries: (-sequence_nr, tie-breaker, node); the tie-breaker keeps pushes
     # with equal sequence numbers (several AccumulateGrad nodes) in a stable order.
@@ -401,12 +402,15 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
     while ready:
         node = heapq.heappop(ready)[2]
         inputs = buffers.pop(node, None)
-        if inputs is None:
+        # A buffer is made when the first gradient for a node arrives: without one,
+        # every consumer returned None.
+        arrived = inputs is not None
+        if not arrived:
             inputs = [None] * len(node.input_metadata)
         if node is not root:
             if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
                 inputs = _call_tensor_pre_hooks(node, inputs)
-            if node in captures:
+            if captures and node in captures:
                 for input_nr, index, tensor in captures[node]:
                     captured[index] = inputs[input_nr]
                     if accumulate:
@@ -415,7 +419,14 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             continue
         if trace is not None:
             trace.record("execute", node=trace.label(node), sequence_nr=node.sequence_nr)
-        outputs = _call_function(node, inputs, node is root)
+        if node._hooks is None and not checks_anomalies:
+            # The common case, without a further call: no node hooks, no anomaly checks.
+            if arrived or node is root:
+                outputs = node.apply(inputs)
+            else:  # nothing arrived: pass "no gradient" on
+                outputs = [None] * len(node.next_functions)
+        else:
+            outputs = _call_function(node, inputs, node is root)
         if not keep_graph:
             node.release_variables()
         next_functions = node.next_functions
@@ -486,7 +497,7 @@ def _call_function(node, inputs, is_root: bool):
             result = fn(tuple(inputs))
             if result is not None:
                 inputs = list(result)
-    if not is_root and not _any_gradient(inputs):
+    if not is_root and not any(value is not None for value in inputs):
         # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
         return [None] * len(node.next_functions)
     if anomaly._state.enabled:
@@ -499,15 +510,6 @@ def _call_function(node, inputs, is_root: bool):
             if result is not None:
                 outputs = list(result)
     return outputs
-
-
-def _any_gradient(inputs) -> bool:
-    # A helper (not an inline loop) so no loop variable keeps a gradient alive in
-    # the caller's frame; AccumulateGrad counts references to decide on stealing.
-    for value in inputs:
-        if value is not None:
-            return True
-    return False
 
 
 def _apply_with_anomaly_checks(node, inputs):

@@ -41,6 +41,7 @@ import sys
 import threading
 import weakref
 
+from whylab.autograd._accumulate import accumulate_grad
 from whylab.dispatch.keys import DispatchKey
 
 __all__ = [
@@ -316,9 +317,7 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def apply(self, grad_outputs):
-        from whylab.autograd import _accumulate
-
-        _accumulate.accumulate_grad(self.variable, grad_outputs[0])
+        accumulate_grad(self.variable, grad_outputs[0])
         return []
 
 

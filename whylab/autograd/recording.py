@@ -99,12 +99,13 @@ class FormulaNode(Node):
     _op_name = ""
 
     def apply(self, grad_outputs):
-        formulas = self._spec.formulas
+        """Run the formula of each input whose gradient the running pass needs."""
         sources = self._saving.sources
         next_functions = self.next_functions
         needed_nodes = _engine_state.needed
-        results = [None] * len(next_functions)
+        calls = []  # (input name, first edge, which edges of a list input are wanted, arguments)
         for name, start, count, is_list in self._groups:
+            wanted = None
             if is_list:
                 wanted = [
                     _is_wanted(next_functions[i][0], needed_nodes)
@@ -112,30 +113,39 @@ class FormulaNode(Node):
                 ]
                 if not any(wanted):
                     continue
-            elif not _is_wanted(next_functions[start][0], needed_nodes):
-                continue
-            arguments = [self._argument(source, grad_outputs) for source in sources[name]]
-            if grad_mode._state.enabled:  # create_graph: the formula itself is recorded
-                gradient = formulas[name](*arguments)
             else:
-                # Nothing can be recorded, so skip the Autograd key for the formula's
-                # ops: same result, one kernel call less per op. (Arguments were
-                # unpacked above, outside this block: unpacking may run user code.)
-                keep = local_keys.keep
-                local_keys.keep = keep & _WITHOUT_AUTOGRAD
-                try:
-                    gradient = formulas[name](*arguments)
-                finally:
-                    local_keys.keep = keep
-            if is_list:
-                if gradient is None:
+                next_node = next_functions[start][0]
+                if not _is_wanted(next_node, needed_nodes):
                     continue
+            arguments = [self._argument(source, grad_outputs) for source in sources[name]]
+            calls.append((name, start, wanted, arguments))
+        results = [None] * len(next_functions)
+        if not calls:
+            return results
+        if grad_mode._state.enabled:  # create_graph: the formulas themselves are recorded
+            self._run_formulas(calls, results)
+            return results
+        # Nothing can be recorded, so skip the Autograd key for the formulas' ops: same
+        # result, one kernel call less per op. (Arguments were unpacked above, outside
+        # this block: unpacking may run user code, such as a checkpoint's recomputation.)
+        keep = local_keys.keep
+        local_keys.keep = keep & _WITHOUT_AUTOGRAD
+        try:
+            self._run_formulas(calls, results)
+        finally:
+            local_keys.keep = keep
+        return results
+
+    def _run_formulas(self, calls, results) -> None:
+        formulas = self._spec.formulas
+        for name, start, wanted, arguments in calls:
+            gradient = formulas[name](*arguments)
+            if wanted is None:
+                results[start] = gradient
+            elif gradient is not None:  # a list input: one gradient per tensor
                 for offset, (value, needed) in enumerate(zip(gradient, wanted, strict=True)):
                     if needed:
                         results[start + offset] = value
-            else:
-                results[start] = gradient
-        return results
 
     def _argument(self, source, grad_outputs):
         """The value of one formula parameter: a gradient, or a saved slot."""
@@ -348,7 +358,7 @@ class RecordingPlan:
         "name_positions",
         "records_nothing",
         "_node_classes",
-        "_saving_plans",
+        "saving_plans",
     )
 
     def __init__(self, op, spec):
@@ -383,7 +393,7 @@ class RecordingPlan:
             tuple(i for i, arg in enumerate(arguments) if arg.is_tensor_list),
         )
         self._node_classes = {}
-        self._saving_plans = {}
+        self.saving_plans = {}  # needed inputs -> SavingPlan, filled on first use
 
     def bind(self, args, kwargs):
         """Every argument by position: ``args`` itself when the call passed them all."""
@@ -404,7 +414,11 @@ class RecordingPlan:
         edges, needed = [], []
         if not self.has_list_input:
             for name, position, _ in self.inputs:
-                edge = _edge_of(values[position])
+                value = values[position]
+                if isinstance(value, Tensor) and value.grad_fn is not None and value._base is None:
+                    edge = (value.grad_fn, value._output_nr)  # the common case, without a call
+                else:
+                    edge = _edge_of(value)
                 if edge[0] is not None:
                     needed.append(name)
                 edges.append(edge)
@@ -427,18 +441,23 @@ class RecordingPlan:
         """The saving plan when the inputs in ``needed`` need gradients (made once per set)."""
         if self.spec is None:
             return None
-        plan = self._saving_plans.get(needed)
+        plan = self.saving_plans.get(needed)
         if plan is None:
             plan = SavingPlan(self.spec, self.resolved, needed, self.position_of)
-            self._saving_plans[needed] = plan
+            self.saving_plans[needed] = plan
         return plan
 
     def outputs_to_record(self, out, values):
         """The op's outputs as a tuple, or None when there is nothing to record: no
         floating-point output, or an out-of-place op handed back an input (``x.to(x.dtype)``)."""
-        outputs = (out,) if isinstance(out, Tensor) else tuple(out)
-        if not any(output.dtype.is_floating_point for output in outputs):
-            return None
+        if isinstance(out, Tensor):
+            if not out.dtype.is_floating_point:
+                return None
+            outputs = (out,)
+        else:
+            outputs = tuple(out)
+            if not any(output.dtype.is_floating_point for output in outputs):
+                return None
         if not self.is_inplace:
             for _, position, is_list in self.inputs:
                 value = values[position]
@@ -451,7 +470,10 @@ class RecordingPlan:
 
     def make_node(self, values, edges, groups, outputs, saving):
         """The node for this call (not yet attached to the outputs, nothing saved yet)."""
-        metadata = tuple((output._sizes, output.dtype) for output in outputs)
+        if len(outputs) == 1:
+            metadata = ((outputs[0]._sizes, outputs[0].dtype),)
+        else:
+            metadata = tuple((output._sizes, output.dtype) for output in outputs)
         if self.spec is None:
             node = NotImplementedNode(edges, metadata)
             node._op_name = self.op_name
@@ -557,17 +579,22 @@ def make_autograd_kernel(op, spec):
     (it then records a :class:`NotImplementedNode`).
     """
     plan = RecordingPlan(op, spec)
-    records_nothing = plan.records_nothing
+    grad_mode_state = grad_mode._state
+    arity = plan.arity
+    saving_plans = plan.saving_plans
     redispatch = op.redispatch
 
     def autograd_kernel(keyset, *args, **kwargs):
-        if records_nothing(args, kwargs):
+        # The dispatcher enters this kernel only when ``plan.records_nothing`` is
+        # false (see Operator.__call__); a call arriving through ``redispatch`` with
+        # no input that requires grad finds no edge below and records nothing.
+        if not grad_mode_state.enabled:
             return redispatch(keyset, *args, **kwargs)
-        values = plan.bind(args, kwargs)
+        values = args if not kwargs and len(args) == arity else plan.bind(args, kwargs)
         edges, groups, needed = plan.collect_edges(values)
         if not needed:
             return redispatch(keyset, *args, **kwargs)
-        saving = plan.saving_for(needed)
+        saving = saving_plans.get(needed) or plan.saving_for(needed)
         saved_before_write = None
         if plan.is_inplace:
             check_inplace(values[0])
@@ -584,7 +611,7 @@ def make_autograd_kernel(op, spec):
         return out
 
     autograd_kernel.__qualname__ = f"Autograd[{op.name}]"
-    autograd_kernel.skip_if = records_nothing
+    autograd_kernel.skip_if = plan.records_nothing
     autograd_kernel.plan = plan
     return autograd_kernel
 
