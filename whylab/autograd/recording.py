@@ -288,7 +288,7 @@ class SavingPlan:
         """
         saved = {}
         for slot, parameter in enumerate(self.parameters):
-            if parameter.kind is not ARGUMENT:
+            if parameter.kind != ARGUMENT:
                 continue
             value = values[self.positions[slot]]
             if not isinstance(value, Tensor):
@@ -305,9 +305,9 @@ class SavingPlan:
         for slot, parameter in enumerate(self.parameters):
             if saved_before_write and slot in saved_before_write:
                 saved.append(saved_before_write[slot])
-            elif parameter.kind is ARGUMENT:
+            elif parameter.kind == ARGUMENT:
                 saved.append(_saved_argument(values[self.positions[slot]]))
-            elif parameter.kind is RESULT:
+            elif parameter.kind == RESULT:
                 output = outputs[parameter.index]
                 saved.append(SavedTensor(output, is_output=output.grad_fn is not None))
             else:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from typing import NamedTuple
 
 from whylab._tensor.tensor import Tensor
 
@@ -49,7 +50,7 @@ _RESULT_NAME = re.compile(r"^result(\d*)$")
 METADATA_SUFFIXES = ("_shapes", "_shape", "_dtype", "_geometry")
 
 
-class Parameter:
+class Parameter(NamedTuple):
     """One formula parameter, resolved against the schema.
 
     ``kind`` is one of ``grad``, ``grads``, ``result`` (``index``: which
@@ -58,18 +59,12 @@ class Parameter:
     ``is_variable`` marks what holds a tensor and is released after backward.
     """
 
-    __slots__ = ("name", "kind", "index", "argument", "suffix", "is_variable")
-
-    def __init__(self, name, kind, index=0, argument=None, suffix=None, is_variable=False):
-        self.name = name
-        self.kind = kind
-        self.index = index
-        self.argument = argument
-        self.suffix = suffix
-        self.is_variable = is_variable
-
-    def __repr__(self) -> str:
-        return f"Parameter({self.name!r}, {self.kind})"
+    name: str
+    kind: str
+    index: int = 0
+    argument: str | None = None
+    suffix: str | None = None
+    is_variable: bool = False
 
 
 def _resolve_name(op_name: str, name: str, arguments: dict) -> Parameter:
