@@ -41,6 +41,7 @@ import sys
 import threading
 import weakref
 
+from whylab.autograd import grad_mode
 from whylab.autograd._accumulate import accumulate_grad
 from whylab.dispatch.keys import DispatchKey
 
@@ -456,9 +457,7 @@ class SavedTensor:
             raise RuntimeError(self._version_error(data, node))
         if not self.is_output:
             return data
-        from whylab.autograd.grad_mode import is_grad_enabled
-
-        if node is None or not is_grad_enabled():
+        if node is None or not grad_mode._state.enabled:
             return data
         alias = _detached_alias(data)
         alias.grad_fn = node

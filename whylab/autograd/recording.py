@@ -115,37 +115,48 @@ class FormulaNode(Node):
                     continue
             else:
                 next_node = next_functions[start][0]
-                if not _is_wanted(next_node, needed_nodes):
+                if next_node is None:
                     continue
-            arguments = [self._argument(source, grad_outputs) for source in sources[name]]
-            calls.append((name, start, wanted, arguments))
+                if needed_nodes is not None and next_node not in needed_nodes:
+                    continue
+            calls.append((name, start, wanted, self._arguments(sources[name], grad_outputs)))
         results = [None] * len(next_functions)
         if not calls:
             return results
-        if grad_mode._state.enabled:  # create_graph: the formulas themselves are recorded
-            self._run_formulas(calls, results)
-            return results
-        # Nothing can be recorded, so skip the Autograd key for the formulas' ops: same
-        # result, one kernel call less per op. (Arguments were unpacked above, outside
-        # this block: unpacking may run user code, such as a checkpoint's recomputation.)
+        formulas = self._spec.formulas
+        # Unless create_graph is on, nothing can be recorded: skip the Autograd key for
+        # the formulas' ops (same result, one kernel call less per op). Arguments were
+        # unpacked above, outside this switch: unpacking may run user code, such as a
+        # checkpoint's recomputation, which must record.
+        recording = grad_mode._state.enabled
         keep = local_keys.keep
-        local_keys.keep = keep & _WITHOUT_AUTOGRAD
+        if not recording:
+            local_keys.keep = keep & _WITHOUT_AUTOGRAD
         try:
-            self._run_formulas(calls, results)
+            for name, start, wanted, arguments in calls:
+                gradient = formulas[name](*arguments)
+                if wanted is None:
+                    results[start] = gradient
+                elif gradient is not None:  # a list input: one gradient per tensor
+                    for offset, (value, needed) in enumerate(zip(gradient, wanted, strict=True)):
+                        if needed:
+                            results[start + offset] = value
         finally:
             local_keys.keep = keep
         return results
 
-    def _run_formulas(self, calls, results) -> None:
-        formulas = self._spec.formulas
-        for name, start, wanted, arguments in calls:
-            gradient = formulas[name](*arguments)
-            if wanted is None:
-                results[start] = gradient
-            elif gradient is not None:  # a list input: one gradient per tensor
-                for offset, (value, needed) in enumerate(zip(gradient, wanted, strict=True)):
-                    if needed:
-                        results[start + offset] = value
+    def _arguments(self, sources, grad_outputs) -> list:
+        """The values of a formula's parameters (the common two kinds without a call)."""
+        saved = self._saved
+        arguments = []
+        for source in sources:
+            if source == _FROM_GRAD and grad_outputs[0] is not None:
+                arguments.append(grad_outputs[0])
+            elif source >= 0 and type(saved[source]) is SavedTensor:
+                arguments.append(saved[source].unpack(self))
+            else:
+                arguments.append(self._argument(source, grad_outputs))
+        return arguments
 
     def _argument(self, source, grad_outputs):
         """The value of one formula parameter: a gradient, or a saved slot."""
@@ -468,8 +479,10 @@ class RecordingPlan:
                             return None
         return outputs
 
-    def make_node(self, values, edges, groups, outputs, saving):
-        """The node for this call (not yet attached to the outputs, nothing saved yet)."""
+    def record_node(self, out, outputs, values, edges, groups, saving):
+        """Create this call's node and make it the history of the outputs (or rebase
+        an in-place op's target). Nothing is saved yet: saved outputs need their
+        ``grad_fn`` set first."""
         if len(outputs) == 1:
             metadata = ((outputs[0]._sizes, outputs[0].dtype),)
         else:
@@ -477,24 +490,12 @@ class RecordingPlan:
         if self.spec is None:
             node = NotImplementedNode(edges, metadata)
             node._op_name = self.op_name
-            return node
-        cls = self.node_class or self._node_class_for(values)
-        node = cls(edges, metadata)
-        node._groups = groups
-        node._saving = saving
-        node._saved = ()
-        return node
-
-    def _node_class_for(self, values):
-        """The node class of an op whose node name depends on its arguments (``sum``)."""
-        name = self.spec.name(*(values[i] for i in self.name_positions))
-        cls = self._node_classes.get(name)
-        if cls is None:
-            cls = self._node_classes[name] = node_class(name, self.spec, self.op_name)
-        return cls
-
-    def attach(self, out, outputs, node) -> None:
-        """Make ``node`` the history of the outputs (or rebase an in-place op's target)."""
+        else:
+            cls = self.node_class or self._node_class_for(values)
+            node = cls(edges, metadata)
+            node._groups = groups
+            node._saving = saving
+            node._saved = ()
         if anomaly._state.enabled:
             node._anomaly_trace = anomaly.forward_stack()
         if self.is_inplace:
@@ -509,6 +510,15 @@ class RecordingPlan:
             node._view_version = outputs[0]._version_counter.value
             if not isinstance(out, Tensor):
                 node._multi_output_view = True
+        return node
+
+    def _node_class_for(self, values):
+        """The node class of an op whose node name depends on its arguments (``sum``)."""
+        name = self.spec.name(*(values[i] for i in self.name_positions))
+        cls = self._node_classes.get(name)
+        if cls is None:
+            cls = self._node_classes[name] = node_class(name, self.spec, self.op_name)
+        return cls
 
 
 def _edge_of(value):
@@ -604,8 +614,7 @@ def make_autograd_kernel(op, spec):
         outputs = plan.outputs_to_record(out, values)
         if outputs is None:
             return out
-        node = plan.make_node(values, edges, groups, outputs, saving)
-        plan.attach(out, outputs, node)
+        node = plan.record_node(out, outputs, values, edges, groups, saving)
         if saving is not None:
             node._saved = saving.save(values, outputs, saved_before_write)
         return out
