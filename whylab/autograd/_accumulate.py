@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 
+from whylab._core import thread_state
 from whylab._tensor.geometry import is_non_overlapping_and_dense
 from whylab.autograd import grad_mode
 from whylab.autograd._ops import ops
@@ -81,11 +82,9 @@ def clone_obeying_contract(gradient, variable):
 
 def accumulate_grad(variable, gradient) -> None:
     """Write or add ``gradient`` into ``variable.grad`` following the rules above."""
-    from whylab.autograd.engine import current_trace
-
     if gradient is None:
         return
-    trace = current_trace()
+    trace = thread_state.engine_trace.active  # an open engine_trace() records the mode
     create_graph = grad_mode._state.enabled  # the engine sets grad mode to create_graph
     existing = variable._grad
     if existing is None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
 from whylab.autograd._ops import ops
@@ -44,7 +45,6 @@ from whylab.autograd.graph import (
 )
 from whylab.autograd.inplace import check_inplace, rebase_history
 from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, RESULT, metadata_of
-from whylab.dispatch.keys import DispatchKey
 from whylab.dispatch.tls import local_keys
 
 __all__ = [
