@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import sys
 
+from whylab._core import thread_state
 from whylab._tensor.geometry import is_non_overlapping_and_dense
 from whylab.autograd import grad_mode
+from whylab.autograd._ops import ops
 
 # References to the gradient while _can_steal looks at it, when nothing else holds
 # it: the node's input buffer (a list the engine owns), accumulate_grad's and
@@ -68,37 +70,36 @@ def _can_steal(gradient, variable) -> bool:
 
 def clone_obeying_contract(gradient, variable):
     """A copy of ``gradient`` laid out like ``variable`` (contiguous if the leaf is not dense)."""
-    import whylab
-
     if is_non_overlapping_and_dense(variable._sizes, variable._strides):
         if obeys_layout_contract(gradient, variable):
-            return gradient.clone()
-        result = whylab.empty_strided(variable._sizes, variable._strides, dtype=gradient.dtype)
-        return result.copy_(gradient)
-    return gradient.clone(memory_format=whylab.contiguous_format)
+            return ops.clone(gradient, None)
+        result = ops.empty_strided(
+            variable._sizes, variable._strides, gradient.dtype, gradient.device
+        )
+        return ops.copy_(result, gradient, False)
+    return ops.clone(gradient, "contiguous_format")
 
 
 def accumulate_grad(variable, gradient) -> None:
     """Write or add ``gradient`` into ``variable.grad`` following the rules above."""
-    from whylab.autograd.engine import current_trace
-
     if gradient is None:
         return
-    trace = current_trace()
-    existing = variable.grad
+    trace = thread_state.engine_trace.active  # an open engine_trace() records the mode
+    create_graph = grad_mode._state.enabled  # the engine sets grad mode to create_graph
+    existing = variable._grad
     if existing is None:
-        if grad_mode.is_grad_enabled():
-            variable.grad = clone_obeying_contract(gradient, variable)
+        if create_graph:
+            variable._grad = clone_obeying_contract(gradient, variable)
             mode = "copy"
         elif _can_steal(gradient, variable):
             gradient._base = None  # nothing else can reach the base of a stolen view
-            variable.grad = gradient
+            variable._grad = gradient
             mode = "steal"
         else:
-            variable.grad = clone_obeying_contract(gradient, variable)
+            variable._grad = clone_obeying_contract(gradient, variable)
             mode = "copy"
-    elif grad_mode.is_grad_enabled():
-        variable.grad = existing + gradient
+    elif create_graph:
+        variable._grad = existing + gradient
         mode = "add"
     else:
         existing.add_(gradient)

@@ -43,7 +43,9 @@ import math
 
 import numpy as np
 
-import whylab
+from whylab._tensor.tensor import Tensor
+from whylab.autograd._broadcast import sum_to_size
+from whylab.autograd._ops import ops, zeros_like
 from whylab.autograd._strided import source_element_index
 from whylab.autograd.spec import Derivative
 
@@ -53,7 +55,7 @@ from whylab.autograd.spec import Derivative
 
 
 def _is_tensor(value) -> bool:
-    return isinstance(value, whylab.Tensor)
+    return isinstance(value, Tensor)
 
 
 def _reduced_dims(dim, ndim: int) -> tuple:
@@ -74,6 +76,16 @@ def restore_reduced_dims(grad, dim, keepdim: bool, ndim: int):
     return grad
 
 
+def spread_over_reduced(grad, self_shape, dim, keepdim: bool):
+    """Backward of sum: every input element gets the gradient of the sum it went into.
+
+    A 0-dim gradient (every dimension reduced) broadcasts to any shape as it is.
+    """
+    if grad._sizes:
+        grad = restore_reduced_dims(grad, dim, keepdim, len(self_shape))
+    return grad.expand(self_shape)
+
+
 def reduced_count(shape, dim) -> int:
     """How many input elements fold into each output element of a reduction."""
     count = 1
@@ -82,21 +94,8 @@ def reduced_count(shape, dim) -> int:
     return count
 
 
-def sum_to_size(grad, shape):
-    """Sum ``grad`` over the dimensions that broadcasting added or expanded to ``shape``."""
-    sizes = grad._sizes
-    if tuple(sizes) == tuple(shape):
-        return grad
-    leading = len(sizes) - len(shape)
-    dims = list(range(leading))
-    dims += [leading + i for i, want in enumerate(shape) if want == 1 and sizes[leading + i] != 1]
-    if dims:
-        grad = grad.sum(dim=tuple(dims), keepdim=True)
-    return grad.reshape(shape)
-
-
 def _index_tensor(array):
-    return whylab.from_numpy(np.ascontiguousarray(array, dtype=np.int64))
+    return Tensor._from_numpy_result(np.ascontiguousarray(array, dtype=np.int64))
 
 
 def scatter_to_source(grad, index, source_shape, dtype):
@@ -113,7 +112,7 @@ def scatter_to_source(grad, index, source_shape, dtype):
     if not keep.all():
         flat = flat.index_select(0, _index_tensor(np.nonzero(keep)[0]))
         index = index[keep]
-    result = whylab.zeros(numel, dtype=dtype).scatter_add(0, _index_tensor(index), flat)
+    result = ops.zeros((numel,), dtype, grad.device).scatter_add(0, _index_tensor(index), flat)
     return result.reshape(source_shape)
 
 
@@ -125,7 +124,7 @@ def gather_backward_by_index(grad, self_shape, pick):
     source element each output element is; the gradient goes back there.
     """
     numel = math.prod(self_shape)
-    numbers = whylab.from_numpy(np.arange(numel, dtype=np.int64).reshape(self_shape))
+    numbers = Tensor._from_numpy_result(np.arange(numel, dtype=np.int64).reshape(self_shape))
     index = pick(numbers)
     return scatter_to_source(grad, index.numpy(), self_shape, grad.dtype)
 
@@ -142,13 +141,13 @@ def _pad_along(grad, dim: int, before: int, after: int):
     if before:
         shape = list(grad._sizes)
         shape[dim] = before
-        pieces.append(whylab.zeros(shape, dtype=grad.dtype))
+        pieces.append(ops.zeros(shape, grad.dtype, grad.device))
     pieces.append(grad)
     if after:
         shape = list(grad._sizes)
         shape[dim] = after
-        pieces.append(whylab.zeros(shape, dtype=grad.dtype))
-    return whylab.cat(pieces, dim) if len(pieces) > 1 else grad
+        pieces.append(ops.zeros(shape, grad.dtype, grad.device))
+    return ops.cat(pieces, dim) if len(pieces) > 1 else grad
 
 
 def slice_backward(grad, self_shape, dim, start, end, step):
@@ -158,7 +157,7 @@ def slice_backward(grad, self_shape, dim, start, end, step):
     if step == 1:
         return _pad_along(grad, dim, first, self_shape[dim] - max(stop, first))
     return gather_backward_by_index(
-        grad, self_shape, lambda numbers: whylab.ops.slice(numbers, dim, start, end, step)
+        grad, self_shape, lambda numbers: ops.slice(numbers, dim, start, end, step)
     )
 
 
@@ -171,17 +170,17 @@ def select_backward(grad, self_shape, dim, index):
 
 def indexed_mask(shape, indices):
     """A bool tensor of ``shape``, True at the elements ``x[indices]`` would pick."""
-    numbers = whylab.from_numpy(np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
-    picked = whylab.ops.index(numbers, indices).numpy().reshape(-1)
+    numbers = Tensor._from_numpy_result(np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
+    picked = ops.index(numbers, indices).numpy().reshape(-1)
     mask = np.zeros(math.prod(shape), dtype=bool)
     mask[picked] = True
-    return whylab.from_numpy(mask.reshape(shape))
+    return Tensor._from_numpy_result(mask.reshape(shape))
 
 
 def evenly_distribute(grad, self, result):
     """Backward of a full max/min: ties share the gradient equally (PyTorch's rule)."""
     mask = self == result
-    return whylab.where(mask, grad / mask.sum(), 0.0)
+    return ops.where(mask, grad / mask.sum(), 0.0)
 
 
 def amax_amin_backward(grad, self, result, dim, keepdim):
@@ -190,7 +189,7 @@ def amax_amin_backward(grad, self, result, dim, keepdim):
     result = restore_reduced_dims(result, dim, keepdim, self.ndim)
     mask = self == result
     count = mask.sum(dim=_reduced_dims(dim, self.ndim), keepdim=True)
-    return whylab.where(mask, grad / count, 0.0)
+    return ops.where(mask, grad / count, 0.0)
 
 
 def value_selecting_backward(grad, dim, indices, self_shape, keepdim):
@@ -200,7 +199,7 @@ def value_selecting_backward(grad, dim, indices, self_shape, keepdim):
         return grad
     grad = restore_reduced_dims(grad, dim, keepdim, ndim)
     indices = restore_reduced_dims(indices, dim, keepdim, ndim)
-    return whylab.zeros(self_shape, dtype=grad.dtype).scatter_add(dim, indices, grad)
+    return ops.zeros(self_shape, grad.dtype, grad.device).scatter_add(dim, indices, grad)
 
 
 def prod_backward(grad, self, result, dim, keepdim):
@@ -217,13 +216,13 @@ def prod_backward(grad, self, result, dim, keepdim):
     dims = _reduced_dims(dim, ndim)
     is_zero = self == 0
     zero_count = is_zero.sum(dim=dims, keepdim=True)
-    nonzero_self = whylab.where(is_zero, 1.0, self)
+    nonzero_self = ops.where(is_zero, 1.0, self)
     product_of_nonzeros = nonzero_self
     for d in dims:
         product_of_nonzeros = product_of_nonzeros.prod(dim=d, keepdim=True)
-    at_zero = whylab.where(zero_count == 1, product_of_nonzeros, 0.0)
-    at_nonzero = whylab.where(zero_count == 0, product_of_nonzeros / nonzero_self, 0.0)
-    return grad * whylab.where(is_zero, at_zero, at_nonzero)
+    at_zero = ops.where(zero_count == 1, product_of_nonzeros, 0.0)
+    at_nonzero = ops.where(zero_count == 0, product_of_nonzeros / nonzero_self, 0.0)
+    return grad * ops.where(is_zero, at_zero, at_nonzero)
 
 
 def var_backward(grad, self, dim, correction, keepdim):
@@ -249,18 +248,18 @@ def pow_backward_self(grad, self, exponent):
     """d self^e / d self = e self^(e-1), and 0 where e == 0 (PyTorch's convention)."""
     if not _is_tensor(exponent):
         if exponent == 0:
-            return whylab.zeros_like(grad)
+            return zeros_like(grad)
         return grad * (exponent * self.pow(exponent - 1))
-    return whylab.where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
+    return ops.where(exponent == 0, 0.0, grad * (exponent * self.pow(exponent - 1)))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
     """d b^e / d e = b^e log b, and 0 where b == 0 and e >= 0."""
     if _is_tensor(self):
         undefined_log = (self == 0) & (exponent >= 0)
-        return grad * whylab.where(undefined_log, 0.0, result * self.log())
+        return grad * ops.where(undefined_log, 0.0, result * self.log())
     if self == 0:
-        return whylab.where(exponent >= 0, 0.0, grad * result * -math.inf)
+        return ops.where(exponent >= 0, 0.0, grad * result * -math.inf)
     return grad * result * math.log(self)
 
 
@@ -270,6 +269,16 @@ def pow_name(self, exponent) -> str:
     return "PowBackward1" if _is_tensor(self) else "PowBackward2"
 
 
+def div_name(rounding_mode) -> str:
+    """PyTorch's node of ``div.Tensor`` or, with a rounding mode, of ``div.Tensor_mode``."""
+    return "DivBackward0" if rounding_mode is None else "DivBackward2"
+
+
+def remainder_name(other) -> str:
+    """PyTorch's node of ``remainder.Scalar`` (Python number) or ``remainder.Tensor``."""
+    return "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
+
+
 def clamp_backward_self(grad, self, min, max):
     keep = None
     if min is not None:
@@ -277,21 +286,21 @@ def clamp_backward_self(grad, self, min, max):
     if max is not None:
         below_max = self <= max
         keep = below_max if keep is None else keep & below_max
-    return whylab.where(keep, grad, 0.0)
+    return ops.where(keep, grad, 0.0)
 
 
 def clamp_backward_min(grad, self, min, max):
     chosen = self < min
     if max is not None:
         chosen = chosen & (min < max)
-    return whylab.where(chosen, grad, 0.0)
+    return ops.where(chosen, grad, 0.0)
 
 
 def clamp_backward_max(grad, self, min, max):
     chosen = self > max
     if min is not None:
         chosen = chosen | (max < min)
-    return whylab.where(chosen, grad, 0.0)
+    return ops.where(chosen, grad, 0.0)
 
 
 def clamp_name(min, max) -> str:
@@ -331,7 +340,7 @@ def mm_mat2_backward(grad, mat1, mat2_geometry, alpha=1):
 def maximum_backward(grad, self, other, larger: bool):
     """Gradient of maximum/minimum for ``self``: all of it where self wins, half on ties."""
     wins = self > other if larger else self < other
-    return whylab.where(self == other, grad / 2, whylab.where(wins, grad, 0.0))
+    return ops.where(self == other, grad / 2, ops.where(wins, grad, 0.0))
 
 
 def cat_backward(grad, tensors_shapes, dim):
@@ -358,7 +367,7 @@ def index_select_backward(grad, self_shape, dim, index):
     shape = [1] * ndim
     shape[dim] = -1
     expanded = index.reshape(shape).expand(grad._sizes)
-    return whylab.zeros(self_shape, dtype=grad.dtype).scatter_add(dim, expanded, grad)
+    return ops.zeros(self_shape, grad.dtype, grad.device).scatter_add(dim, expanded, grad)
 
 
 # ----------------------------------------------------------------------------------
@@ -391,22 +400,22 @@ DERIVATIVES = [
         other=lambda grad, self: grad * self,
     ),
     Derivative(
-        "div", "DivBackward0",
+        "div", div_name,
         self=lambda grad, other, rounding_mode: (
-            grad / other if rounding_mode is None else whylab.zeros_like(grad)
+            grad / other if rounding_mode is None else zeros_like(grad)
         ),
         other=lambda grad, self, other, rounding_mode: (
-            -grad * ((self / other) / other) if rounding_mode is None else whylab.zeros_like(grad)
+            -grad * ((self / other) / other) if rounding_mode is None else zeros_like(grad)
         ),
     ),
     Derivative(
-        "remainder", "RemainderBackward0",
+        "remainder", remainder_name,
         self=lambda grad: grad,
         other=lambda grad, self, other: -grad * self.div(other, rounding_mode="floor"),
     ),
     Derivative("neg", "NegBackward0", self=lambda grad: -grad),
     Derivative("abs", "AbsBackward0", self=lambda grad, self: grad * self.sign()),
-    Derivative("sign", "SignBackward0", self=lambda grad: whylab.zeros_like(grad)),
+    Derivative("sign", "SignBackward0", self=lambda grad: zeros_like(grad)),
     Derivative(
         "pow", pow_name,
         self=pow_backward_self,
@@ -434,8 +443,8 @@ DERIVATIVES = [
     ),
     Derivative(
         "where", "WhereBackward0",
-        self=lambda grad, condition: whylab.where(condition, grad, 0.0),
-        other=lambda grad, condition: whylab.where(condition, 0.0, grad),
+        self=lambda grad, condition: ops.where(condition, grad, 0.0),
+        other=lambda grad, condition: ops.where(condition, 0.0, grad),
     ),
     # -- unary functions -------------------------------------------------------------
     Derivative("exp", "ExpBackward0", self=lambda grad, result: grad * result),
@@ -451,11 +460,11 @@ DERIVATIVES = [
     Derivative("sin", "SinBackward0", self=lambda grad, self: grad * self.cos()),
     Derivative("cos", "CosBackward0", self=lambda grad, self: grad * -self.sin()),
     Derivative(
-        "tanh", "TanhBackward0", self=lambda grad, result: whylab.ops.tanh_backward(grad, result)
+        "tanh", "TanhBackward0", self=lambda grad, result: ops.tanh_backward(grad, result)
     ),
     Derivative(
         "sigmoid", "SigmoidBackward0",
-        self=lambda grad, result: whylab.ops.sigmoid_backward(grad, result),
+        self=lambda grad, result: ops.sigmoid_backward(grad, result),
     ),
     Derivative(
         "erf", "ErfBackward0",
@@ -463,22 +472,22 @@ DERIVATIVES = [
     ),
     Derivative(
         "relu", "ReluBackward0",
-        self=lambda grad, result: whylab.ops.threshold_backward(grad, result, 0),
+        self=lambda grad, result: ops.threshold_backward(grad, result, 0),
     ),
     # -- reductions ------------------------------------------------------------------
     Derivative(
         "sum",
         lambda dim: "SumBackward0" if dim is None else "SumBackward1",
-        self=lambda grad, self_shape, dim, keepdim: restore_reduced_dims(
-            grad, dim, keepdim, len(self_shape)
-        ).expand(self_shape),
+        self=lambda grad, self_shape, dim, keepdim: spread_over_reduced(
+            grad, self_shape, dim, keepdim
+        ),
     ),
     Derivative(
         "mean",
         lambda dim: "MeanBackward0" if dim is None else "MeanBackward1",
-        self=lambda grad, self_shape, dim, keepdim: restore_reduced_dims(
-            grad, dim, keepdim, len(self_shape)
-        ).expand(self_shape) / reduced_count(self_shape, dim),
+        self=lambda grad, self_shape, dim, keepdim: spread_over_reduced(
+            grad, self_shape, dim, keepdim
+        ) / reduced_count(self_shape, dim),
     ),
     Derivative(
         "prod",
@@ -528,11 +537,11 @@ DERIVATIVES = [
     ),
     Derivative(
         "softmax", "SoftmaxBackward0",
-        self=lambda grad, result, dim: whylab.ops._softmax_backward_data(grad, result, dim),
+        self=lambda grad, result, dim: ops._softmax_backward_data(grad, result, dim),
     ),
     Derivative(
         "log_softmax", "LogSoftmaxBackward0",
-        self=lambda grad, result, dim: whylab.ops._log_softmax_backward_data(grad, result, dim),
+        self=lambda grad, result, dim: ops._log_softmax_backward_data(grad, result, dim),
     ),
     # -- linear algebra --------------------------------------------------------------
     Derivative(
@@ -572,7 +581,7 @@ DERIVATIVES = [
     Derivative(
         "nll_loss_forward", "NllLossBackward0",
         self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
-            whylab.ops.nll_loss_backward(
+            ops.nll_loss_backward(
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
@@ -580,7 +589,7 @@ DERIVATIVES = [
     Derivative(
         "nll_loss2d_forward", "NllLoss2DBackward0",
         self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
-            whylab.ops.nll_loss2d_backward(
+            ops.nll_loss2d_backward(
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
@@ -588,24 +597,24 @@ DERIVATIVES = [
     # The backward is linear in grad_output: its derivative there is the loss itself.
     Derivative(
         "nll_loss_backward", "NllLossBackwardBackward0",
-        grad_output=lambda grad, target, weight, reduction, ignore_index: whylab.ops.nll_loss(
+        grad_output=lambda grad, target, weight, reduction, ignore_index: ops.nll_loss(
             grad, target, weight, reduction, ignore_index
         ),
-        self=lambda grad: whylab.zeros_like(grad),
+        self=lambda grad: zeros_like(grad),
     ),
     Derivative(
         "nll_loss2d_backward", "NllLoss2DBackwardBackward0",
-        grad_output=lambda grad, target, weight, reduction, ignore_index: whylab.ops.nll_loss2d(
+        grad_output=lambda grad, target, weight, reduction, ignore_index: ops.nll_loss2d(
             grad, target, weight, reduction, ignore_index
         ),
-        self=lambda grad: whylab.zeros_like(grad),
+        self=lambda grad: zeros_like(grad),
     ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),
     Derivative(
         "gather", "GatherBackward0",
-        self=lambda grad, self_shape, dim, index: whylab.zeros(
-            self_shape, dtype=grad.dtype
+        self=lambda grad, self_shape, dim, index: ops.zeros(
+            self_shape, grad.dtype, grad.device
         ).scatter_add(dim, index, grad),
     ),
     Derivative(
@@ -622,12 +631,12 @@ DERIVATIVES = [
     Derivative(
         "masked_fill", "MaskedFillBackward0",
         self=lambda grad, mask: grad.masked_fill(mask, 0.0),
-        value=lambda grad, mask: whylab.where(mask, grad, 0.0).sum(),
+        value=lambda grad, mask: ops.where(mask, grad, 0.0).sum(),
     ),
     Derivative(
         "index", "IndexBackward0",
         self=lambda grad, self_shape, indices: gather_backward_by_index(
-            grad, self_shape, lambda numbers: whylab.ops.index(numbers, indices)
+            grad, self_shape, lambda numbers: ops.index(numbers, indices)
         ),
     ),
     Derivative(
@@ -635,7 +644,7 @@ DERIVATIVES = [
         self=lambda grad, indices, accumulate: grad if accumulate else grad.masked_fill(
             indexed_mask(grad._sizes, indices), 0.0
         ),
-        values=lambda grad, indices: whylab.ops.index(grad, indices),
+        values=lambda grad, indices: ops.index(grad, indices),
     ),
     Derivative(
         "masked_select", "MaskedSelectBackward0",
@@ -701,14 +710,14 @@ DERIVATIVES = [
     # Their own derivatives make double backward work through them.
     Derivative(
         "threshold_backward", "ThresholdBackwardBackward0",
-        grad_output=lambda grad, self, threshold: whylab.ops.threshold_backward(
+        grad_output=lambda grad, self, threshold: ops.threshold_backward(
             grad, self, threshold
         ),
-        self=lambda grad: whylab.zeros_like(grad),
+        self=lambda grad: zeros_like(grad),
     ),
     Derivative(
         "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
-        grad_output=lambda grad, output, dim: whylab.ops._softmax_backward_data(
+        grad_output=lambda grad, output, dim: ops._softmax_backward_data(
             grad, output, dim
         ),
         output=lambda grad, grad_output, output, dim: (
@@ -725,12 +734,12 @@ DERIVATIVES = [
     ),
     Derivative(
         "tanh_backward", "TanhBackwardBackward0",
-        grad_output=lambda grad, output: whylab.ops.tanh_backward(grad, output),
+        grad_output=lambda grad, output: ops.tanh_backward(grad, output),
         output=lambda grad, grad_output, output: -2 * output * grad * grad_output,
     ),
     Derivative(
         "sigmoid_backward", "SigmoidBackwardBackward0",
-        grad_output=lambda grad, output: whylab.ops.sigmoid_backward(grad, output),
+        grad_output=lambda grad, output: ops.sigmoid_backward(grad, output),
         output=lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output),
     ),
     # -- copies and conversions --------------------------------------------------------
@@ -740,15 +749,15 @@ DERIVATIVES = [
     # -- in-place only ---------------------------------------------------------------
     Derivative(
         "copy", "CopyBackwards",
-        self=lambda grad: whylab.zeros_like(grad),
+        self=lambda grad: zeros_like(grad),
         src=lambda grad: grad,
     ),
     Derivative(
         "fill", "FillBackward0",
-        self=lambda grad: whylab.zeros_like(grad),
+        self=lambda grad: zeros_like(grad),
         value=lambda grad: grad.sum(),
     ),
-    Derivative("zero", "ZeroBackward0", self=lambda grad: whylab.zeros_like(grad)),
+    Derivative("zero", "ZeroBackward0", self=lambda grad: zeros_like(grad)),
 ]
 
 #: Operators whose outputs never carry gradient, even for float inputs that

@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from whylab._core import thread_state
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
+from whylab.autograd._broadcast import is_expandable_to, sum_to_size
+from whylab.autograd._ops import ones_like, ops, zeros_like
 from whylab.autograd.graph import (
     AccumulateGrad,
     GraphRoot,
@@ -151,7 +153,7 @@ def _make_grads(outputs, grad_outputs, create_graph):
                         "grad can be implicitly created only for real scalar outputs but got "
                         f"{output.dtype}"
                     )
-                given = _ones_like(output)
+                given = ones_like(output)
             grads.append(given)
             continue
         if not isinstance(given, Tensor):
@@ -171,12 +173,6 @@ def _make_grads(outputs, grad_outputs, create_graph):
             )
         grads.append(given)
     return grads
-
-
-def _ones_like(tensor):
-    import whylab
-
-    return whylab.ones_like(tensor)
 
 
 def _root_edges(outputs):
@@ -241,8 +237,6 @@ def grad(
     get ``None`` instead of raising; ``materialize_grads=True`` returns zeros for
     such inputs instead of ``None``.
     """
-    import whylab
-
     output_tensors = _as_tuple(outputs)
     input_tensors = _as_tuple(inputs)
     given = _as_tuple(grad_outputs) or (None,) * len(output_tensors)
@@ -276,7 +270,7 @@ def grad(
     for index, (tensor, result) in enumerate(zip(input_tensors, results, strict=True)):
         if result is None:
             if materialize_grads:
-                result = whylab.zeros_like(tensor)
+                result = zeros_like(tensor)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {index} appears to not have been used "
@@ -397,6 +391,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
 def _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate):
     """Pop ready nodes from the heap, run them, route their outputs."""
     trace = thread_state.engine_trace.active
+    checks_anomalies = anomaly._state.enabled
     buffers = {}
     # Heap entries: (-sequence_nr, tie-breaker, node); the tie-breaker keeps pushes
     # with equal sequence numbers (several AccumulateGrad nodes) in a stable order.
@@ -405,12 +400,15 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
     while ready:
         node = heapq.heappop(ready)[2]
         inputs = buffers.pop(node, None)
-        if inputs is None:
+        # A buffer is made when the first gradient for a node arrives: without one,
+        # every consumer returned None.
+        arrived = inputs is not None
+        if not arrived:
             inputs = [None] * len(node.input_metadata)
         if node is not root:
             if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
                 inputs = _call_tensor_pre_hooks(node, inputs)
-            if node in captures:
+            if captures and node in captures:
                 for input_nr, index, tensor in captures[node]:
                     captured[index] = inputs[input_nr]
                     if accumulate:
@@ -419,7 +417,14 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             continue
         if trace is not None:
             trace.record("execute", node=trace.label(node), sequence_nr=node.sequence_nr)
-        outputs = _call_function(node, inputs, node is root)
+        if node._hooks is None and not checks_anomalies:
+            # The common case, without a further call: no node hooks, no anomaly checks.
+            if arrived or node is root:
+                outputs = node.apply(inputs)
+            else:  # nothing arrived: pass "no gradient" on
+                outputs = [None] * len(node.next_functions)
+        else:
+            outputs = _call_function(node, inputs, node is root)
         if not keep_graph:
             node.release_variables()
         next_functions = node.next_functions
@@ -490,7 +495,7 @@ def _call_function(node, inputs, is_root: bool):
             result = fn(tuple(inputs))
             if result is not None:
                 inputs = list(result)
-    if not is_root and not _any_gradient(inputs):
+    if not is_root and not any(value is not None for value in inputs):
         # Nothing arrived (e.g. every consumer returned None): pass "no gradient" on.
         return [None] * len(node.next_functions)
     if anomaly._state.enabled:
@@ -503,15 +508,6 @@ def _call_function(node, inputs, is_root: bool):
             if result is not None:
                 outputs = list(result)
     return outputs
-
-
-def _any_gradient(inputs) -> bool:
-    # A helper (not an inline loop) so no loop variable keeps a gradient alive in
-    # the caller's frame; AccumulateGrad counts references to decide on stealing.
-    for value in inputs:
-        if value is not None:
-            return True
-    return False
 
 
 def _apply_with_anomaly_checks(node, inputs):
@@ -549,28 +545,15 @@ def _validate_output(node, index, gradient, metadata):
     shape, dtype = metadata
     sizes = gradient._sizes
     if sizes != shape:
-        gradient = _sum_to_shape(node, index, gradient, shape)
+        if not is_expandable_to(shape, sizes):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(sizes)} but expected shape compatible with {list(shape)}"
+            )
+        gradient = sum_to_size(gradient, shape)
     if gradient.dtype is not dtype:
-        gradient = gradient.to(dtype)
+        gradient = ops._to_copy(gradient, dtype, None)
     return gradient
-
-
-def _sum_to_shape(node, index, gradient, shape):
-    sizes = gradient._sizes
-    leading = len(sizes) - len(shape)
-    expandable = leading >= 0 and all(
-        want == have or want == 1 for want, have in zip(shape, sizes[leading:], strict=True)
-    )
-    if not expandable:
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {index} - got "
-            f"{list(sizes)} but expected shape compatible with {list(shape)}"
-        )
-    dims = list(range(leading))
-    dims += [leading + i for i, want in enumerate(shape) if want == 1 and sizes[leading + i] != 1]
-    if dims:
-        gradient = gradient.sum(dim=tuple(dims), keepdim=True)
-    return gradient.reshape(shape)
 
 
 def _accumulate_into_non_leaf(tensor, gradient) -> None:

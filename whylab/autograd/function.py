@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
+from whylab.autograd._ops import ops
 from whylab.autograd.graph import ERR_BACKWARD_TWICE, Node, SavedTensor, gradient_edge
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction"]
@@ -124,10 +125,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(metadata):
-    import whylab
-
     shape, dtype = metadata
-    return whylab.zeros(shape, dtype=dtype)
+    return ops.zeros(shape, dtype, None)
 
 
 class _FunctionMeta(type):

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from whylab._tensor.tensor import Tensor
 from whylab.autograd import engine, grad_mode
+from whylab.autograd._ops import zeros_like
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -35,9 +37,7 @@ def _as_tuple(value):
 
 
 def _is_tensor(value) -> bool:
-    import whylab
-
-    return isinstance(value, whylab.Tensor)
+    return isinstance(value, Tensor)
 
 
 def _differentiable_outputs(outputs):
@@ -46,8 +46,6 @@ def _differentiable_outputs(outputs):
 
 def _numerical_jacobians(func, inputs, input_index, eps):
     """Numerical Jacobians of every output w.r.t. ``inputs[input_index]``: list of (n_out, n_in)."""
-    import whylab
-
     target = inputs[input_index]
     base = target.detach().numpy().astype(np.float64).copy()
     flat = base.reshape(-1)
@@ -58,7 +56,7 @@ def _numerical_jacobians(func, inputs, input_index, eps):
             perturbed = flat.copy()
             perturbed[j] += sign * eps
             replaced = list(inputs)
-            replaced[input_index] = whylab.from_numpy(
+            replaced[input_index] = Tensor._from_numpy_result(
                 perturbed.reshape(base.shape).astype(target.dtype.numpy)
             ).requires_grad_(target.requires_grad)
             # Grad mode stays on: func may itself differentiate (gradgradcheck).
@@ -75,8 +73,6 @@ def _numerical_jacobians(func, inputs, input_index, eps):
 
 def _analytical_jacobians(outputs, inputs, differentiable_indices):
     """Analytical Jacobians: ``jacobians[k][i]`` is d output k / d input i, shape (n_out, n_in)."""
-    import whylab
-
     wanted = [inputs[i] for i in differentiable_indices]
     jacobians = []
     for output in outputs:
@@ -85,7 +81,7 @@ def _analytical_jacobians(outputs, inputs, differentiable_indices):
             for element in range(output.numel()):
                 one_hot = np.zeros(output.numel(), dtype=output.dtype.numpy)
                 one_hot[element] = 1.0
-                seed = whylab.from_numpy(one_hot.reshape(output._sizes))
+                seed = Tensor._from_numpy_result(one_hot.reshape(output._sizes))
                 grads = engine.grad(
                     output, wanted, grad_outputs=seed, retain_graph=True, allow_unused=True
                 )
@@ -165,8 +161,6 @@ def gradgradcheck(
     ``grad_outputs`` defaults to random float64 tensors (from ``seed``); they are
     differentiated too, as in PyTorch.
     """
-    import whylab
-
     inputs = _as_tuple(inputs)
     differentiable_indices = [
         i for i, value in enumerate(inputs) if _is_tensor(value) and value.requires_grad
@@ -176,7 +170,8 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
         grad_outputs = tuple(
-            whylab.from_numpy(rng.standard_normal(o._sizes)).requires_grad_() for o in outputs
+            Tensor._from_numpy_result(rng.standard_normal(o._sizes)).requires_grad_()
+            for o in outputs
         )
     grad_outputs = _as_tuple(grad_outputs)
     count = len(inputs)
@@ -187,7 +182,7 @@ def gradgradcheck(
         wanted = [primal[i] for i in differentiable_indices]
         grads = engine.grad(outs, wanted, grad_outputs=seeds, create_graph=True, allow_unused=True)
         return tuple(
-            g if g is not None else whylab.zeros_like(w) for g, w in zip(grads, wanted, strict=True)
+            g if g is not None else zeros_like(w) for g, w in zip(grads, wanted, strict=True)
         )
 
     return gradcheck(

@@ -42,7 +42,8 @@ import weakref
 
 from whylab._core import thread_state
 from whylab._core.keys import DispatchKey
-from whylab.autograd.grad_mode import is_grad_enabled
+from whylab.autograd import grad_mode
+from whylab.autograd._accumulate import accumulate_grad
 
 __all__ = [
     "Node",
@@ -312,9 +313,7 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def apply(self, grad_outputs):
-        from whylab.autograd import _accumulate
-
-        _accumulate.accumulate_grad(self.variable, grad_outputs[0])
+        accumulate_grad(self.variable, grad_outputs[0])
         return []
 
 
@@ -451,7 +450,7 @@ class SavedTensor:
             raise RuntimeError(self._version_error(data, node))
         if not self.is_output:
             return data
-        if node is None or not is_grad_enabled():
+        if node is None or not grad_mode._state.enabled:
             return data
         alias = _detached_alias(data)
         alias.grad_fn = node

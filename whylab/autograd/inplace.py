@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from whylab._tensor.tensor import Tensor
+from whylab.autograd._ops import ops
 from whylab.autograd._strided import source_element_index
 from whylab.autograd.graph import Node, _engine_state, gradient_edge
 
@@ -100,9 +102,7 @@ def _geometry(tensor):
 
 
 def _index_tensor(array):
-    import whylab
-
-    return whylab.from_numpy(np.ascontiguousarray(array, dtype=np.int64))
+    return Tensor._from_numpy_result(np.ascontiguousarray(array, dtype=np.int64))
 
 
 class CopySlices(Node):
@@ -119,8 +119,6 @@ class CopySlices(Node):
         self._base_dtype = base.dtype
 
     def apply(self, grad_outputs):
-        import whylab
-
         grad = grad_outputs[0]
         base_sizes = self._base_geometry[0]
         view_sizes = self._view_geometry[0]
@@ -142,15 +140,15 @@ class CopySlices(Node):
             numel = flat._sizes[0]
             in_view = np.zeros(numel, dtype=bool)
             in_view[index] = True
-            mask = whylab.from_numpy(in_view)
+            mask = Tensor._from_numpy_result(in_view)
             view_grad = fn_grads[0]
             if view_grad is None:
                 base_grad = flat.masked_fill(mask, 0.0)
             else:
-                placed = whylab.zeros(numel, dtype=grad.dtype).scatter_add(
+                placed = ops.zeros((numel,), grad.dtype, grad.device).scatter_add(
                     0, index_tensor, view_grad.reshape(-1)
                 )
-                base_grad = whylab.where(mask, placed, flat)
+                base_grad = ops.where(mask, placed, flat)
             results[0] = base_grad.reshape(base_sizes)
         for i in range(1, len(results)):
             if self.should_compute_input_grad(i):

@@ -1,20 +1,25 @@
 """Recording: the Autograd kernels that build the graph while operators run.
 
-Every differentiable operator gets one kernel for the Autograd dispatch key,
-made here from its entry in the derivatives table. The kernel:
+Every differentiable operator gets one kernel for the Autograd dispatch key.
+Everything that can be known before a call is worked out once, at
+registration, into the operator's :class:`RecordingPlan`: which arguments are
+differentiable and where they sit, whether the op is a view or writes in
+place, the node class, and (per set of inputs that need a gradient) a
+:class:`SavingPlan` saying what to save and where each formula finds it. The
+kernel (:func:`make_autograd_kernel`) then only executes the plan:
 
-1. returns straight to the next key (``op.redispatch``) unless grad mode is on
+1. return straight to the next key (``op.redispatch``) unless grad mode is on
    and some tensor argument requires grad — the common "nothing to record"
    path costs one flag read and a scan of the tensor arguments;
-2. for an in-place op, checks the write is allowed (not a leaf that requires
-   grad, not an output of a multi-view op) and saves what the formula needs
+2. collect one edge per differentiable input; stop if none leads anywhere;
+3. for an in-place op, check the write is allowed (not a leaf that requires
+   grad, not an output of a multi-view op) and save what the formulas need
    from *before* the write;
-3. runs the op below Autograd;
-4. creates the node: its edges (``next_functions``), the shape and dtype of
-   each output (``input_metadata``), and the saved values the formulas of the
-   inputs that need a gradient ask for (nothing more);
-5. makes the node the ``grad_fn`` of the outputs — or, for an in-place op,
-   *rebases* the written tensor's history (see :mod:`whylab.autograd.inplace`).
+4. run the op below Autograd;
+5. create the node (edges, and the shape and dtype of each output), make it
+   the ``grad_fn`` of the outputs — or, for an in-place op, *rebase* the
+   written tensor's history (see :mod:`whylab.autograd.inplace`) — and save
+   what the formulas of the inputs that need a gradient ask for (nothing more).
 
 Operators without a formula get a kernel that still records, with a node that
 raises "the derivative for 'op' is not implemented" if a backward pass reaches
@@ -26,11 +31,11 @@ need no kernel: their parts record themselves.
 from __future__ import annotations
 
 import ast
-import re
 
 from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
+from whylab.autograd._ops import ops
 from whylab.autograd.graph import (
     ERR_BACKWARD_TWICE,
     Node,
@@ -38,9 +43,17 @@ from whylab.autograd.graph import (
     _engine_state,
     gradient_edge,
 )
+from whylab.autograd.inplace import check_inplace, rebase_history
+from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, RESULT, metadata_of
 from whylab.dispatch.tls import local_keys
 
-__all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]
+__all__ = [
+    "FormulaNode",
+    "RecordingPlan",
+    "SavingPlan",
+    "make_autograd_kernel",
+    "register_autograd_kernels",
+]
 
 
 class _Released:
@@ -61,30 +74,38 @@ class _SavedList(tuple):
 
 _WITHOUT_AUTOGRAD = ~(1 << int(DispatchKey.Autograd))
 
-_RESULT_NAME = re.compile(r"^result(\d*)$")
+# Where a formula parameter's value comes from, besides a saved slot (0, 1, ...).
+_FROM_GRAD, _FROM_GRADS = -1, -2
+
+
+# ----------------------------------------------------------------------------------
+# Nodes
+# ----------------------------------------------------------------------------------
 
 
 class FormulaNode(Node):
     """A node whose backward is an entry of the derivatives table.
 
     One subclass per node name (``MulBackward0``...) is made on demand, so
-    ``type(t.grad_fn).__name__`` reads like PyTorch's. ``_saved`` maps the names
-    the formulas use to saved values; ``_groups`` lists the differentiable
-    inputs as ``(name, first edge, number of edges, is_list)``.
+    ``type(t.grad_fn).__name__`` reads like PyTorch's. ``_saved`` holds the
+    saved values in the slots of ``_saving`` (the :class:`SavingPlan` of this
+    call); ``_groups`` lists the differentiable inputs as ``(name, first edge,
+    number of edges, is_list)``.
     """
 
-    __slots__ = ("_saved", "_groups")
+    __slots__ = ("_saved", "_saving", "_groups")
 
     _spec = None  # the Derivative entry
-    _variable_names = frozenset()  # saved names released after backward
     _op_name = ""
 
     def apply(self, grad_outputs):
-        spec = self._spec
+        """Run the formula of each input whose gradient the running pass needs."""
+        sources = self._saving.sources
         next_functions = self.next_functions
         needed_nodes = _engine_state.needed
-        results = [None] * len(next_functions)
+        calls = []  # (input name, first edge, which edges of a list input are wanted, arguments)
         for name, start, count, is_list in self._groups:
+            wanted = None
             if is_list:
                 wanted = [
                     _is_wanted(next_functions[i][0], needed_nodes)
@@ -92,44 +113,64 @@ class FormulaNode(Node):
                 ]
                 if not any(wanted):
                     continue
-            elif not _is_wanted(next_functions[start][0], needed_nodes):
-                continue
-            arguments = [self._argument(p, grad_outputs) for p in spec.parameters[name]]
-            if grad_mode._state.enabled:  # create_graph: the formula itself is recorded
-                gradient = spec.formulas[name](*arguments)
             else:
-                # Nothing can be recorded, so skip the Autograd key for the formula's
-                # ops: same result, one kernel call less per op. (Arguments were
-                # unpacked above, outside this block: unpacking may run user code.)
-                keep = local_keys.keep
-                local_keys.keep = keep & _WITHOUT_AUTOGRAD
-                try:
-                    gradient = spec.formulas[name](*arguments)
-                finally:
-                    local_keys.keep = keep
-            if is_list:
-                if gradient is None:
+                next_node = next_functions[start][0]
+                if next_node is None:
                     continue
-                for offset, (value, needed) in enumerate(zip(gradient, wanted, strict=True)):
-                    if needed:
-                        results[start + offset] = value
-            else:
-                results[start] = gradient
+                if needed_nodes is not None and next_node not in needed_nodes:
+                    continue
+            calls.append((name, start, wanted, self._arguments(sources[name], grad_outputs)))
+        results = [None] * len(next_functions)
+        if not calls:
+            return results
+        formulas = self._spec.formulas
+        # Unless create_graph is on, nothing can be recorded: skip the Autograd key for
+        # the formulas' ops (same result, one kernel call less per op). Arguments were
+        # unpacked above, outside this switch: unpacking may run user code, such as a
+        # checkpoint's recomputation, which must record.
+        recording = grad_mode._state.enabled
+        keep = local_keys.keep
+        if not recording:
+            local_keys.keep = keep & _WITHOUT_AUTOGRAD
+        try:
+            for name, start, wanted, arguments in calls:
+                gradient = formulas[name](*arguments)
+                if wanted is None:
+                    results[start] = gradient
+                elif gradient is not None:  # a list input: one gradient per tensor
+                    for offset, (value, needed) in enumerate(zip(gradient, wanted, strict=True)):
+                        if needed:
+                            results[start + offset] = value
+        finally:
+            local_keys.keep = keep
         return results
 
-    def _argument(self, name, grad_outputs):
-        """The value of one formula parameter: a gradient, or something saved."""
-        if name == "grad":
+    def _arguments(self, sources, grad_outputs) -> list:
+        """The values of a formula's parameters (the common two kinds without a call)."""
+        saved = self._saved
+        arguments = []
+        for source in sources:
+            if source == _FROM_GRAD and grad_outputs[0] is not None:
+                arguments.append(grad_outputs[0])
+            elif source >= 0 and type(saved[source]) is SavedTensor:
+                arguments.append(saved[source].unpack(self))
+            else:
+                arguments.append(self._argument(source, grad_outputs))
+        return arguments
+
+    def _argument(self, source, grad_outputs):
+        """The value of one formula parameter: a gradient, or a saved slot."""
+        if source == _FROM_GRAD:
             gradient = grad_outputs[0]
             return gradient if gradient is not None else self._zeros_for_output(0)
-        value = self._saved.get(name, _RELEASED) if name != "grads" else None
-        if type(value) is SavedTensor:
-            return value.unpack(self)
-        if name == "grads":
+        if source == _FROM_GRADS:
             return tuple(
                 g if g is not None else self._zeros_for_output(i)
                 for i, g in enumerate(grad_outputs)
             )
+        value = self._saved[source]
+        if type(value) is SavedTensor:
+            return value.unpack(self)
         if value is _RELEASED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if type(value) is _SavedList:
@@ -142,24 +183,19 @@ class FormulaNode(Node):
         # Only reached for names that are not regular attributes.
         for prefix, unpack in (("_raw_saved_", False), ("_saved_", True)):
             if name.startswith(prefix):
-                key = name[len(prefix) :]
-                saved = object.__getattribute__(self, "_saved")
-                if key in saved:
-                    if not unpack:
-                        return saved[key]
-                    return self._argument(key, ())
+                slot = object.__getattribute__(self, "_saving").slot_of.get(name[len(prefix) :])
+                if slot is not None:
+                    return self._argument(slot, ()) if unpack else self._saved[slot]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _zeros_for_output(self, index):
-        import whylab
-
         shape, dtype = self.input_metadata[index]
-        return whylab.zeros(shape, dtype=dtype)
+        return ops.zeros(shape, dtype, None)
 
     def release_variables(self) -> None:
         saved = self._saved
-        for name in self._variable_names:
-            value = saved.get(name)
+        for slot in self._saving.variable_slots:
+            value = saved[slot]
             if value is None or value is _RELEASED:
                 continue
             if type(value) is SavedTensor:
@@ -168,11 +204,11 @@ class FormulaNode(Node):
                 for item in value:
                     if type(item) is SavedTensor:
                         item.release()
-            saved[name] = _RELEASED
+            saved[slot] = _RELEASED
 
     def saved_tensor_items(self):
         items = []
-        for name, value in self._saved.items():
+        for name, value in zip(self._saving.names, self._saved, strict=True):
             if type(value) is SavedTensor:
                 items.append((name, value))
             elif type(value) is _SavedList:
@@ -204,7 +240,7 @@ class NotImplementedNode(Node):
 _node_classes: dict = {}
 
 
-def node_class(name: str, spec, variable_names, op_name: str):
+def node_class(name: str, spec, op_name: str):
     """The FormulaNode subclass called ``name`` for ``spec`` (made once, then cached)."""
     key = (name, id(spec))
     cls = _node_classes.get(key)
@@ -215,13 +251,88 @@ def node_class(name: str, spec, variable_names, op_name: str):
             {
                 "__slots__": (),
                 "_spec": spec,
-                "_variable_names": frozenset(variable_names),
                 "_op_name": op_name,
                 "__module__": "whylab.autograd.derivatives",
             },
         )
         _node_classes[key] = cls
     return cls
+
+
+# ----------------------------------------------------------------------------------
+# Plans
+# ----------------------------------------------------------------------------------
+
+
+class SavingPlan:
+    """What to save when a given set of inputs needs gradients, and where formulas find it.
+
+    ``parameters`` lists the saved names (one slot each, as resolved by
+    :meth:`Derivative.resolve`), ``positions`` the argument position each slot
+    reads (None for an output), and ``sources[input]`` the slot of each
+    parameter of that input's formula (``grad``/``grads`` are not saved).
+    """
+
+    __slots__ = ("names", "parameters", "positions", "slot_of", "variable_slots", "sources")
+
+    def __init__(self, spec, resolved: dict, needed: tuple, position_of: dict):
+        self.names = spec.saved_names(needed)
+        self.parameters = tuple(resolved[name] for name in self.names)
+        self.positions = tuple(position_of.get(p.argument) for p in self.parameters)
+        self.slot_of = {name: slot for slot, name in enumerate(self.names)}
+        self.variable_slots = tuple(i for i, p in enumerate(self.parameters) if p.is_variable)
+        special = {GRAD: _FROM_GRAD, GRADS: _FROM_GRADS}
+        self.sources = {
+            input_name: tuple(
+                special.get(name, self.slot_of.get(name)) for name in spec.parameters[input_name]
+            )
+            for input_name in needed
+        }
+
+    def save_before_write(self, values, target) -> dict:
+        """For an in-place op, save the tensor arguments as they are before the write.
+
+        The written tensor's old value (``self`` in a formula) is saved as a
+        copy, as PyTorch does with ``original_self``. Deviation: the copy is
+        made without recording, so a second derivative does not flow through
+        that old value. Returns ``{slot: SavedTensor}``.
+        """
+        saved = {}
+        for slot, parameter in enumerate(self.parameters):
+            if parameter.kind != ARGUMENT:
+                continue
+            value = values[self.positions[slot]]
+            if not isinstance(value, Tensor):
+                continue
+            if value is target or value._storage is target._storage:
+                with grad_mode.no_grad():
+                    value = value.clone()
+            saved[slot] = SavedTensor(value)
+        return saved
+
+    def save(self, values, outputs, saved_before_write=None) -> list:
+        """The saved values, one per slot (what ``save_before_write`` saved is kept)."""
+        saved = []
+        for slot, parameter in enumerate(self.parameters):
+            if saved_before_write and slot in saved_before_write:
+                saved.append(saved_before_write[slot])
+            elif parameter.kind == ARGUMENT:
+                saved.append(_saved_argument(values[self.positions[slot]]))
+            elif parameter.kind == RESULT:
+                output = outputs[parameter.index]
+                saved.append(SavedTensor(output, is_output=output.grad_fn is not None))
+            else:
+                saved.append(metadata_of(parameter.suffix, values[self.positions[slot]]))
+        return saved
+
+
+def _saved_argument(value):
+    """An argument as kept for backward: tensors (also in lists) as SavedTensor."""
+    if isinstance(value, Tensor):
+        return SavedTensor(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        return _SavedList(SavedTensor(item) if isinstance(item, Tensor) else item for item in value)
+    return value
 
 
 def _parse_default(text):
@@ -233,344 +344,285 @@ def _parse_default(text):
         return text
 
 
-def _check_formula_names(op, spec) -> None:
-    """Reject a table entry that names arguments the operator does not have."""
-    argument_names = {arg.name for arg in op.schema.arguments}
-    for input_name in spec.formulas:
-        if input_name not in argument_names:
-            raise ValueError(f"derivative of {op.name}: {input_name!r} is not an argument")
-    for input_name, parameters in spec.parameters.items():
-        for parameter in parameters:
-            base = parameter
-            for suffix in ("_shapes", "_shape", "_dtype", "_geometry"):
-                if parameter.endswith(suffix):
-                    base = parameter[: -len(suffix)]
-                    break
-            if parameter in ("grad", "grads") or _RESULT_NAME.match(parameter):
-                continue
-            if base not in argument_names:
-                raise ValueError(
-                    f"derivative of {op.name}, formula for {input_name!r}: "
-                    f"unknown name {parameter!r}"
-                )
+class RecordingPlan:
+    """How the Autograd kernel of one operator records: everything known before a call.
 
-
-def make_autograd_kernel(op, spec):
-    """The Autograd-key kernel of ``op`` that records nodes built from ``spec``.
-
-    ``spec`` is the op's Derivative entry, or None for an op without formulas
-    (it then records a :class:`NotImplementedNode`).
+    Made once per operator, at registration, from its schema and its entry in
+    the derivatives table (``spec``; None for an op without formulas, which
+    records a :class:`NotImplementedNode`). Arguments are read by position:
+    operators are called positionally in schema order (whylab/dispatch/README.md).
     """
-    schema = op.schema
-    # The bindings pass every argument positionally, keyword-only ones included
-    # (see whylab/dispatch/README.md), so positions follow the whole schema.
-    positional = list(schema.arguments)
-    positional_names = tuple(arg.name for arg in positional)
-    defaults = {arg.name: _parse_default(arg.default) for arg in schema.arguments if arg.default}
-    tensor_positions = tuple(i for i, arg in enumerate(positional) if arg.is_tensor)
-    list_positions = tuple(i for i, arg in enumerate(positional) if arg.is_tensor_list)
-    tensor_arg_names = frozenset(
-        arg.name for arg in schema.arguments if arg.is_tensor or arg.is_tensor_list
-    )
-    if spec is not None:
-        _check_formula_names(op, spec)
-        differentiable = tuple(
-            (arg.name, arg.is_tensor_list) for arg in schema.arguments if arg.name in spec.formulas
-        )
-        variable_names = {
-            p
-            for params in spec.parameters.values()
-            for p in params
-            if p in tensor_arg_names or _RESULT_NAME.match(p)
-        }
-    else:
-        differentiable = tuple(
-            (arg.name, arg.is_tensor_list)
-            for arg in schema.arguments
-            if arg.is_tensor or arg.is_tensor_list
-        )
-        variable_names = set()
-    is_inplace = schema.is_inplace
-    is_view = schema.is_view
-    state = grad_mode._state
-    redispatch = op.redispatch
 
-    def any_input_requires_grad(args, kwargs) -> bool:
-        """Whether some tensor argument requires grad (the general scan, any schema)."""
-        count = len(args)
-        for i in tensor_positions:
-            if i < count:
-                value = args[i]
-                if isinstance(value, Tensor) and value._requires_grad:
-                    return True
-        for i in list_positions:
-            if i < count:
-                for value in args[i]:
-                    if isinstance(value, Tensor) and value._requires_grad:
-                        return True
-        if kwargs:
-            for value in kwargs.values():
-                if isinstance(value, Tensor) and value._requires_grad:
-                    return True
-                if isinstance(value, (list, tuple)):
-                    for item in value:
-                        if isinstance(item, Tensor) and item._requires_grad:
-                            return True
-        return False
-
-    node_classes = {}
-    saving_plans = {}
-    argument_names = frozenset(arg.name for arg in schema.arguments)
-    input_names = tuple(name for name, _ in differentiable)
-    # Ops whose differentiable inputs are all single tensors (almost all) take a
-    # shorter path: fixed edge groups and an inline edge loop.
-    has_list_input = any(is_list for _, is_list in differentiable)
-    fixed_groups = tuple((name, i, 1, False) for i, name in enumerate(input_names))
-    static_name = spec.name if spec is not None and not callable(spec.name) else None
-
-    # Most ops take their tensors first: ``(self)`` or ``(self, other)``. For those the
-    # "does anything require grad" test is written inline below, which saves a call on
-    # every op that records nothing; keyword arguments still go through the general scan.
-    leading_tensors = (
-        len(tensor_positions) if not list_positions and tensor_positions in ((0,), (0, 1)) else 0
+    __slots__ = (
+        "op_name",
+        "spec",
+        "resolved",
+        "arity",
+        "defaults",
+        "position_of",
+        "inputs",
+        "has_list_input",
+        "fixed_groups",
+        "is_inplace",
+        "is_view",
+        "node_class",
+        "name_positions",
+        "records_nothing",
+        "_node_classes",
+        "saving_plans",
     )
 
-    def records_nothing(args, kwargs) -> bool:
-        """True when this call cannot record: grad mode is off or no input requires grad.
-
-        The kernel then only hands the call on to the next key, so the
-        dispatcher skips the kernel for such calls (``Operator.__call__``).
-        """
-        if not state.enabled:
-            return True
-        if leading_tensors and not kwargs and len(args) >= leading_tensors:
-            first = args[0]
-            if isinstance(first, Tensor) and first._requires_grad:
-                return False
-            if leading_tensors == 1:
-                return True
-            second = args[1]
-            return not (isinstance(second, Tensor) and second._requires_grad)
-        return not any_input_requires_grad(args, kwargs)
-
-    def autograd_kernel(keyset, *args, **kwargs):
-        if records_nothing(args, kwargs):
-            return redispatch(keyset, *args, **kwargs)
-        values = dict(defaults)
-        values.update(zip(positional_names, args, strict=False))
-        if kwargs:
-            values.update(kwargs)
-        if has_list_input:
-            edges, groups, needed = _collect_edges(values, differentiable)
-        else:
-            edges, needed, groups = [], [], fixed_groups
-            for name in input_names:
-                value = values[name]
-                if isinstance(value, Tensor):
-                    grad_fn = value.grad_fn
-                    if grad_fn is not None and value._base is None:
-                        edge = (grad_fn, value._output_nr)  # the common case, without a call
-                    else:
-                        edge = gradient_edge(value)
-                    if edge[0] is not None:
-                        needed.append(name)
-                    edges.append(edge)
-                else:
-                    edges.append((None, 0))
-            needed = tuple(needed)
-        if not needed:
-            return redispatch(keyset, *args, **kwargs)
-        saved = {}
-        plan = None
+    def __init__(self, op, spec):
+        schema = op.schema
+        arguments = schema.arguments
+        self.op_name = op.name
+        self.spec = spec
+        self.arity = len(arguments)
+        self.defaults = tuple(_parse_default(arg.default) for arg in arguments)
+        self.position_of = {arg.name: i for i, arg in enumerate(arguments)}
         if spec is not None:
-            plan = saving_plans.get(needed)
-            if plan is None:
-                plan = saving_plans[needed] = _saving_plan(spec, needed, argument_names)
-        if is_inplace:
-            target = values[positional_names[0]]
-            from whylab.autograd.inplace import check_inplace
+            self.resolved = spec.resolve(op.name, arguments)
+            differentiable = [arg for arg in arguments if arg.name in spec.formulas]
+        else:
+            self.resolved = {}
+            differentiable = [arg for arg in arguments if arg.is_tensor or arg.is_tensor_list]
+        # (name, position, is_list) of each differentiable input, in schema order.
+        self.inputs = tuple(
+            (arg.name, self.position_of[arg.name], arg.is_tensor_list) for arg in differentiable
+        )
+        self.has_list_input = any(is_list for _, _, is_list in self.inputs)
+        self.fixed_groups = tuple((name, i, 1, False) for i, (name, _, _) in enumerate(self.inputs))
+        self.is_inplace = schema.is_inplace
+        self.is_view = schema.is_view
+        static_name = spec is not None and not callable(spec.name)
+        self.node_class = node_class(spec.name, spec, op.name) if static_name else None
+        self.name_positions = (
+            tuple(self.position_of[name] for name in spec.name_parameters) if spec else ()
+        )
+        self.records_nothing = _records_nothing_predicate(
+            tuple(i for i, arg in enumerate(arguments) if arg.is_tensor),
+            tuple(i for i, arg in enumerate(arguments) if arg.is_tensor_list),
+        )
+        self._node_classes = {}
+        self.saving_plans = {}  # needed inputs -> SavingPlan, filled on first use
 
-            check_inplace(target)
-            if plan:
-                _save_inputs_before_write(plan, values, target, saved)
-        out = redispatch(keyset, *args, **kwargs)
-        single = isinstance(out, Tensor)
-        if single:
-            if not is_inplace:
-                for name in input_names:
-                    if values[name] is out:
-                        return out  # handed back an input unchanged: nothing to record
+    def bind(self, args, kwargs):
+        """Every argument by position: ``args`` itself when the call passed them all."""
+        if not kwargs and len(args) == self.arity:
+            return args
+        values = list(self.defaults)
+        values[: len(args)] = args
+        for name, value in kwargs.items():
+            position = self.position_of.get(name)
+            if position is None:
+                raise TypeError(f"{self.op_name}() got an unexpected keyword argument {name!r}")
+            values[position] = value
+        return values
+
+    def collect_edges(self, values):
+        """``(edges, groups, needed)``: one edge per differentiable input (list inputs
+        give one per tensor), their grouping, and the names of the inputs with an edge."""
+        edges, needed = [], []
+        if not self.has_list_input:
+            for name, position, _ in self.inputs:
+                value = values[position]
+                if isinstance(value, Tensor) and value.grad_fn is not None and value._base is None:
+                    edge = (value.grad_fn, value._output_nr)  # the common case, without a call
+                else:
+                    edge = _edge_of(value)
+                if edge[0] is not None:
+                    needed.append(name)
+                edges.append(edge)
+            return tuple(edges), self.fixed_groups, tuple(needed)
+        groups = []
+        for name, position, is_list in self.inputs:
+            start = len(edges)
+            if is_list:
+                items = values[position] or ()
+                edges.extend(_edge_of(item) for item in items)
+                groups.append((name, start, len(items), True))
+            else:
+                edges.append(_edge_of(values[position]))
+                groups.append((name, start, 1, False))
+            if any(edge[0] is not None for edge in edges[start:]):
+                needed.append(name)
+        return tuple(edges), tuple(groups), tuple(needed)
+
+    def saving_for(self, needed: tuple) -> SavingPlan | None:
+        """The saving plan when the inputs in ``needed`` need gradients (made once per set)."""
+        if self.spec is None:
+            return None
+        plan = self.saving_plans.get(needed)
+        if plan is None:
+            plan = SavingPlan(self.spec, self.resolved, needed, self.position_of)
+            self.saving_plans[needed] = plan
+        return plan
+
+    def outputs_to_record(self, out, values):
+        """The op's outputs as a tuple, or None when there is nothing to record: no
+        floating-point output, or an out-of-place op handed back an input (``x.to(x.dtype)``)."""
+        if isinstance(out, Tensor):
             if not out.dtype.is_floating_point:
-                return out
+                return None
             outputs = (out,)
-            metadata = ((out._sizes, out.dtype),)
         else:
             outputs = tuple(out)
-            if not is_inplace and _returns_an_input(outputs, values, differentiable):
-                return out
             if not any(output.dtype.is_floating_point for output in outputs):
-                return out
-            metadata = tuple((output._sizes, output.dtype) for output in outputs)
-        if spec is None:
-            node = NotImplementedNode(tuple(edges), metadata)
-            node._op_name = op.name
+                return None
+        if not self.is_inplace:
+            for _, position, is_list in self.inputs:
+                value = values[position]
+                candidates = value if is_list and value is not None else (value,)
+                for candidate in candidates:
+                    for output in outputs:
+                        if output is candidate:
+                            return None
+        return outputs
+
+    def record_node(self, out, outputs, values, edges, groups, saving):
+        """Create this call's node and make it the history of the outputs (or rebase
+        an in-place op's target). Nothing is saved yet: saved outputs need their
+        ``grad_fn`` set first."""
+        if len(outputs) == 1:
+            metadata = ((outputs[0]._sizes, outputs[0].dtype),)
         else:
-            name = static_name or spec.node_name(values)
-            cls = node_classes.get(name)
-            if cls is None:
-                cls = node_classes[name] = node_class(name, spec, variable_names, op.name)
-            node = cls(tuple(edges), metadata)
+            metadata = tuple((output._sizes, output.dtype) for output in outputs)
+        if self.spec is None:
+            node = NotImplementedNode(edges, metadata)
+            node._op_name = self.op_name
+        else:
+            cls = self.node_class or self._node_class_for(values)
+            node = cls(edges, metadata)
             node._groups = groups
-            node._saved = saved
+            node._saving = saving
+            node._saved = ()
         if anomaly._state.enabled:
             node._anomaly_trace = anomaly.forward_stack()
-        if is_inplace:
-            from whylab.autograd.inplace import rebase_history
-
+        if self.is_inplace:
             rebase_history(out, node)
-        elif single:
-            out.grad_fn = node
-            out._output_nr = 0
-            out._requires_grad = True
         else:
             for output_nr, output in enumerate(outputs):
                 if output.dtype.is_floating_point:
                     output.grad_fn = node
                     output._output_nr = output_nr
                     output._requires_grad = True
-        if is_view:
+        if self.is_view:
             node._view_version = outputs[0]._version_counter.value
-            if not single:
+            if not isinstance(out, Tensor):
                 node._multi_output_view = True
-        if plan:
-            _save_values(plan, values, outputs, saved)
+        return node
+
+    def _node_class_for(self, values):
+        """The node class of an op whose node name depends on its arguments (``sum``)."""
+        name = self.spec.name(*(values[i] for i in self.name_positions))
+        cls = self._node_classes.get(name)
+        if cls is None:
+            cls = self._node_classes[name] = node_class(name, self.spec, self.op_name)
+        return cls
+
+
+def _edge_of(value):
+    """The edge for one argument: ``gradient_edge`` of a tensor, ``(None, 0)`` otherwise."""
+    if not isinstance(value, Tensor):
+        return (None, 0)
+    grad_fn = value.grad_fn
+    if grad_fn is not None and value._base is None:
+        return (grad_fn, value._output_nr)  # the common case, without a further call
+    return gradient_edge(value)
+
+
+def _records_nothing_predicate(tensor_positions, list_positions):
+    """``records_nothing(args, kwargs)``: true when grad mode is off or no tensor
+    argument requires grad. The kernel then only hands the call on to the next
+    key, so the dispatcher skips the kernel for such calls (``Operator.__call__``)."""
+    state = grad_mode._state
+    # Most ops take their tensors first, ``(self)`` or ``(self, other)``: their test is
+    # written out, which saves a call on every op that records nothing.
+    leading = len(tensor_positions) if not list_positions else 0
+    if tensor_positions not in ((0,), (0, 1)):
+        leading = 0
+
+    def any_requires_grad(args, kwargs) -> bool:
+        count = len(args)
+        for i in tensor_positions:
+            if i < count and isinstance(args[i], Tensor) and args[i]._requires_grad:
+                return True
+        for i in list_positions:
+            if i < count:
+                for value in args[i]:
+                    if isinstance(value, Tensor) and value._requires_grad:
+                        return True
+        for value in kwargs.values():
+            if isinstance(value, Tensor) and value._requires_grad:
+                return True
+            if isinstance(value, (list, tuple)):
+                for item in value:
+                    if isinstance(item, Tensor) and item._requires_grad:
+                        return True
+        return False
+
+    def records_nothing(args, kwargs) -> bool:
+        if not state.enabled:
+            return True
+        if leading and not kwargs and len(args) >= leading:
+            first = args[0]
+            if isinstance(first, Tensor) and first._requires_grad:
+                return False
+            if leading == 1:
+                return True
+            second = args[1]
+            return not (isinstance(second, Tensor) and second._requires_grad)
+        return not any_requires_grad(args, kwargs)
+
+    return records_nothing
+
+
+# ----------------------------------------------------------------------------------
+# The kernel
+# ----------------------------------------------------------------------------------
+
+
+def make_autograd_kernel(op, spec):
+    """The Autograd-key kernel of ``op``: executes the op's :class:`RecordingPlan`.
+
+    ``spec`` is the op's Derivative entry, or None for an op without formulas
+    (it then records a :class:`NotImplementedNode`).
+    """
+    plan = RecordingPlan(op, spec)
+    grad_mode_state = grad_mode._state
+    arity = plan.arity
+    saving_plans = plan.saving_plans
+    redispatch = op.redispatch
+
+    def autograd_kernel(keyset, *args, **kwargs):
+        # The dispatcher enters this kernel only when ``plan.records_nothing`` is
+        # false (see Operator.__call__); a call arriving through ``redispatch`` with
+        # no input that requires grad finds no edge below and records nothing.
+        if not grad_mode_state.enabled:
+            return redispatch(keyset, *args, **kwargs)
+        values = args if not kwargs and len(args) == arity else plan.bind(args, kwargs)
+        edges, groups, needed = plan.collect_edges(values)
+        if not needed:
+            return redispatch(keyset, *args, **kwargs)
+        saving = saving_plans.get(needed) or plan.saving_for(needed)
+        saved_before_write = None
+        if plan.is_inplace:
+            check_inplace(values[0])
+            if saving is not None:
+                saved_before_write = saving.save_before_write(values, values[0])
+        out = redispatch(keyset, *args, **kwargs)
+        outputs = plan.outputs_to_record(out, values)
+        if outputs is None:
+            return out
+        node = plan.record_node(out, outputs, values, edges, groups, saving)
+        if saving is not None:
+            node._saved = saving.save(values, outputs, saved_before_write)
         return out
 
     autograd_kernel.__qualname__ = f"Autograd[{op.name}]"
-    autograd_kernel.skip_if = records_nothing
+    autograd_kernel.skip_if = plan.records_nothing
+    autograd_kernel.plan = plan
     return autograd_kernel
-
-
-def _collect_edges(values, differentiable):
-    """Edges of the differentiable inputs, their grouping, and which need a gradient."""
-    edges, groups, needed = [], [], []
-    for name, is_list in differentiable:
-        value = values.get(name)
-        start = len(edges)
-        if is_list:
-            items = value if value is not None else ()
-            for item in items:
-                edges.append(gradient_edge(item) if isinstance(item, Tensor) else (None, 0))
-            groups.append((name, start, len(items), True))
-            if any(edge[0] is not None for edge in edges[start:]):
-                needed.append(name)
-        else:
-            if isinstance(value, Tensor):
-                grad_fn = value.grad_fn
-                if grad_fn is not None and value._base is None:
-                    edge = (grad_fn, value._output_nr)  # the common case, without a call
-                else:
-                    edge = gradient_edge(value)
-            else:
-                edge = (None, 0)
-            edges.append(edge)
-            groups.append((name, start, 1, False))
-            if edge[0] is not None:
-                needed.append(name)
-    return edges, tuple(groups), tuple(needed)
-
-
-def _returns_an_input(outputs, values, differentiable) -> bool:
-    """An out-of-place op that hands back one of its inputs (``x.to(x.dtype)``) records nothing."""
-    for name, is_list in differentiable:
-        value = values.get(name)
-        candidates = value if is_list and value is not None else (value,)
-        for candidate in candidates:
-            for output in outputs:
-                if output is candidate:
-                    return True
-    return False
-
-
-_SAVE_ARGUMENT, _SAVE_RESULT, _SAVE_METADATA = "argument", "result", "metadata"
-_METADATA_SUFFIXES = ("_shapes", "_shape", "_dtype", "_geometry")
-
-
-def _saving_plan(spec, needed, argument_names) -> tuple:
-    """What to save, and how, when the inputs in ``needed`` need gradients.
-
-    Each entry is ``(name, kind, key)``: an argument (key: its name), an output
-    (key: its index) or metadata of an argument (key: ``(suffix, argument)``).
-    Worked out once per ``needed`` and cached, so recording does no parsing.
-    """
-    plan = []
-    for name in spec.saved_names(needed):
-        result_match = _RESULT_NAME.match(name)
-        if result_match:
-            plan.append((name, _SAVE_RESULT, int(result_match.group(1) or 0)))
-        elif name in argument_names:
-            plan.append((name, _SAVE_ARGUMENT, name))
-        else:
-            suffix = next(sfx for sfx in _METADATA_SUFFIXES if name.endswith(sfx))
-            plan.append((name, _SAVE_METADATA, (suffix, name[: -len(suffix)])))
-    return tuple(plan)
-
-
-def _save_inputs_before_write(plan, values, target, saved) -> None:
-    """For an in-place op, save the inputs the formulas need as they were before the write.
-
-    The written tensor's old value (``self`` in a formula) is saved as a copy,
-    as PyTorch does with ``original_self``. Deviation: the copy is made without
-    recording, so a second derivative does not flow through that old value.
-    """
-    from whylab.autograd.grad_mode import no_grad
-
-    for name, kind, key in plan:
-        if kind is not _SAVE_ARGUMENT:
-            continue
-        value = values[key]
-        if not isinstance(value, Tensor):
-            continue
-        if value is target or value._storage is target._storage:
-            with no_grad():
-                copy = value.clone()
-            saved[name] = SavedTensor(copy)
-        else:
-            saved[name] = SavedTensor(value)
-
-
-def _save_values(plan, values, outputs, saved) -> None:
-    """Save what the plan lists (skipping what an in-place op saved before writing)."""
-    for name, kind, key in plan:
-        if name in saved:
-            continue
-        if kind is _SAVE_ARGUMENT:
-            value = values[key]
-            if isinstance(value, Tensor):
-                saved[name] = SavedTensor(value)
-            elif isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
-                saved[name] = _SavedList(
-                    SavedTensor(item) if isinstance(item, Tensor) else item for item in value
-                )
-            else:
-                saved[name] = value
-        elif kind is _SAVE_RESULT:
-            output = outputs[key]
-            saved[name] = SavedTensor(output, is_output=output.grad_fn is not None)
-        else:
-            saved[name] = _metadata_value(key[0], values[key[1]])
-
-
-def _metadata_value(suffix, value):
-    if suffix == "_shapes":
-        return tuple(item._sizes for item in value)
-    if not isinstance(value, Tensor):
-        return () if suffix == "_shape" else None
-    if suffix == "_shape":
-        return value._sizes
-    if suffix == "_dtype":
-        return value.dtype
-    return (value._sizes, value._strides, value._offset)
 
 
 def register_autograd_kernels(table, skip=frozenset()) -> None:
