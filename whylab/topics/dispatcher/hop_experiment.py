@@ -31,6 +31,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -143,6 +144,28 @@ def line_fit(hops: list[int], seconds: list[float]) -> tuple[float, float]:
                 T("the Autograd kernel records a node although nothing needs a gradient",
                   "尽管没有什么需要梯度，Autograd kernel 仍记录了一个节点"),
                 breaks=("autograd-key-cheaper-than-a-hop",)),
+    ],
+    metrics=[
+        Metric(
+            "per_hop_us",
+            T("time per hop (slope of the fit)", "每一跳的耗时（拟合斜率）"),
+            "µs",
+        ),
+        Metric(
+            "fixed_us",
+            T("time with no hop (intercept of the fit)", "零跳时的耗时（拟合截距）"),
+            "µs",
+        ),
+        Metric(
+            "autograd_key_us",
+            T("time the Autograd key adds when it skips", "Autograd 键在跳过时多花的时间"),
+            "µs",
+        ),
+        Metric(
+            "autograd_key_over_hop",
+            T("Autograd key's skip / one hop", "Autograd 键的跳过判断 / 一跳"),
+            "×",
+        ),
     ],
 )
 def hop_cost(rounds: int) -> Result:

@@ -19,6 +19,7 @@ from whylab.dispatch import TraceEvent, trace
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -271,6 +272,15 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
                 T("batch sizes broadcast by d = max(s, t), which is wrong when one is 0",
                   "批维度按 d = max(s, t) 广播，而当其中一个为 0 时这是错的"),
                 breaks=("size-zero-broadcast",)),
+    ],
+    metrics=[
+        Metric("hops", T("hops recorded", "记录下的跳数")),
+        Metric("operator_calls", T("operator calls", "算子调用次数")),
+        Metric("product_op", T("operator that computes the product", "实际做乘法的算子")),
+        Metric(
+            "max_abs_error_vs_numpy",
+            T("largest |whylab − NumPy|", "最大偏差 |whylab − NumPy|"),
+        ),
     ],
 )
 def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, batch: int,

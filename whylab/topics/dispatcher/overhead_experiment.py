@@ -25,6 +25,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -146,6 +147,55 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
                   "漏掉了 no_grad()，于是 no_grad 这一做法也记录了节点"),
                 breaks=("only-recording-leaves-grad-fn",)),
     ],
+    metrics=[
+        Metric(
+            "whylab_over_numpy_at_4",
+            T("time: whylab add / np.add, n = 4", "耗时：whylab add / np.add，n = 4"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_16",
+            T("time: whylab add / np.add, n = 16", "耗时：whylab add / np.add，n = 16"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_64",
+            T("time: whylab add / np.add, n = 64", "耗时：whylab add / np.add，n = 64"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_256",
+            T("time: whylab add / np.add, n = 256", "耗时：whylab add / np.add，n = 256"),
+            "×",
+        ),
+        Metric("largest_n", T("largest n", "最大的 n")),
+        Metric(
+            "whylab_over_numpy_at_largest",
+            T("time: whylab add / np.add, largest n", "耗时：whylab add / np.add，最大的 n"),
+            "×",
+        ),
+        Metric(
+            "dispatch_overhead_us_at_4",
+            T("whylab's extra time per call at n = 4", "n = 4 时 whylab 每次调用多花的时间"),
+            "µs",
+        ),
+        Metric(
+            "recording_over_plain_at_4",
+            T(
+                "time at n = 4: recording a node / no grad needed",
+                "n = 4 时的耗时：记录节点 / 无需梯度",
+            ),
+            "×",
+        ),
+        Metric(
+            "plain_over_inference_at_4",
+            T(
+                "time at n = 4: no grad needed / inference_mode",
+                "n = 4 时的耗时：无需梯度 / inference_mode",
+            ),
+            "×",
+        ),
+    ],
 )
 def overhead(largest: str, rounds: int) -> Result:
     sizes = [*SMALL_SIZES, int(largest)]
@@ -222,7 +272,11 @@ def overhead(largest: str, rounds: int) -> Result:
         rows=[[n, *(f"{best[(v, n)] * 1e6:.2f}" for v in VARIANTS),
                f"{ratio('plain', 'numpy', n):.2f}"] for n in sizes],
     )
-    metrics = {f"whylab_over_numpy_at_{n}": ratio("plain", "numpy", n) for n in sizes}
+    metrics: dict[str, float] = {
+        f"whylab_over_numpy_at_{n}": ratio("plain", "numpy", n) for n in SMALL_SIZES
+    }
+    metrics["largest_n"] = large
+    metrics["whylab_over_numpy_at_largest"] = ratio("plain", "numpy", large)
     metrics["dispatch_overhead_us_at_4"] = (best[("plain", small)] - best[("numpy", small)]) * 1e6
     metrics["recording_over_plain_at_4"] = ratio("recording", "plain", small)
     metrics["plain_over_inference_at_4"] = ratio("plain", "inference", small)
