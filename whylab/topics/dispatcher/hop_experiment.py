@@ -126,7 +126,7 @@ def line_fit(hops: list[int], seconds: list[float]) -> tuple[float, float]:
         "with 1 to 4 kernels, and fits the cost per hop; then times the Autograd key with "
         "nothing to record against the same call with Autograd excluded. Each time is the "
         "fastest of many short loops in interleaved rounds.",
-        "对 4×4 的 float64 张量计时 x.add_(y)，让它沿四条路径经过分派器，依次经过 1 到 4 个 "
+        "对 4×4 的 float64 张量计时 x.add_(y)，让它沿四条路径经过调度器，依次经过 1 到 4 个 "
         "kernel，拟合出每一跳的代价；再对“Autograd 键在、但无需记录”与“排除 Autograd”两种情形"
         "计时比较。每个耗时取交替进行的多轮短循环中最快的一次。",
     ),
@@ -217,7 +217,7 @@ def hop_cost(rounds: int) -> Result:
         Check(id="autograd-key-cheaper-than-a-hop",
               name=T("With nothing to record, the Autograd key costs whylab less than one hop "
                      "(the dispatcher asks the kernel's skip test instead of entering it)",
-                     "无需记录时，Autograd 键在 whylab 中的开销不到一跳（分派器只问一下 kernel 的"
+                     "无需记录时，Autograd 键在 whylab 中的开销不到一跳（调度器只问一下 kernel 的"
                      "跳过判断，并不进入它）"),
               passed=autograd_key < per_hop,
               measured=f"{autograd_key * us:.2f} µs",

@@ -480,7 +480,7 @@ X_KINDS = ("ordinary", "inference")
         "afterwards shows whether the write was noticed.",
         "在某个守卫（guard）中、在跟踪下，对 CPU 或 Meta 张量运行一个小算子。"
         "本页的规则预测键集合 K、胜出的键 k*、调用经过的每个键以及结果带的键；"
-        "跟踪记录给出分派器实际做了什么。"
+        "跟踪记录给出调度器实际做了什么。"
         "对 add_，先让自动微分保存将被写入的张量，之后再跑一次反向传播，看这次写入有没有被察觉。",
     ),
     params=[

@@ -114,13 +114,13 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
 
 @experiment(
     name="overhead",
-    title=T("What the dispatcher costs per call", "分派器每次调用的开销"),
+    title=T("What the dispatcher costs per call", "调度器每次调用的开销"),
     description=T(
         "Times one elementwise add of two n×n float64 matrices in raw NumPy and through "
         "whylab's dispatcher with and without autograd recording, under no_grad and under "
         "inference_mode, for several n. Each time is the fastest of the rounds.",
         "对两个 n×n 的 float64 矩阵做一次逐元素加法并计时：直接用 NumPy，以及经过 whylab "
-        "分派器（记录或不记录计算图、no_grad 下、inference_mode 下），取多个 n。"
+        "调度器（记录或不记录计算图、no_grad 下、inference_mode 下），取多个 n。"
         "每个耗时取各轮中最快的一次。",
     ),
     params=[
@@ -132,7 +132,7 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
     controls=[
         Control("bypasses-dispatcher",
                 T("the whylab call skips the dispatcher (it is np.add itself)",
-                  "whylab 的调用绕过了分派器（其实就是 np.add 本身）"),
+                  "whylab 的调用绕过了调度器（其实就是 np.add 本身）"),
                 breaks=("small-overhead-dominates",)),
         Control("kernel-copies-operands",
                 T("whylab's add copies both operands before adding, work that grows with n²",
@@ -226,7 +226,7 @@ def overhead(largest: str, rounds: int) -> Result:
         ratio_check("small-overhead-dominates",
                     T(f"At {small}×{small}, the dispatcher costs more than the arithmetic: "
                       f"whylab / NumPy > {SMALL_RATIO_AT_LEAST:g}",
-                      f"{small}×{small} 时分派的开销超过运算本身：whylab / NumPy > "
+                      f"{small}×{small} 时调度的开销超过运算本身：whylab / NumPy > "
                       f"{SMALL_RATIO_AT_LEAST:g}"),
                     ratio("plain", "numpy", small), at_least=SMALL_RATIO_AT_LEAST),
         ratio_check("large-arithmetic-dominates",
