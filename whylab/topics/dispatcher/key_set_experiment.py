@@ -252,8 +252,9 @@ def guard_check(guard: str, rule: GuardRule, included: frozenset[str],
     """The guard changed the thread-local sets exactly as the page says."""
     return Check(
         id="guard-sets-keys",
-        name=T(f"Guard '{guard}' sets the included and excluded keys stated on the page",
-               f"守卫（guard）{guard} 设置的包含集与排除集和本页所写的一致"),
+        name=T(f"Guard '{GUARD_LABELS[guard].en}' sets the included and excluded keys stated on "
+               "the page",
+               f"守卫（guard）{GUARD_LABELS[guard].zh} 设置的包含集与排除集和本页所写的一致"),
         passed=(included, excluded) == (rule.included, rule.excluded),
         measured=f"K_incl = {shown(included)}, K_excl = {shown(excluded)}",
         expected=f"K_incl = {shown(rule.included)}, K_excl = {shown(rule.excluded)}")
@@ -412,8 +413,8 @@ def output_keys_check(op: str, guard: str, predicted: frozenset[str],
     return Check(
         id="result-keys",
         name=T(f"The result of {op} ({made}) carries the keys the rules give it under "
-               f"guard '{guard}'",
-               f"{op} 的结果（{made_zh}）在守卫 {guard} 下带着规则所给的键"),
+               f"guard '{GUARD_LABELS[guard].en}'",
+               f"{op} 的结果（{made_zh}）在守卫 {GUARD_LABELS[guard].zh} 下带着规则所给的键"),
         passed=measured == predicted, measured=shown(measured), expected=shown(predicted))
 
 
@@ -622,7 +623,7 @@ def key_set(op: str, device: str, x_kind: str, requires_grad: bool, guard: str) 
                "跟踪本身就是靠把 Tracer 键加入包含集来实现的，所以记录下的每次调用都以一次 "
                "Tracer 跳开始；k* 按不带跟踪的原始调用计算。")]
     if run.error:
-        notes.append(T(f"Autograd said: {run.error}", f"自动微分的报错：{run.error}"))
+        notes.append(T(f"Autograd said: {run.error}", f"自动微分的报错：“{run.error}”"))
     return Result(
         checks=checks,
         figures=[trace_diagram(run.events, T(

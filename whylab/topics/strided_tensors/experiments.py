@@ -592,7 +592,7 @@ def view_or_copy(layout: str, target: str) -> Result:
                "分成若干段，每段尺寸之积恰好等于这些块的大小。")]
     if target in errors:
         notes.append(T(f"view{_fmt(TARGET_SHAPES[target])} raised: {errors[target]}",
-                       f"view{_fmt(TARGET_SHAPES[target])} 报错：{errors[target]}"))
+                       f"view{_fmt(TARGET_SHAPES[target])} 报错：“{errors[target]}”"))
     return Result(
         checks=checks,
         tables=[table],
@@ -797,7 +797,7 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
     notes = []
     if message:
         notes.append(T(f"backward() after {writes} write(s) through y{view_code}: {message}",
-                       f"经由 y{view_code} 写入 {writes} 次之后调用 backward()：{message}"))
+                       f"经由 y{view_code} 写入 {writes} 次之后调用 backward()：“{message}”"))
     return Result(checks=checks, tables=[table], notes=notes,
                   metrics={"final_version": history[-1][1], "saved_version": saved_at,
                            "version_at_backward": version_of(y)})

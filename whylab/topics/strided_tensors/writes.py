@@ -178,6 +178,8 @@ def expanded_write(op: str, rows: int, n: int) -> Result:
         rows=[[i] + [j * e.stride()[1] + i * e.stride()[0] + e.storage_offset()
                      for j in range(n)] for i in range(rows)],
     )
-    notes = [] if message is None else [T(f"e{code} raised: {message}", f"e{code} 报错：{message}")]
+    notes = [] if message is None else [
+        T(f"e{code} raised: {message}", f"e{code} 报错：“{message}”")
+    ]
     return Result(checks=checks, tables=[table], notes=notes,
                   metrics={"storage_cells": e.untyped_storage().size, "elements": rows * n})
