@@ -26,9 +26,8 @@ Deviations from PyTorch (each also stated where it happens):
   from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
 """
 
-# The dispatcher is imported first: the tensor layer needs its key definitions,
-# and importing it registers every native operator.
-from whylab import dispatch  # noqa: I001
+import whylab.dispatch.native  # registers every operator
+from whylab import autograd, dispatch
 from whylab._tensor import dtypes as _dtypes
 from whylab._tensor.device import device, get_default_device, set_default_device
 from whylab._tensor.dtypes import (
@@ -38,8 +37,17 @@ from whylab._tensor.dtypes import (
     set_default_dtype,
 )
 from whylab._tensor.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from whylab._tensor.geometry import broadcast_all as _broadcast_all
 from whylab._tensor.storage import Storage
 from whylab._tensor.tensor import Size, Tensor, VersionCounter
+from whylab.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from whylab.dispatch.native.elementwise import (
     abs,
     absolute,
@@ -179,16 +187,6 @@ from whylab.dispatch.native.shape import (
     unbind,
     unflatten,
     unsqueeze,
-)
-from whylab._tensor.geometry import broadcast_all as _broadcast_all
-from whylab import autograd
-from whylab.autograd.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
 )
 
 autograd._install()  # Autograd kernels for every operator defined above
@@ -431,16 +429,29 @@ __all__ += [
 ]
 
 
-# Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
+# Saving and loading state dicts: NumPy .npz archives, never pickle (whylab/serialization.py).
 from whylab.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "save"]
 
 # The packages `import torch` makes available as attributes: torch.nn, torch.optim,
-# torch.utils.data, torch.cuda, torch.backends, torch.linalg. They import the facade
-# above, so they come last.
+# torch.utils.data, torch.cuda, torch.backends, torch.linalg.
 import whylab.utils.data  # noqa: E402, F401
-from whylab import backends, cuda, linalg, nn, optim, utils  # noqa: E402
+from whylab import backends, cuda, linalg, utils  # noqa: E402
+
+#: nn and optim are written against this facade (``whylab.zeros`` ...), like torch.nn
+#: against torch: they sit above it, so they load on first use (``whylab.nn``,
+#: ``import whylab.nn``), never while this module runs.
+_LOADED_ON_FIRST_USE = ("nn", "optim")
+
+
+def __getattr__(name):
+    if name in _LOADED_ON_FIRST_USE:
+        import importlib
+
+        return importlib.import_module(f"whylab.{name}")
+    raise AttributeError(f"module 'whylab' has no attribute {name!r}")
+
 
 __all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
 

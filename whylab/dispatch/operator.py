@@ -33,8 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import (
+from whylab._core.keys import (
     BELOW,
     FIRST_WRAPPER_KEY,
     NUM_KEYS,
@@ -42,6 +41,7 @@ from whylab.dispatch.keys import (
     DispatchKeySet,
     key_bit,
 )
+from whylab._tensor.tensor import Tensor
 from whylab.dispatch.tls import local_keys
 
 #: Alias key: one kernel, written in terms of other operators, that serves

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from whylab.dispatch.keys import DispatchKey
+from whylab._core.keys import DispatchKey
 from whylab.dispatch.operator import CompositeImplicitAutograd, define
 
 
