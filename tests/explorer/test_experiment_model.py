@@ -190,7 +190,7 @@ def test_results_survive_the_json_round_trip():
     assert again.figures[1] == full_result().figures[1].__class__(
         T("g", "图"), [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")], [("a", "b", "e")]
     )
-    assert again.tables[0].rows == [[3, 0.5], ["x", "true"]]
+    assert again.tables[0].rows == [[3, 0.5], ["x", True]]  # a bool stays a bool
     assert again.metrics["count"] == 4 and again.metrics["name"] == "fft"
     assert math.isnan(again.metrics["bad"])
     assert result_to_dict(again) == data

@@ -90,3 +90,15 @@ def test_table_cells_with_numbers_are_right_aligned_and_labelled_for_reflow(clie
     page = client.get("/zh/topics/tiny-demo").text
     assert 'class="num"' in page and "data-label=" in page
     assert 'class="result-table reflow"' in page
+
+
+def test_a_bool_reads_yes_or_no_after_the_json_round_trip_a_page_sees():
+    from whylab.explorer.experiment import Table
+    from whylab.explorer.result_json import result_from_dict, result_to_dict
+
+    shown = result_from_dict(
+        result_to_dict(Result(tables=[Table(T("t", "表"), [T("a", "甲")], [[False]])],
+                              metrics={"ok": True}))
+    )
+    assert [r.value for r in metric_rows(demo, shown.metrics, "zh")] == ["是"]
+    assert format_value(shown.tables[0].rows[0][0], "zh") == "否"

@@ -139,7 +139,7 @@ def test_graph_draws_parallel_edges_once_with_a_count():
 def test_graph_shows_what_matmul_saved():
     diagram = run("graph", expression="tanh-affine").figures[0]
     matmul = next(n for n in diagram.nodes if n.label == "MmBackward0")
-    assert matmul.detail == "saved: self [3, 4]"  # x is data: only dW = xᵀ dY is needed
+    assert matmul.detail == "_saved_self [3, 4]"  # x is data: only dW = xᵀ dY is needed
 
 
 @pytest.mark.parametrize("expression", SMOOTH_EXPRESSIONS)

@@ -233,7 +233,7 @@ def test_guards_change_the_winning_key_and_the_recording(guard, highest, recorde
     result = ks.key_set.run(op="add", device="cpu", x_kind="ordinary", requires_grad=True,
                             guard=guard)
     assert result.metrics["highest_key"] == highest
-    assert (result.metrics["grad_fn"] != "None") == recorded
+    assert (result.metrics["grad_fn"] != "—") == recorded
 
 
 def test_inference_mode_bumps_the_version_of_an_ordinary_tensor_like_torch():

@@ -112,14 +112,14 @@ def test_butterfly_diagram_is_the_real_network(n):
     ids = {node.id for node in diagram.nodes}
     assert all(source in ids and target in ids for source, target, _ in diagram.edges)
     # The last column's values are the FFT of 0, 1, ..., n-1.
-    last = [node for node in diagram.nodes if node.group == f"stage {stages}"]
+    last = [node for node in diagram.nodes if node.group == f"s = {stages}"]
     assert [node.label for node in last] == [f"X[{k}]" for k in range(size)]
     assert last[0].detail == f"{size * (size - 1) // 2:.3g}"
 
 
 def test_butterfly_for_8_matches_the_textbook_order():
     result = fft_topic.butterfly.run(n="8")
-    first_column = [node.label for node in result.figures[0].nodes if node.group == "stage 0"]
+    first_column = [node.label for node in result.figures[0].nodes if node.group == "s = 0"]
     assert first_column == ["x[0]", "x[4]", "x[2]", "x[6]", "x[1]", "x[5]", "x[3]", "x[7]"]
     assert [row[3] for row in result.tables[0].rows] == first_column
 

@@ -47,7 +47,9 @@ def _words(value: str | Text) -> str | dict[str, str]:
     return _text(value) if isinstance(value, Text) else str(value)
 
 
-def _cell(value: Any, *, words: bool = True) -> str | dict[str, str] | float | int | None:
+def _cell(
+    value: Any, *, words: bool = True
+) -> str | dict[str, str] | bool | float | int | None:
     """A table cell (``words``: a Text may hold words) or a metric (numbers and plain strings)."""
     if hasattr(value, "item"):  # NumPy scalar
         value = value.item()
@@ -56,7 +58,7 @@ def _cell(value: Any, *, words: bool = True) -> str | dict[str, str] | float | i
     if isinstance(value, str):
         return value
     if isinstance(value, bool):  # before int: bool is a subclass of int
-        return str(value).lower()
+        return value  # a JSON boolean, so a page can say yes/no (是/否) in its language
     if isinstance(value, int):
         return value
     if isinstance(value, float):
@@ -149,7 +151,9 @@ def _read_number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _read_cell(value: str | dict[str, str] | float | int | None) -> str | Text | float | int:
+def _read_cell(
+    value: str | dict[str, str] | bool | float | int | None,
+) -> str | Text | bool | float | int:
     if isinstance(value, dict):
         return _read_text(value)
     return math.nan if value is None else value

@@ -143,8 +143,9 @@ def node_detail(trace: BackwardTrace, entry: dict) -> str:
     """One line under a node: the leaf's name and shape, or the tensors the node saved."""
     if entry["kind"] == "leaf":
         return f"{trace.leaf_names[entry['id']]} {_shape(entry['variable']['shape'])}"
-    saved = [f"{item['name']} {_shape(item['shape'])}" for item in entry["saved"]]
-    return "saved: " + ", ".join(saved) if saved else ""
+    # Named as PyTorch exposes them on a node (grad_fn._saved_self), so every language reads it.
+    saved = [f"_saved_{item['name']} {_shape(item['shape'])}" for item in entry["saved"]]
+    return ", ".join(saved)
 
 
 def diagram(trace: BackwardTrace, title: Text) -> GraphDiagram:

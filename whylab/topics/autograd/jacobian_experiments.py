@@ -18,6 +18,7 @@ from whylab.autograd.graph_export import to_json
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -156,6 +157,20 @@ def _reverse_jacobian(y: whylab.Tensor, x: whylab.Tensor, outputs: int) -> np.nd
                 T("y · y passed on the gradient of one use only (∇L halved)",
                   "y · y 只传回了一次使用的梯度（∇L 只剩一半）"),
                 breaks=("scalar-gradient",)),
+    ],
+    metrics=[
+        Metric("n", T("inputs n", "输入个数 n")),
+        Metric("m", T("outputs m", "输出个数 m")),
+        Metric(
+            "reverse_passes",
+            T("reverse passes (one row uᵀJ each)", "反向遍数（每遍一行 uᵀJ）"),
+        ),
+        Metric("reverse_node_runs", T("node runs in those passes", "这些遍中节点执行次数")),
+        Metric(
+            "forward_passes",
+            T("forward passes (one column Jv each)", "前向遍数（每遍一列 Jv）"),
+        ),
+        Metric("max_abs_jacobian_entry", T("largest |Jᵢⱼ|", "雅可比矩阵元素的最大绝对值 |Jᵢⱼ|")),
     ],
 )
 def modes(inputs: int, outputs: int, seed: int) -> Result:
@@ -329,6 +344,17 @@ def _no_grad_value(fn, values: dict[str, np.ndarray]) -> float:
                   "log-softmax 的反向忘了它的雅可比矩阵（∂L/∂z = −onehot(y)）"),
                 breaks=("cross-entropy-rule", "rules-match-differences")),
     ],
+    metrics=[
+        Metric("classes", T("classes K", "类别数 K")),
+        Metric("target_class", T("target class y", "目标类别 y")),
+        Metric(
+            "softmax_jacobian_asymmetry",
+            T(
+                "softmax Jacobian: max |J − Jᵀ| / scale",
+                "softmax 雅可比矩阵的不对称度 max |J − Jᵀ| / 尺度",
+            ),
+        ),
+    ],
 )
 def local_rules(classes: int, seed: int) -> Result:
     rng = np.random.default_rng(seed)
@@ -414,7 +440,8 @@ def local_rules(classes: int, seed: int) -> Result:
     formulas = {"matmul": "Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", "relu": "x̄ = ȳ ⊙ 1[x > 0]",
                 "softmax": "s ⊙ (g − ⟨g, s⟩)", "cross-entropy": "s − onehot(y)"}
     for rule, formula in formulas.items():
-        rows.append([rule, formula, f"{formula_errors[rule]:.1e}",
+        # Each operation by its function's name (F.cross_entropy), as code reads in any language.
+        rows.append([rule.replace("-", "_"), formula, f"{formula_errors[rule]:.1e}",
                      f"{difference_errors[rule]:.1e}"])
     checks = [
         agreement_check(T("matmul: Ā = ȲBᵀ and B̄ = AᵀȲ", "矩阵乘法：Ā = ȲBᵀ，B̄ = AᵀȲ"),

@@ -23,6 +23,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -112,6 +113,28 @@ def _kib(count: float) -> str:
                 T("the recomputation drew new dropout masks (preserve_rng_state=False)",
                   "重算时抽取了新的 dropout 掩码（preserve_rng_state=False）"),
                 breaks=("same-gradients",)),
+    ],
+    metrics=[
+        Metric(
+            "plain_saved_bytes",
+            T("saved for backward, no checkpoints", "不用检查点时为反向传播保存的字节数"),
+            "B",
+        ),
+        Metric(
+            "checkpoint_saved_bytes",
+            T("saved for backward, with checkpoints", "使用检查点时为反向传播保存的字节数"),
+            "B",
+        ),
+        Metric(
+            "memory_ratio",
+            T("saved bytes: with / without checkpoints", "保存的字节数：使用 / 不用检查点"),
+            "×",
+        ),
+        Metric("layer_runs_plain", T("layer runs, no checkpoints", "不用检查点时各层的运行次数")),
+        Metric(
+            "layer_runs_checkpoint",
+            T("layer runs, with checkpoints", "使用检查点时各层的运行次数"),
+        ),
     ],
 )
 def checkpoint_experiment(depth: int, segment: int, width: int, seed: int) -> Result:

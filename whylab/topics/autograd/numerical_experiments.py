@@ -12,6 +12,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -150,6 +151,26 @@ def _describe_scale(scale: float | None) -> str:
                 T("the naive form subtracted the largest logit after all",
                   "朴素写法其实也减去了最大的 logit"),
                 breaks=("naive-overflow",)),
+    ],
+    metrics=[
+        Metric(
+            "fused_max_error",
+            T("fused cross_entropy: largest relative error", "合并的 cross_entropy：最大相对误差"),
+        ),
+        Metric(
+            "separate_first_inf_scale",
+            T(
+                "separate −log softmax: first scale giving inf or nan (0: none)",
+                "分开计算 −log softmax：首次出现 inf 或 nan 的尺度（0 表示没有）",
+            ),
+        ),
+        Metric(
+            "naive_first_failure_scale",
+            T(
+                "naive exp(z)/Σexp(z): first scale that fails (0: none)",
+                "朴素的 exp(z)/Σexp(z)：首次失败的尺度（0 表示没有）",
+            ),
+        ),
     ],
 )
 def softmax_ce_stability(max_log10_scale: int, dtype: str, seed: int) -> Result:
@@ -365,6 +386,19 @@ def slope_check(name, slope: float, expected: float, *, id: str) -> Check:
                   "like h",
                   "改用前向差分 (f(x + h) − f(x))/h，其截断误差只按 h 减小"),
                 breaks=("truncation-slope", "best-step-near-optimum")),
+    ],
+    metrics=[
+        Metric("best_error", T("smallest error over the steps h", "各步长 h 中最小的误差")),
+        Metric("best_log10_h", T("log₁₀ h at that error", "该误差处的 log₁₀ h")),
+        Metric("error_at_chosen_h", T("error at the chosen h", "所选 h 处的误差")),
+        Metric(
+            "truncation_slope",
+            T("slope at large h (truncation: 2)", "大 h 处的斜率（截断误差：2）"),
+        ),
+        Metric(
+            "rounding_slope",
+            T("slope at small h (rounding: −1)", "小 h 处的斜率（舍入误差：−1）"),
+        ),
     ],
 )
 def finite_differences(expression: str, log10_h: float, seed: int) -> Result:

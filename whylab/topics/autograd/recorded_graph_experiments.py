@@ -17,6 +17,7 @@ import whylab
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -121,6 +122,13 @@ def _write_order_check(name, measured: list[str], expected: list[str], *, id: st
                 T("the backward pass kept the saved tensors (retain_graph=True)",
                   "反向传播保留了保存的张量（retain_graph=True）"),
                 breaks=("saved-tensors-freed",)),
+    ],
+    metrics=[
+        Metric("nodes", T("nodes", "节点数")),
+        Metric("edges", T("edges", "边数")),
+        Metric("leaves", T("leaf tensors", "叶子张量数")),
+        Metric("saved_tensors", T("saved tensors before backward", "反向传播之前保存的张量数")),
+        Metric("loss", T("loss", "损失")),
     ],
 )
 def graph(expression: str, seed: int) -> Result:
@@ -246,6 +254,13 @@ def _counts_by_name(trace, per_node: dict[str, int]) -> dict[str, int]:
                 T("a.grad was not cleared before the last pass",
                   "最后一遍之前没有清零 a.grad"),
                 breaks=("cleared-gives-8a",)),
+    ],
+    metrics=[
+        Metric("passes", T("backward passes", "反向传播次数")),
+        Metric(
+            "grad_over_a_after_passes",
+            T("a.grad after the passes / a", "多次反向传播之后的 a.grad / a"),
+        ),
     ],
 )
 def fan_out(size: int, passes: int, seed: int) -> Result:

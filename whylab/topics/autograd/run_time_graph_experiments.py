@@ -15,6 +15,7 @@ import whylab
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -85,6 +86,15 @@ def _doubling_nodes(trace) -> int:
         Control("mul-rule-forgotten",
                 T("the product's backward forgot the factor 2", "乘法的反向忘了乘 2"),
                 breaks=("gradients-follow-each-run",)),
+    ],
+    metrics=[
+        Metric("doublings_first", T("first run: products recorded", "第一次运行：记录的乘法个数")),
+        Metric(
+            "doublings_second",
+            T("second run: products recorded", "第二次运行：记录的乘法个数"),
+        ),
+        Metric("gradient_first", T("first run: dh/dx", "第一次运行：dh/dx")),
+        Metric("gradient_second", T("second run: dh/dx", "第二次运行：dh/dx")),
     ],
 )
 def control_flow(x1: float, x2: float) -> Result:
@@ -194,6 +204,13 @@ def _error_text(error: str | None) -> Text:
                   "so create_graph could not differentiate it",
                   "sin 的反向在计算图之外算出（cos x 被当成常数），create_graph 无法再对它求导"),
                 breaks=("second-derivative",)),
+    ],
+    metrics=[
+        Metric("first_derivative", T("f′(x) from backward()", "backward() 给出的 f′(x)")),
+        Metric(
+            "second_derivative",
+            T("f″(x) from grad(create_graph=True)", "grad(create_graph=True) 给出的 f″(x)"),
+        ),
     ],
 )
 def second_backward(x: float) -> Result:

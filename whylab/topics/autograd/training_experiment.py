@@ -14,6 +14,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -100,6 +101,19 @@ def hand_backward_error(first: nn.Linear, second: nn.Linear, points: np.ndarray,
                 T("each step moved the parameters along +η·grad (uphill)",
                   "每一步都让参数沿 +η·grad 移动（往上坡走）"),
                 breaks=("sgd-update", "loss-drops", "held-out-accuracy")),
+    ],
+    metrics=[
+        Metric("initial_loss", T("loss before training", "训练前的损失")),
+        Metric("final_loss", T("loss after training", "训练后的损失")),
+        Metric("test_accuracy", T("accuracy on the test points", "测试点上的准确率")),
+        Metric(
+            "hand_backward_error",
+            T(
+                "hand-written backward vs engine: relative error",
+                "手写反向传播与引擎之差（相对误差）",
+            ),
+        ),
+        Metric("parameters", T("parameters", "参数个数")),
     ],
 )
 def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result:

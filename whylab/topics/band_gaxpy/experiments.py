@@ -21,6 +21,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -111,6 +112,11 @@ def fortran(ab: np.ndarray) -> np.ndarray:
                                     "p = q = n − 1, i.e. densely",
                                     "按满带宽 p = q = n − 1 存储，也就是按稠密方式存储"),
                 breaks=("storage-count",)),
+    ],
+    metrics=[
+        Metric("stored", T("numbers stored in ab", "ab 中存放的数")),
+        Metric("dense", T("numbers in dense A (n²)", "稠密 A 的数（n²）")),
+        Metric("corner_slots", T("corner slots never read", "从不读取的角落位置")),
     ],
 )
 def band_layout(n: int, p: int, q: int) -> Result:
@@ -211,6 +217,14 @@ def band_layout(n: int, p: int, q: int) -> Result:
                                     "循环在按满带宽（p = m − 1，q = n − 1）存储的整个矩阵上运行"),
                 breaks=("work-column", "work-diagonal", "storage")),
     ],
+    metrics=[
+        Metric("band_entries", T("entries in the band", "带内元素个数")),
+        Metric(
+            "dense_over_band_work",
+            T("operations: dense A @ x / diagonal loop", "运算次数：稠密 A @ x / 按对角线循环"),
+            "×",
+        ),
+    ],
 )
 def gaxpy_vs_blas(m: int, n: int, p: int, q: int, seed: int) -> Result:
     A = random_band_matrix(m, n, p, q, seed)
@@ -306,6 +320,16 @@ def gaxpy_vs_blas(m: int, n: int, p: int, q: int, seed: int) -> Result:
                 breaks=("dense-time-quadratic",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "band_exponent",
+            T("band gaxpy time grows as n^p: exponent p", "带状 gaxpy 耗时按 n^p 增长：指数 p"),
+        ),
+        Metric(
+            "dense_exponent",
+            T("dense A @ x time grows as n^p: exponent p", "稠密 A @ x 耗时按 n^p 增长：指数 p"),
+        ),
+    ],
 )
 def time_growth(max_log2n: int, rounds: int) -> Result:
     p = q = TIMING_BANDWIDTH
@@ -415,6 +439,21 @@ def time_growth(max_log2n: int, rounds: int) -> Result:
                 breaks=("timed-results-agree",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "diagonal_over_dgbmv",
+            T("time: diagonal loop / dgbmv (fastest)", "耗时：按对角线循环 / dgbmv（最快）"),
+            "×",
+        ),
+        Metric(
+            "c_order_over_fortran",
+            T(
+                "time: dgbmv handed C-ordered ab / Fortran-ordered ab",
+                "耗时：dgbmv 接收 C 顺序 ab / Fortran 顺序 ab",
+            ),
+            "×",
+        ),
+    ],
 )
 def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
     size, width = int(n), int(w)

@@ -18,6 +18,7 @@ from whylab.bench import ResultsDiffer, compare
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -67,6 +68,17 @@ def fingerprint(values: np.ndarray) -> str:
                 breaks=("numpy-faster",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "relative_difference",
+            T("relative difference of the two answers", "两个结果的相对差"),
+        ),
+        Metric(
+            "speedup",
+            T("NumPy's speed-up over the loop (median)", "NumPy 相对循环的加速比（中位数）"),
+            "×",
+        ),
+    ],
 )
 def same_answer(n: int, rounds: int, seed: int) -> Result:
     rng = np.random.default_rng(seed)

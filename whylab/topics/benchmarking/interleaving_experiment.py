@@ -27,6 +27,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -106,6 +107,28 @@ def factor_between(x: float, y: float) -> float:
                 breaks=("interleaved-ratio-stable",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "back_to_back_ratio",
+            T("B/A timed one after the other (true: 2)", "先后分别计时的 B/A（真实值 2）"),
+            "×",
+        ),
+        Metric(
+            "interleaved_loaded_ratio",
+            T("B/A interleaved, under load (median)", "交替计时、有负载时的 B/A（中位数）"),
+            "×",
+        ),
+        Metric(
+            "a_slowdown_under_load",
+            T(
+                "A timed under the load / half of B timed without it",
+                "有负载时的 A / 无负载时 B 的一半",
+            ),
+            "×",
+        ),
+        Metric("calls_a", T("calls per sample of A", "A 每个样本的调用次数")),
+        Metric("calls_b", T("calls per sample of B", "B 每个样本的调用次数")),
+    ],
 )
 def interleaving(rounds: int, block_ms: int) -> Result:
     single = summing(BASE_LENGTH)

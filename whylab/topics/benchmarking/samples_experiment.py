@@ -20,6 +20,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -99,6 +100,17 @@ def stop_rule_holds(samples: list[float], calls: int, stopped: str) -> bool:
                 breaks=("adaptive-stop-rule",)),
     ],
     timing=True,
+    metrics=[
+        Metric("median_ns", T("median", "中位数"), "ns"),
+        Metric("mean_ns", T("mean", "均值"), "ns"),
+        Metric("relative_iqr", T("IQR / median", "IQR / 中位数")),
+        Metric("std_over_mean", T("standard deviation / mean", "标准差 / 均值")),
+        Metric("outliers", T("outliers (> Q3 + 1.5·IQR)", "离群值个数（> Q3 + 1.5·IQR）")),
+        Metric(
+            "adaptive_blocks",
+            T("blocks adaptive_autorange() took", "adaptive_autorange() 取的块数"),
+        ),
+    ],
 )
 def repeated_samples(samples: int, block_us: int) -> Result:
     op = summing(150)

@@ -26,6 +26,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -125,6 +126,36 @@ def per_call(readings: list[tuple[float, float]], calls: int, tick: float | None
                 breaks=("single-call-tick-dominated",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "perf_counter_cost_ns",
+            T(
+                "cost of one perf_counter() call (median)",
+                "一次 perf_counter() 调用的开销（中位数）",
+            ),
+            "ns",
+        ),
+        Metric(
+            "single_call_ns",
+            T("one call timed alone (fastest)", "单独计时一次调用（最快）"),
+            "ns",
+        ),
+        Metric(
+            "per_call_ns",
+            T("per call, from a long block (reference)", "长块中平均每次调用（参考值）"),
+            "ns",
+        ),
+        Metric(
+            "timer_share_single",
+            T("timer cost / one call timed alone", "计时器开销 / 单独计时的一次调用"),
+            "×",
+        ),
+        Metric(
+            "zero_readings_share",
+            T("coarse clock: share of single readings that are 0", "粗时钟：单次读数为 0 的比例"),
+        ),
+        Metric("long_block_calls", T("calls in the long block", "长块中的调用次数")),
+    ],
 )
 def timer_overhead(work: int, tick_us: int) -> Result:
     tick = tick_us * 1e-6

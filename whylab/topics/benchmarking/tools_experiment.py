@@ -213,12 +213,12 @@ TOOLS_TABLE = Table(
              T("read from", "出处")],
     rows=[
         ["timeit",
-         T("autorange: 1, 2, 5, 10, 20, 50, … loops until one run takes ≥ 0.2 s",
-           "autorange：1、2、5、10、20、50……次循环，直到一次运行 ≥ 0.2 秒"),
+         T("autorange(): 1, 2, 5, 10, 20, 50, … loops until one run takes ≥ 0.2 s",
+           "autorange()：1、2、5、10、20、50……次循环，直到一次运行 ≥ 0.2 秒"),
          T("repeat = 5 runs (default_repeat)", "重复 5 次（default_repeat）"),
          T("the command line prints the best (minimum) of the repeats",
            "命令行输出各次重复中最好（最小）的一次"),
-         "cpython Lib/timeit.py"],
+         "python/cpython Lib/timeit.py"],
         ["pyperf",
          T("loops doubled until one value takes ≥ min_time = 0.1 s (calibrated in a first "
            "worker process)",
@@ -236,7 +236,7 @@ TOOLS_TABLE = Table(
            "（至少 4 块，0.01–10 秒）"),
          T("median and IQR; warns at IQR/median ≥ 10% (≥ 25%: \"significant environmental "
            "influence\")", "中位数与 IQR；IQR/中位数 ≥ 10% 时报警（≥ 25%：“显著的环境影响”）"),
-         "pytorch torch/utils/benchmark/utils/timer.py, common.py"],
+         "pytorch/pytorch torch/utils/benchmark/utils/timer.py, common.py"],
         ["triton.testing.do_bench",
          T("one call per sample, timed with CUDA events on the stream; as many calls as fit "
            "in rep = 100 ms (after warmup = 25 ms)",
@@ -252,10 +252,11 @@ TOOLS_TABLE = Table(
            "lasts ≥ min_time = 0.5 s",
            "迭代次数按 min_time·1.4/实际耗时 增长（从很短的一次运行出发时最多 ×10），"
            "直到一次运行 ≥ min_time = 0.5 秒"),
-         T("repetitions = 1 by default; random interleaving of repetitions is an option (off)",
-           "默认 repetitions = 1；可以选择随机交错各次重复（默认关闭）"),
-         T("with repetitions > 1: mean, median, stddev and cv of the repetitions",
-           "repetitions > 1 时：各次重复的均值、中位数、标准差和变异系数"),
+         T("benchmark_repetitions = 1 by default; random interleaving of repetitions is an "
+           "option (off)",
+           "默认 benchmark_repetitions = 1；可以选择随机交错各次重复（默认关闭）"),
+         T("with benchmark_repetitions > 1: mean, median, stddev and cv of the repetitions",
+           "benchmark_repetitions > 1 时：各次重复的均值、中位数、标准差和变异系数"),
          "google/benchmark src/benchmark.cc, src/benchmark_runner.cc, "
          "include/benchmark/benchmark_api.h"],
     ],

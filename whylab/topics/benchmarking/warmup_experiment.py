@@ -28,6 +28,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -102,6 +103,16 @@ def call_times(func, calls: int) -> list[float]:
                 breaks=("jit-same-result",)),
     ],
     timing=True,
+    metrics=[
+        Metric("first_call_s", T("first call (compiles)", "第一次调用（含编译）"), "s"),
+        Metric("second_call_s", T("second call", "第二次调用"), "s"),
+        Metric("steady_s", T("steady call (median)", "稳定后的一次调用（中位数）"), "s"),
+        Metric(
+            "first_over_steady",
+            T("first call / steady call", "第一次调用 / 稳定后的调用"),
+            "×",
+        ),
+    ],
 )
 def jit_warm_up(n: int) -> Result:
     values = np.random.default_rng(0).standard_normal(n)
@@ -208,6 +219,17 @@ def specialised_instructions(code) -> list[str]:
                 breaks=("first-call-slower",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "first_over_steady",
+            T(
+                "first call / steady call (median over copies)",
+                "第一次调用 / 稳定后的调用（各副本的中位数）",
+            ),
+            "×",
+        ),
+        Metric("specialised", T("specialised instructions after warm-up", "预热后被特化的指令数")),
+    ],
 )
 def interpreter_warm_up(copies: int) -> Result:
     points = [Point(float(i), 2.0) for i in range(50)]
@@ -325,6 +347,15 @@ def fresh_buffer(elements: int, pages: str) -> np.ndarray:
                 breaks=("fresh-buffer-faults", "fresh-buffer-slower")),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "fresh_over_reused",
+            T("time: fresh memory / reused memory", "耗时：新内存 / 复用的内存"),
+            "×",
+        ),
+        Metric("fresh_faults", T("page faults, fresh memory", "新内存的缺页次数")),
+        Metric("reused_faults", T("page faults, reused memory", "复用内存的缺页次数")),
+    ],
 )
 def first_touch(megabytes: int, pages: str, repeats: int) -> Result:
     size = megabytes * 1024 * 1024

@@ -31,6 +31,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -125,7 +126,7 @@ def line_fit(hops: list[int], seconds: list[float]) -> tuple[float, float]:
         "with 1 to 4 kernels, and fits the cost per hop; then times the Autograd key with "
         "nothing to record against the same call with Autograd excluded. Each time is the "
         "fastest of many short loops in interleaved rounds.",
-        "对 4×4 的 float64 张量计时 x.add_(y)，让它沿四条路径经过分派器，依次经过 1 到 4 个 "
+        "对 4×4 的 float64 张量计时 x.add_(y)，让它沿四条路径经过调度器，依次经过 1 到 4 个 "
         "kernel，拟合出每一跳的代价；再对“Autograd 键在、但无需记录”与“排除 Autograd”两种情形"
         "计时比较。每个耗时取交替进行的多轮短循环中最快的一次。",
     ),
@@ -143,6 +144,28 @@ def line_fit(hops: list[int], seconds: list[float]) -> tuple[float, float]:
                 T("the Autograd kernel records a node although nothing needs a gradient",
                   "尽管没有什么需要梯度，Autograd kernel 仍记录了一个节点"),
                 breaks=("autograd-key-cheaper-than-a-hop",)),
+    ],
+    metrics=[
+        Metric(
+            "per_hop_us",
+            T("time per hop (slope of the fit)", "每一跳的耗时（拟合斜率）"),
+            "µs",
+        ),
+        Metric(
+            "fixed_us",
+            T("time with no hop (intercept of the fit)", "零跳时的耗时（拟合截距）"),
+            "µs",
+        ),
+        Metric(
+            "autograd_key_us",
+            T("time the Autograd key adds when it skips", "Autograd 键在跳过时多花的时间"),
+            "µs",
+        ),
+        Metric(
+            "autograd_key_over_hop",
+            T("Autograd key's skip / one hop", "Autograd 键的跳过判断 / 一跳"),
+            "×",
+        ),
     ],
 )
 def hop_cost(rounds: int) -> Result:
@@ -194,7 +217,7 @@ def hop_cost(rounds: int) -> Result:
         Check(id="autograd-key-cheaper-than-a-hop",
               name=T("With nothing to record, the Autograd key costs whylab less than one hop "
                      "(the dispatcher asks the kernel's skip test instead of entering it)",
-                     "无需记录时，Autograd 键在 whylab 中的开销不到一跳（分派器只问一下 kernel 的"
+                     "无需记录时，Autograd 键在 whylab 中的开销不到一跳（调度器只问一下 kernel 的"
                      "跳过判断，并不进入它）"),
               passed=autograd_key < per_hop,
               measured=f"{autograd_key * us:.2f} µs",

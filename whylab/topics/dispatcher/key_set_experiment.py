@@ -39,6 +39,7 @@ from whylab.dispatch import (
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -60,6 +61,13 @@ from whylab.topics.dispatcher.trace_view import group_calls, trace_diagram, trac
 
 SHAPE_X, SHAPE_Y = (3, 4), (4,)
 GUARDS = tuple(GUARD_RULES)
+GUARD_LABELS = {
+    "none": T("none", "无"),
+    "exclude-autograd": T("exclude_keys(Autograd)", "exclude_keys(Autograd)"),
+    "include-tracer": T("include_keys(Tracer)", "include_keys(Tracer)"),
+    "no-grad": T("no_grad()", "no_grad()"),
+    "inference-mode": T("inference_mode()", "inference_mode()"),
+}
 OPS = tuple(OP_RULES)
 
 
@@ -244,8 +252,9 @@ def guard_check(guard: str, rule: GuardRule, included: frozenset[str],
     """The guard changed the thread-local sets exactly as the page says."""
     return Check(
         id="guard-sets-keys",
-        name=T(f"Guard '{guard}' sets the included and excluded keys stated on the page",
-               f"守卫（guard）{guard} 设置的包含集与排除集和本页所写的一致"),
+        name=T(f"Guard '{GUARD_LABELS[guard].en}' sets the included and excluded keys stated on "
+               "the page",
+               f"守卫（guard）{GUARD_LABELS[guard].zh} 设置的包含集与排除集和本页所写的一致"),
         passed=(included, excluded) == (rule.included, rule.excluded),
         measured=f"K_incl = {shown(included)}, K_excl = {shown(excluded)}",
         expected=f"K_incl = {shown(rule.included)}, K_excl = {shown(rule.excluded)}")
@@ -404,8 +413,8 @@ def output_keys_check(op: str, guard: str, predicted: frozenset[str],
     return Check(
         id="result-keys",
         name=T(f"The result of {op} ({made}) carries the keys the rules give it under "
-               f"guard '{guard}'",
-               f"{op} 的结果（{made_zh}）在守卫 {guard} 下带着规则所给的键"),
+               f"guard '{GUARD_LABELS[guard].en}'",
+               f"{op} 的结果（{made_zh}）在守卫 {GUARD_LABELS[guard].zh} 下带着规则所给的键"),
         passed=measured == predicted, measured=shown(measured), expected=shown(predicted))
 
 
@@ -472,7 +481,7 @@ X_KINDS = ("ordinary", "inference")
         "afterwards shows whether the write was noticed.",
         "在某个守卫（guard）中、在跟踪下，对 CPU 或 Meta 张量运行一个小算子。"
         "本页的规则预测键集合 K、胜出的键 k*、调用经过的每个键以及结果带的键；"
-        "跟踪记录给出分派器实际做了什么。"
+        "跟踪记录给出调度器实际做了什么。"
         "对 add_，先让自动微分保存将被写入的张量，之后再跑一次反向传播，看这次写入有没有被察觉。",
     ),
     params=[
@@ -492,10 +501,7 @@ X_KINDS = ("ordinary", "inference")
                                                "x 需要梯度（仅对普通张量）")),
         Param("guard", "choice", "none", T("guard around the call", "包住调用的守卫（guard）"),
               choices=GUARDS,
-              choice_labels=(T("none", "无"), T("exclude_keys(Autograd)", "exclude_keys(Autograd)"),
-                             T("include_keys(Tracer)", "include_keys(Tracer)"),
-                             T("no_grad()", "no_grad()"),
-                             T("inference_mode()", "inference_mode()"))),
+              choice_labels=tuple(GUARD_LABELS[guard] for guard in GUARDS)),
     ],
     controls=[
         Control("inference-mode-excludes-adinplace",
@@ -547,6 +553,15 @@ X_KINDS = ("ordinary", "inference")
                   "may save (x an inference tensor)",
                   "交给自动微分的是推理张量的副本——一个可以保存的普通张量（x 为推理张量）"),
                 breaks=("saved-write-noticed",), params={"x_kind": "inference"}),
+    ],
+    metrics=[
+        Metric("highest_key", T("highest key k* of the call", "这次调用的最高键 k*")),
+        Metric("hops", T("hops recorded", "记录下的跳数")),
+        Metric(
+            "grad_fn",
+            T("grad_fn of the result (— when none is recorded)", "结果的 grad_fn（未记录时为 —）"),
+        ),
+        Metric("version_bumped", T("the write bumped x's version", "这次写入使 x 的版本号加一")),
     ],
 )
 def key_set(op: str, device: str, x_kind: str, requires_grad: bool, guard: str) -> Result:
@@ -600,7 +615,7 @@ def key_set(op: str, device: str, x_kind: str, requires_grad: bool, guard: str) 
                  T("storage offset", "存储偏移"), T("dtype", "数据类型"),
                  T("holds data", "含有数据")],
         rows=[[name, *(str(v) for v in metadata(r.output)[:3]), r.output.dtype.name,
-               str(r.output._array is not None)] for name, r in runs.items()],
+               r.output._array is not None] for name, r in runs.items()],
     )
     notes = [T("The trace itself works by including the Tracer key, so every recorded call "
                "starts with a Tracer hop; k* is computed for the call as written, without "
@@ -608,16 +623,16 @@ def key_set(op: str, device: str, x_kind: str, requires_grad: bool, guard: str) 
                "跟踪本身就是靠把 Tracer 键加入包含集来实现的，所以记录下的每次调用都以一次 "
                "Tracer 跳开始；k* 按不带跟踪的原始调用计算。")]
     if run.error:
-        notes.append(T(f"Autograd said: {run.error}", f"自动微分的报错：{run.error}"))
+        notes.append(T(f"Autograd said: {run.error}", f"自动微分的报错：“{run.error}”"))
     return Result(
         checks=checks,
         figures=[trace_diagram(run.events, T(
-            f"Hops of {op} on {device.upper()}, guard: {guard}",
-            f"{op} 在 {device.upper()} 上的每一跳，守卫：{guard}"))],
+            f"Hops of {op} on {device.upper()}, guard: {GUARD_LABELS[guard].en}",
+            f"{op} 在 {device.upper()} 上的每一跳，守卫：{GUARD_LABELS[guard].zh}"))],
         tables=[formula_table, trace_table(run.events, T("The recorded hops", "记录下的每一跳")),
                 metadata_table],
         metrics={"highest_key": str(predicted), "hops": len(run.events),
-                 "grad_fn": type(run.output.grad_fn).__name__ if run.recorded_node else "None",
-                 "version_bumped": str(run.version_bumped), "saved": str(run.saved)},
+                 "grad_fn": type(run.output.grad_fn).__name__ if run.recorded_node else "—",
+                 "version_bumped": run.version_bumped},
         notes=notes,
     )

@@ -19,6 +19,7 @@ from whylab.dispatch import TraceEvent, trace
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -227,7 +228,7 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
         "product matmul chose is compared with the rule table on this page, the shape with "
         "the shape formula and np.matmul, the values with np.matmul.",
         "在 whylab.dispatch.trace() 中对 whylab 张量执行 a @ b，画出每一跳："
-        "哪个算子、在哪个分派键上、运行了哪个 kernel、由谁调用。把 matmul 选用的乘法与本页的"
+        "哪个算子、在哪个调度键上、运行了哪个 kernel、由谁调用。把 matmul 选用的乘法与本页的"
         "规则表对照，把结果形状与形状公式和 np.matmul 对照，把数值与 np.matmul 对照。",
     ),
     params=[
@@ -271,6 +272,15 @@ def autograd_check(events: list[TraceEvent], product: str | None, requires_grad:
                 T("batch sizes broadcast by d = max(s, t), which is wrong when one is 0",
                   "批维度按 d = max(s, t) 广播，而当其中一个为 0 时这是错的"),
                 breaks=("size-zero-broadcast",)),
+    ],
+    metrics=[
+        Metric("hops", T("hops recorded", "记录下的跳数")),
+        Metric("operator_calls", T("operator calls", "算子调用次数")),
+        Metric("product_op", T("operator that computes the product", "实际做乘法的算子")),
+        Metric(
+            "max_abs_error_vs_numpy",
+            T("largest |whylab − NumPy|", "最大偏差 |whylab − NumPy|"),
+        ),
     ],
 )
 def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, batch: int,
@@ -323,7 +333,7 @@ def matmul_trace(rank_a: int, rank_b: int, rows: int, inner: int, cols: int, bat
         checks=checks,
         figures=[trace_diagram(events, T(
             f"Dispatcher hops of a{list(shape_a)} @ b{list(shape_b)}",
-            f"a{list(shape_a)} @ b{list(shape_b)} 在分派器中的每一跳"))],
+            f"a{list(shape_a)} @ b{list(shape_b)} 在调度器中的每一跳"))],
         tables=[summary, trace_table(events, T("The recorded hops", "记录下的每一跳"))],
         metrics={"hops": len(events), "operator_calls": len(group_calls(events)),
                  "product_op": str(product),

@@ -25,6 +25,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -113,13 +114,13 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
 
 @experiment(
     name="overhead",
-    title=T("What the dispatcher costs per call", "分派器每次调用的开销"),
+    title=T("What the dispatcher costs per call", "调度器每次调用的开销"),
     description=T(
         "Times one elementwise add of two n×n float64 matrices in raw NumPy and through "
         "whylab's dispatcher with and without autograd recording, under no_grad and under "
         "inference_mode, for several n. Each time is the fastest of the rounds.",
         "对两个 n×n 的 float64 矩阵做一次逐元素加法并计时：直接用 NumPy，以及经过 whylab "
-        "分派器（记录或不记录计算图、no_grad 下、inference_mode 下），取多个 n。"
+        "调度器（记录或不记录计算图、no_grad 下、inference_mode 下），取多个 n。"
         "每个耗时取各轮中最快的一次。",
     ),
     params=[
@@ -131,7 +132,7 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
     controls=[
         Control("bypasses-dispatcher",
                 T("the whylab call skips the dispatcher (it is np.add itself)",
-                  "whylab 的调用绕过了分派器（其实就是 np.add 本身）"),
+                  "whylab 的调用绕过了调度器（其实就是 np.add 本身）"),
                 breaks=("small-overhead-dominates",)),
         Control("kernel-copies-operands",
                 T("whylab's add copies both operands before adding, work that grows with n²",
@@ -145,6 +146,55 @@ def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None 
                 T("no_grad() is left out, so the no_grad variant records a node",
                   "漏掉了 no_grad()，于是 no_grad 这一做法也记录了节点"),
                 breaks=("only-recording-leaves-grad-fn",)),
+    ],
+    metrics=[
+        Metric(
+            "whylab_over_numpy_at_4",
+            T("time: whylab add / np.add, n = 4", "耗时：whylab add / np.add，n = 4"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_16",
+            T("time: whylab add / np.add, n = 16", "耗时：whylab add / np.add，n = 16"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_64",
+            T("time: whylab add / np.add, n = 64", "耗时：whylab add / np.add，n = 64"),
+            "×",
+        ),
+        Metric(
+            "whylab_over_numpy_at_256",
+            T("time: whylab add / np.add, n = 256", "耗时：whylab add / np.add，n = 256"),
+            "×",
+        ),
+        Metric("largest_n", T("largest n", "最大的 n")),
+        Metric(
+            "whylab_over_numpy_at_largest",
+            T("time: whylab add / np.add, largest n", "耗时：whylab add / np.add，最大的 n"),
+            "×",
+        ),
+        Metric(
+            "dispatch_overhead_us_at_4",
+            T("whylab's extra time per call at n = 4", "n = 4 时 whylab 每次调用多花的时间"),
+            "µs",
+        ),
+        Metric(
+            "recording_over_plain_at_4",
+            T(
+                "time at n = 4: recording a node / no grad needed",
+                "n = 4 时的耗时：记录节点 / 无需梯度",
+            ),
+            "×",
+        ),
+        Metric(
+            "plain_over_inference_at_4",
+            T(
+                "time at n = 4: no grad needed / inference_mode",
+                "n = 4 时的耗时：无需梯度 / inference_mode",
+            ),
+            "×",
+        ),
     ],
 )
 def overhead(largest: str, rounds: int) -> Result:
@@ -176,7 +226,7 @@ def overhead(largest: str, rounds: int) -> Result:
         ratio_check("small-overhead-dominates",
                     T(f"At {small}×{small}, the dispatcher costs more than the arithmetic: "
                       f"whylab / NumPy > {SMALL_RATIO_AT_LEAST:g}",
-                      f"{small}×{small} 时分派的开销超过运算本身：whylab / NumPy > "
+                      f"{small}×{small} 时调度的开销超过运算本身：whylab / NumPy > "
                       f"{SMALL_RATIO_AT_LEAST:g}"),
                     ratio("plain", "numpy", small), at_least=SMALL_RATIO_AT_LEAST),
         ratio_check("large-arithmetic-dominates",
@@ -222,7 +272,11 @@ def overhead(largest: str, rounds: int) -> Result:
         rows=[[n, *(f"{best[(v, n)] * 1e6:.2f}" for v in VARIANTS),
                f"{ratio('plain', 'numpy', n):.2f}"] for n in sizes],
     )
-    metrics = {f"whylab_over_numpy_at_{n}": ratio("plain", "numpy", n) for n in sizes}
+    metrics: dict[str, float] = {
+        f"whylab_over_numpy_at_{n}": ratio("plain", "numpy", n) for n in SMALL_SIZES
+    }
+    metrics["largest_n"] = large
+    metrics["whylab_over_numpy_at_largest"] = ratio("plain", "numpy", large)
     metrics["dispatch_overhead_us_at_4"] = (best[("plain", small)] - best[("numpy", small)]) * 1e6
     metrics["recording_over_plain_at_4"] = ratio("recording", "plain", small)
     metrics["plain_over_inference_at_4"] = ratio("plain", "inference", small)

@@ -17,6 +17,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -90,6 +91,24 @@ def direct_sum_in_order(x: np.ndarray) -> np.ndarray:
                 T("the direct sum adds its terms pairwise, as numpy.sum does, not in order",
                   "直接求和像 numpy.sum 那样两两相加，而不是逐项累加"),
                 breaks=("in-order-error-grows", "fft-beats-in-order-sum")),
+    ],
+    metrics=[
+        Metric(
+            "in_order_exponent",
+            T(
+                "growth of the in-order sum's error: exponent p in n^p",
+                "逐项累加误差的增长指数 p（误差 ∝ n^p）",
+            ),
+        ),
+        Metric(
+            "fft_error_per_eps_log2n",
+            T("largest FFT error / (ε·log₂ n)", "FFT 最大误差 / (ε·log₂ n)"),
+        ),
+        Metric(
+            "in_order_over_fft_error",
+            T("error at the largest n: in-order sum / FFT", "最大 n 处的误差之比：逐项累加 / FFT"),
+            "×",
+        ),
     ],
 )
 def accuracy(max_log2n: int, seed: int) -> Result:

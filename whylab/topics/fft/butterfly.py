@@ -17,6 +17,7 @@ from whylab.explorer.experiment import (
     Control,
     GraphDiagram,
     GraphNode,
+    Metric,
     Param,
     Result,
     T,
@@ -197,6 +198,10 @@ def _flip_one_wire(wires: list[Wire]) -> list[Wire]:
                                      "图中有一条连线的符号画反了"),
                 breaks=("wires-compute-values",)),
     ],
+    metrics=[
+        Metric("stages", T("stages (log₂ n)", "级数（log₂ n）")),
+        Metric("butterflies", T("butterflies", "蝶形运算个数")),
+    ],
 )
 def butterfly(n: str) -> Result:
     size = int(n)
@@ -220,7 +225,7 @@ def butterfly(n: str) -> Result:
             # Pinned: stage s is column s, position p is row p, so the wires of each
             # butterfly cross as in the textbook picture.
             nodes.append(GraphNode(id=f"s{s}p{p}", label=label,
-                                   detail=_format_complex(values[p]), group=f"stage {s}",
+                                   detail=_format_complex(values[p]), group=f"s = {s}",
                                    layer=s, order=p))
 
     checks = [
@@ -249,7 +254,10 @@ def butterfly(n: str) -> Result:
                               direction="LR")],
         tables=[table],
         metrics={"stages": last, "butterflies": sum(s.top.shape[0] for s in plan.stages)},
-        notes=[T("An edge labelled +Wₘᵏ or −Wₘᵏ multiplies by ±exp(−2πik/m) on the way, "
+        notes=[T(f"Column s = 0 holds the input in bit-reversed order; column s = 1 … {last} "
+                 "the array after stage s.",
+                 f"s = 0 列是按位反转顺序排好的输入；s = 1 … {last} 列是第 s 级之后的数组。"),
+               T("An edge labelled +Wₘᵏ or −Wₘᵏ multiplies by ±exp(−2πik/m) on the way, "
                  "where m is the block length the stage produces; an unlabelled edge adds the "
                  "value unchanged.",
                  "标注为 +Wₘᵏ 或 −Wₘᵏ 的边表示沿途乘以 ±exp(−2πik/m)，m 是该级合并后的块长；"

@@ -20,6 +20,7 @@ from whylab.bench import fastest_per_call
 from whylab.explorer.experiment import (
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -124,6 +125,47 @@ def dft_slot(n: int) -> Callable[[np.ndarray], object]:
                 breaks=("dft-time-is-exponentials",)),
         control(ONLY_BIT_REVERSAL, ("fft-butterflies-every-n",)),
         control(DFT_BY_FFT, ("dft-multiplies-every-n",)),
+    ],
+    metrics=[
+        Metric(
+            "dft_exponent",
+            T("DFT time grows as n^p: exponent p", "DFT 耗时按 n^p 增长：指数 p"),
+        ),
+        Metric(
+            "fft_time_per_n_log_n_growth",
+            T(
+                "FFT time per n·log₂ n, largest n / smallest n fitted",
+                "FFT 每 n·log₂ n 的耗时：拟合范围内最大 n 与最小 n 之比",
+            ),
+            "×",
+        ),
+        Metric(
+            "largest_dft_n",
+            T(
+                "largest n the DFT is timed at (the three ratios below)",
+                "DFT 计时的最大 n（下面三个比值所在的 n）",
+            ),
+        ),
+        Metric("dft_over_fft_time", T("time: DFT / FFT", "耗时：DFT / FFT"), "×"),
+        Metric(
+            "dft_over_fft_multiplies",
+            T("complex multiplies: DFT / FFT", "复数乘法次数：DFT / FFT"),
+            "×",
+        ),
+        Metric(
+            "dft_over_dft_with_cached_matrix",
+            T("time: DFT / DFT with its matrix precomputed", "耗时：DFT / 预先算好矩阵的 DFT"),
+            "×",
+        ),
+        Metric("largest_n", T("largest n timed", "计时的最大 n")),
+        Metric(
+            "fft_over_numpy",
+            T(
+                "time at the largest n: this page's FFT / numpy.fft.fft",
+                "最大 n 处的耗时：本页 FFT / numpy.fft.fft",
+            ),
+            "×",
+        ),
     ],
 )
 def cost_growth(max_log2n: int, rounds: int) -> Result:
@@ -245,11 +287,12 @@ def cost_growth(max_log2n: int, rounds: int) -> Result:
         figures=[timing_chart, per_n_log_n_chart, count_chart],
         tables=[table],
         metrics={"dft_exponent": dft_exponent, "fft_time_per_n_log_n_growth": fft_growth,
-                 f"dft_over_fft_time_at_{largest_common}": slowdown,
-                 f"dft_over_fft_multiplies_at_{largest_common}": multiply_ratio,
-                 f"dft_over_dft_with_cached_matrix_at_{largest_common}": exponentials_share,
-                 f"fft_over_numpy_at_{fft_sizes[-1]}":
-                     best["fft"][fft_sizes[-1]] / best["numpy"][fft_sizes[-1]]},
+                 "largest_dft_n": largest_common,
+                 "dft_over_fft_time": slowdown,
+                 "dft_over_fft_multiplies": multiply_ratio,
+                 "dft_over_dft_with_cached_matrix": exponentials_share,
+                 "largest_n": fft_sizes[-1],
+                 "fft_over_numpy": best["fft"][fft_sizes[-1]] / best["numpy"][fft_sizes[-1]]},
         notes=[T("Wall-clock times from this machine; they vary from run to run. The DFT is "
                  f"timed up to n = {2**DFT_MAX_LOG2N}. At n = {largest_common} the time ratio "
                  f"DFT/FFT ({slowdown:.0f}×) exceeds the ratio of multiplies "

@@ -17,6 +17,7 @@ import numpy as np
 from whylab.explorer.experiment import (
     Check,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -92,6 +93,15 @@ def fft_real_flops(n: int) -> tuple[int, int]:
                                     "fft-nontrivial-multiplies", "fft-real-flops")),
         control(RECURSION_SWAPS_HALVES, ("recursive-equals-dft",)),
         control(DFT_BY_FFT, ("dft-multiplies",)),
+    ],
+    metrics=[
+        Metric("n", T("length n", "长度 n")),
+        Metric("max_abs_error_vs_dft", T("largest |FFT − DFT|", "最大偏差 |FFT − DFT|")),
+        Metric(
+            "dft_multiplies_per_fft_multiply",
+            T("complex multiplies: DFT / FFT", "复数乘法次数：DFT / FFT"),
+            "×",
+        ),
     ],
 )
 def fft_vs_dft(log2n: int, signal: str, seed: int) -> Result:

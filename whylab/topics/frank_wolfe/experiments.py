@@ -18,6 +18,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -180,6 +181,13 @@ def gradient_descent_path(f_and_grad, x0, steps: int, lr: float) -> list[np.ndar
                   "feasible)", "步长取 0，迭代点根本不动（于是平凡地保持可行）"),
                 breaks=("gap-shrinks",)),
     ],
+    metrics=[
+        Metric(
+            "max_breach",
+            T("largest breach of the set by an iterate", "迭代点越出集合的最大距离"),
+        ),
+        Metric("final_gap", T("gap g_T after the last step", "最后一步之后的间隙 g_T")),
+    ],
 )
 def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
     f_and_grad, x0, feasible_set, smoothness = feasibility_problem(constraint, n, seed)
@@ -255,6 +263,16 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
                 T("f* is taken from a 20-step Frank–Wolfe run instead of the KKT solve",
                   "f* 取自一次只有 20 步的 Frank–Wolfe 运行，而不是解 KKT 条件"),
                 breaks=("error-nonnegative",)),
+    ],
+    metrics=[
+        Metric("f_star", T("f* (KKT on the support)", "f*（在支撑集上解 KKT）")),
+        Metric(
+            "min_gap_minus_error",
+            T(
+                "smallest g_t − h_t (≥ 0: the gap bounds the error)",
+                "g_t − h_t 的最小值（≥ 0：间隙是误差的上界）",
+            ),
+        ),
     ],
 )
 def gap_certificate(n: int, steps: int, seed: int) -> Result:
@@ -349,6 +367,21 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
                   "L，而不是最大特征值"),
                 breaks=("curvature-bound",)),
         SUPPORT_CONTROL,
+    ],
+    metrics=[
+        Metric("curvature", T("curvature constant C_f", "曲率常数 C_f")),
+        Metric(
+            "error_slope",
+            T("slope of log h_t against log t (late steps)", "log h_t 对 log t 的斜率（后期各步）"),
+        ),
+        Metric(
+            "gap_slope",
+            T("slope of log g_t against log t (late steps)", "log g_t 对 log t 的斜率（后期各步）"),
+        ),
+        Metric(
+            "worst_error_over_bound",
+            T("largest h_t / Jaggi's bound 2C_f/(t+2)", "h_t / Jaggi 上界 2C_f/(t+2) 的最大值"),
+        ),
     ],
 )
 def jaggi_rate(n: int, steps: int, seed: int) -> Result:
@@ -446,6 +479,12 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
                   "从单纯形的中心而不是顶点出发"),
                 breaks=("error-equals-formula", "support-grows-by-one")),
     ],
+    metrics=[
+        Metric(
+            "max_deviation",
+            T("largest |h_t − (1/(t+1) − 1/n)|", "最大偏差 |h_t − (1/(t+1) − 1/n)|"),
+        ),
+    ],
 )
 def lower_bound(n: int) -> Result:
     start = np.full(n, 1.0 / n) if control_active("dense-start") else np.eye(n)[0]
@@ -531,6 +570,29 @@ def _shown(count: int | None, budget: int) -> str:
                   "远离步与成对步的运行丢掉活动集，只走普通步"),
                 breaks=("away-linear", "pairwise-linear", "vanilla-zigzags")),
         SUPPORT_CONTROL,
+    ],
+    metrics=[
+        Metric(
+            "iterations_vanilla",
+            T(
+                f"steps to a gap of {TARGET_GAP:.0e}: plain Frank–Wolfe",
+                f"把间隙降到 {TARGET_GAP:.0e} 的步数：普通 Frank–Wolfe",
+            ),
+        ),
+        Metric(
+            "iterations_away",
+            T(
+                f"steps to a gap of {TARGET_GAP:.0e}: away-step FW",
+                f"把间隙降到 {TARGET_GAP:.0e} 的步数：远离步 FW",
+            ),
+        ),
+        Metric(
+            "iterations_pairwise",
+            T(
+                f"steps to a gap of {TARGET_GAP:.0e}: pairwise FW",
+                f"把间隙降到 {TARGET_GAP:.0e} 的步数：成对 FW",
+            ),
+        ),
     ],
 )
 def variants(n: int, max_steps: int, seed: int) -> Result:
@@ -652,6 +714,16 @@ def projected_gradient_path(f_and_grad, x0, steps, lr, project) -> list[np.ndarr
                   "迭代点来自投影梯度下降，而不是 Frank–Wolfe"),
                 breaks=("simplex-sparse", "l1-sparse")),
     ],
+    metrics=[
+        Metric(
+            "nonzeros_simplex",
+            T("nonzeros of the last iterate: simplex", "最后一个迭代点的非零元个数：单纯形"),
+        ),
+        Metric(
+            "nonzeros_l1",
+            T("nonzeros of the last iterate: L1 ball", "最后一个迭代点的非零元个数：L1 球"),
+        ),
+    ],
 )
 def sparsity(n: int, steps: int, seed: int) -> Result:
     rng = np.random.default_rng(seed)
@@ -736,6 +808,15 @@ def project_nuclear_ball(X: np.ndarray, radius: float) -> np.ndarray:
                 T("the observed values are shuffled among the observed positions",
                   "观测值在观测位置之间被打乱"),
                 breaks=("heldout-beats-baseline",)),
+    ],
+    metrics=[
+        Metric("final_rank", T("rank of the last iterate", "最后一个迭代点的秩")),
+        Metric(
+            "final_large_singular_values",
+            T("singular values above 1% of the largest", "大于最大奇异值 1% 的奇异值个数"),
+        ),
+        Metric("heldout_rmse", T("RMSE on held-out entries", "留出元素上的均方根误差")),
+        Metric("baseline_rmse", T("RMSE of filling with zeros", "补零的均方根误差")),
     ],
 )
 def matrix_completion(rows: int, rank: int, observed: float, steps: int, seed: int) -> Result:
@@ -857,6 +938,13 @@ def to_plane(x: np.ndarray) -> np.ndarray:
                 T("each step is the unconstrained gradient step instead of the convex "
                   "combination", "每一步换成无约束的梯度步，而不是凸组合"),
                 breaks=("path-in-triangle", "steps-toward-vertex")),
+    ],
+    metrics=[
+        Metric("final_gap", T("gap after the last step", "最后一步之后的间隙")),
+        Metric(
+            "max_breach",
+            T("largest breach of the simplex by an iterate", "迭代点越出单纯形的最大距离"),
+        ),
     ],
 )
 def simplex_path(variant: str, step: str, steps: int) -> Result:

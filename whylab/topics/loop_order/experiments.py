@@ -20,6 +20,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -145,6 +146,17 @@ def _operands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
                 T("the simulator replays another loop order than the one named",
                   "模拟器重放的是另一种循环顺序，而不是所标的那种"),
                 breaks=("csapp-table", "matches-reference")),
+    ],
+    metrics=[
+        Metric("small_cache_bytes", T("cache smaller than one row", "比一行还小的缓存"), "B"),
+        Metric(
+            "fitting_cache_bytes",
+            T(
+                "cache that holds the working set (0: none tried)",
+                "能装下工作集的缓存（0 表示没有）",
+            ),
+            "B",
+        ),
     ],
 )
 def misses_by_order(n: int, line_bytes: str, ways: str) -> Result:
@@ -410,6 +422,14 @@ def timed_order(order: str) -> str:
                   "两次计时之间没有把 C 清零，乘积一次次累加上去"),
                 breaks=("orders-equal-numpy",)),
     ],
+    metrics=[
+        Metric("gflops_ijk", T("speed, ijk", "速度，ijk"), "GFLOP/s"),
+        Metric("gflops_ikj", T("speed, ikj", "速度，ikj"), "GFLOP/s"),
+        Metric("gflops_jik", T("speed, jik", "速度，jik"), "GFLOP/s"),
+        Metric("gflops_jki", T("speed, jki", "速度，jki"), "GFLOP/s"),
+        Metric("gflops_kij", T("speed, kij", "速度，kij"), "GFLOP/s"),
+        Metric("gflops_kji", T("speed, kji", "速度，kji"), "GFLOP/s"),
+    ],
 )
 def order_timing(n: int, seed: int) -> Result:
     A, B = _operands(n, seed)
@@ -493,6 +513,15 @@ def order_timing(n: int, seed: int) -> Result:
                 T("the packed timing really runs the naive blocked loops",
                   "打包算法的计时实际跑的是朴素分块循环"),
                 breaks=("packed-beats-blocked",)),
+    ],
+    metrics=[
+        Metric("gflops_blocked", T("speed, blocked loops", "速度，分块循环"), "GFLOP/s"),
+        Metric("gflops_packed", T("speed, packed micro-kernel", "速度，打包 + 微内核"), "GFLOP/s"),
+        Metric(
+            "gflops_dgemm",
+            T("speed, BLAS dgemm (one thread)", "速度，BLAS dgemm（单线程）"),
+            "GFLOP/s",
+        ),
     ],
 )
 def blocking(n: int, block: str, seed: int) -> Result:
@@ -629,6 +658,18 @@ def _packed_layout_matches(B: np.ndarray) -> bool:
         Control("best-is-worst",
                 T("the 'best order' rung really runs jki", "“最好的顺序”这一级实际跑的是 jki"),
                 breaks=("loop-orders-climb",)),
+    ],
+    metrics=[
+        Metric(
+            "dgemm_gflops",
+            T("speed, BLAS dgemm (one thread)", "速度，BLAS dgemm（单线程）"),
+            "GFLOP/s",
+        ),
+        Metric(
+            "python_gflops",
+            T("speed, interpreted Python", "速度，解释执行的 Python"),
+            "GFLOP/s",
+        ),
     ],
 )
 def speed_ladder(n: int, seed: int) -> Result:

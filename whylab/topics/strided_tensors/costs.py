@@ -22,6 +22,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -219,6 +220,58 @@ def _series_name(key: str, op: Text) -> Text:
                   "t.add_(y) 中的 t 其实和 y 一样是行主序，两者布局一致"),
                 breaks=("mixed-layouts-slower",)),
     ],
+    metrics=[
+        Metric(
+            "largest_n",
+            T("largest n (the ratios below are at this n)", "最大的 n（下面的比值都在这个 n 上）"),
+        ),
+        Metric(
+            "lone_transposed_over_row_major",
+            T(
+                "one-operand kernel: time on x.t() / on a row-major copy (median)",
+                "单操作数内核：x.t() 上的耗时 / 行主序副本上的耗时（中位数）",
+            ),
+            "×",
+        ),
+        Metric("lone_ratio_quartiles", T("… median [quartiles]", "……中位数 [四分位数]"), "×"),
+        Metric(
+            "mixed_transposed_over_row_major",
+            T(
+                "t.add_(y): time with t = x.t() / with t row-major (median)",
+                "t.add_(y)：t = x.t() 时的耗时 / t 为行主序时的耗时（中位数）",
+            ),
+            "×",
+        ),
+        Metric("mixed_ratio_quartiles", T("… median [quartiles]", "……中位数 [四分位数]"), "×"),
+        Metric(
+            "transposing_copy_over_clone",
+            T("time: x.t().contiguous() / x.clone()", "耗时：x.t().contiguous() / x.clone()"),
+            "×",
+        ),
+        Metric(
+            "clone_over_self_return",
+            T(
+                "time: x.clone() / x.contiguous() (which returns x itself)",
+                "耗时：x.clone() / x.contiguous()（后者直接返回 x）",
+            ),
+            "×",
+        ),
+        Metric(
+            "transposing_copy_over_view",
+            T("time: x.t().contiguous() / x.t()", "耗时：x.t().contiguous() / x.t()"),
+            "×",
+        ),
+        Metric(
+            "view_seconds_largest_over_smallest",
+            T("time of x.t(): largest n / smallest n", "x.t() 的耗时：最大 n / 最小 n"),
+            "×",
+        ),
+        Metric(
+            "view_bytes_at_most",
+            T("bytes x.t() allocates, at most", "x.t() 分配的字节数（最多）"),
+            "B",
+        ),
+    ],
 )
 def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
     label, lone_op = LONE_OPS[op]
@@ -377,15 +430,16 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
     return Result(
         checks=checks, figures=[chart], tables=[table],
         metrics={
-            f"lone_transposed_over_row_major_at_{largest}": layout_ratio["lone"].median,
-            f"lone_ratio_quartiles_at_{largest}": layout_ratio["lone"].format(),
-            f"mixed_transposed_over_row_major_at_{largest}": layout_ratio["mixed"].median,
-            f"mixed_ratio_quartiles_at_{largest}": layout_ratio["mixed"].format(),
-            f"transposing_copy_over_clone_at_{largest}":
+            "largest_n": largest,
+            "lone_transposed_over_row_major": layout_ratio["lone"].median,
+            "lone_ratio_quartiles": layout_ratio["lone"].format(),
+            "mixed_transposed_over_row_major": layout_ratio["mixed"].median,
+            "mixed_ratio_quartiles": layout_ratio["mixed"].format(),
+            "transposing_copy_over_clone":
                 at_largest("contiguous_of_transposed", "clone"),
-            f"clone_over_self_return_at_{largest}":
+            "clone_over_self_return":
                 at_largest("clone", "contiguous_of_contiguous"),
-            f"transposing_copy_over_view_at_{largest}":
+            "transposing_copy_over_view":
                 at_largest("contiguous_of_transposed", "transpose_view"),
             "view_seconds_largest_over_smallest": view_growth,
             "view_bytes_at_most": max(view_bytes),
@@ -461,6 +515,10 @@ def mm_under_test(a: whylab.Tensor, b: whylab.Tensor) -> whylab.Tensor:
                 T("the transposed operand is read as if it were not transposed",
                   "转置的操作数被当成没有转置来读"),
                 breaks=("values-as-numpy",)),
+    ],
+    metrics=[
+        Metric("operand_copies", T("operand copies in all", "操作数副本总数")),
+        Metric("result_bytes", T("bytes of one result", "一个结果占的字节数"), "B"),
     ],
 )
 def mm_operands(n: int) -> Result:

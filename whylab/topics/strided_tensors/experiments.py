@@ -20,6 +20,7 @@ from whylab.explorer.experiment import (
     Control,
     GraphDiagram,
     GraphNode,
+    Metric,
     Param,
     Result,
     T,
@@ -35,9 +36,9 @@ from whylab.topics.strided_tensors.writes import expanded_write
 MARKER = -1000.0  # written through a view; random normal storage never holds it
 MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every cell)
 # Legend entries of the view diagram; code, so they read the same in both languages.
-CONTIGUOUS_GROUP = "is_contiguous() → True"
-STRIDED_GROUP = "is_contiguous() → False"
-STORAGE_GROUP = "Storage"
+CONTIGUOUS_GROUP = "✓ is_contiguous()"
+STRIDED_GROUP = "✗ is_contiguous()"
+STORAGE_GROUP = "untyped_storage()"
 
 
 # ---------------------------------------------------------------- reading the engine
@@ -208,7 +209,8 @@ def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> Gr
         shown = layout_of(tensor)
         nodes.append(GraphNode(
             id=f"t{row}", label=code,
-            detail=f"size {_fmt(shown.sizes)} stride {_fmt(shown.strides)} offset {shown.offset}",
+            detail=f"size() {_fmt(shown.sizes)} stride() {_fmt(shown.strides)} "
+                   f"storage_offset() {shown.offset}",
             group=CONTIGUOUS_GROUP if tensor.is_contiguous() else STRIDED_GROUP,
             layer=1, order=row))
     return GraphDiagram(
@@ -304,6 +306,15 @@ def run_step(step, tensor: whylab.Tensor) -> whylab.Tensor:
                 breaks=("address-formula", "write-through"),
                 params={"chain": "select-slice-transpose"}),
     ],
+    metrics=[
+        Metric("elements_in_view", T("elements of the final view", "最终视图的元素个数")),
+        Metric(
+            "distinct_cells_read",
+            T("distinct storage cells they read", "它们读取的不同存储单元个数"),
+        ),
+        Metric("storage_cells", T("cells in the storage", "存储中的单元个数")),
+        Metric("final_is_contiguous", T("final view is contiguous", "最终视图是连续的")),
+    ],
 )
 def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
     operations = CHAINS[chain]
@@ -341,7 +352,7 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
         title=T("Layout after each step", "每一步之后的布局"),
         columns=[T("expression", "表达式"), T("sizes", "尺寸"), T("strides", "步幅"),
                  T("offset", "偏移"), T("is_contiguous()", "is_contiguous()")],
-        rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), str(t.is_contiguous())]
+        rows=[[code, _fmt(t.shape), _fmt(t.stride()), t.storage_offset(), t.is_contiguous()]
               for code, t in zip(codes, tensors, strict=True)],
     )
     notes = []
@@ -357,7 +368,7 @@ def view_chain(chain: str, n0: int, n1: int, n2: int, seed: int) -> Result:
         notes=notes,
         metrics={"elements_in_view": len(cells), "distinct_cells_read": len(set(cells)),
                  "storage_cells": int(storage_values.shape[0]),
-                 "final_is_contiguous": str(views[-1].is_contiguous())},
+                 "final_is_contiguous": views[-1].is_contiguous()},
     )
 
 
@@ -482,6 +493,15 @@ def size_one_check(with_size_one_exception: bool) -> Check:
                   "reshape() 无视步幅，按存储里的先后顺序读取"),
                 breaks=("values-as-numpy",)),
     ],
+    metrics=[
+        Metric("blocks", T("blocks after merging dimensions", "合并维度后的块数")),
+        Metric(
+            "chosen_target_views",
+            T("view() works for the chosen shape", "所选形状可以用 view()"),
+        ),
+        Metric("views_possible", T("target shapes that can be views", "能成为视图的目标形状数")),
+        Metric("targets", T("target shapes tried", "尝试的目标形状数")),
+    ],
 )
 def view_or_copy(layout: str, target: str) -> Result:
     start = STARTING_LAYOUTS[layout]
@@ -572,12 +592,12 @@ def view_or_copy(layout: str, target: str) -> Result:
                "分成若干段，每段尺寸之积恰好等于这些块的大小。")]
     if target in errors:
         notes.append(T(f"view{_fmt(TARGET_SHAPES[target])} raised: {errors[target]}",
-                       f"view{_fmt(TARGET_SHAPES[target])} 报错：{errors[target]}"))
+                       f"view{_fmt(TARGET_SHAPES[target])} 报错：“{errors[target]}”"))
     return Result(
         checks=checks,
         tables=[table],
         notes=notes,
-        metrics={"blocks": len(blocks), "chosen_target_views": str(target not in errors),
+        metrics={"blocks": len(blocks), "chosen_target_views": target not in errors,
                  "views_possible": sum(viewed), "targets": len(names)},
     )
 
@@ -667,6 +687,14 @@ def saved_tensor_error_check(message: str | None, now: int, saved: int) -> Check
                 T("the tensor written into is one a backward formula saved (z · z saves z)",
                   "被写入的张量正是某个反向公式保存的张量（z · z 会保存 z）"),
                 breaks=("unsaved-write-harmless",)),
+    ],
+    metrics=[
+        Metric("final_version", T("x's version after the writes", "写入之后 x 的版本号")),
+        Metric("saved_version", T("version saved for backward", "为反向传播保存的版本号")),
+        Metric(
+            "version_at_backward",
+            T("version when backward() runs", "调用 backward() 时的版本号"),
+        ),
     ],
 )
 def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
@@ -769,7 +797,7 @@ def version_counter(view: str, op: str, writes: int, seed: int) -> Result:
     notes = []
     if message:
         notes.append(T(f"backward() after {writes} write(s) through y{view_code}: {message}",
-                       f"经由 y{view_code} 写入 {writes} 次之后调用 backward()：{message}"))
+                       f"经由 y{view_code} 写入 {writes} 次之后调用 backward()：“{message}”"))
     return Result(checks=checks, tables=[table], notes=notes,
                   metrics={"final_version": history[-1][1], "saved_version": saved_at,
                            "version_at_backward": version_of(y)})

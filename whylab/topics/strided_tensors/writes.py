@@ -18,6 +18,7 @@ import whylab
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -87,6 +88,13 @@ def clone_under_test(tensor: whylab.Tensor) -> whylab.Tensor:
                 T("clone() returns the expanded view itself, without its own storage",
                   "clone() 直接返回 expand 出来的视图本身，没有自己的存储"),
                 breaks=("clone-takes-the-write",)),
+    ],
+    metrics=[
+        Metric(
+            "storage_cells",
+            T("cells in the expand() view's storage", "expand() 视图的存储单元个数"),
+        ),
+        Metric("elements", T("elements the view shows", "视图呈现的元素个数")),
     ],
 )
 def expanded_write(op: str, rows: int, n: int) -> Result:
@@ -170,6 +178,8 @@ def expanded_write(op: str, rows: int, n: int) -> Result:
         rows=[[i] + [j * e.stride()[1] + i * e.stride()[0] + e.storage_offset()
                      for j in range(n)] for i in range(rows)],
     )
-    notes = [] if message is None else [T(f"e{code} raised: {message}", f"e{code} 报错：{message}")]
+    notes = [] if message is None else [
+        T(f"e{code} raised: {message}", f"e{code} 报错：“{message}”")
+    ]
     return Result(checks=checks, tables=[table], notes=notes,
                   metrics={"storage_cells": e.untyped_storage().size, "elements": rows * n})

@@ -21,6 +21,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -127,6 +128,10 @@ def lower_flag(uplo: str) -> int:
                                      "解包时把 'L' 和 'U' 两种排布弄混了"),
                 breaks=("lower-index-map", "upper-index-map")),
     ],
+    metrics=[
+        Metric("stored", T("numbers stored in ap (n(n+1)/2)", "ap 中存放的数（n(n+1)/2）")),
+        Metric("full", T("numbers in the full A (n²)", "完整 A 的数（n²）")),
+    ],
 )
 def packed_index_map(n: int) -> Result:
     swap = {"L": "U", "U": "L"} if control_active("layouts-swapped") else {"L": "L", "U": "U"}
@@ -194,6 +199,10 @@ def packed_index_map(n: int) -> Result:
                                       "multiplied densely",
                                       "先把向量解包成完整矩阵，再按稠密方式相乘"),
                 breaks=("loaded-once", "storage-fraction")),
+    ],
+    metrics=[
+        Metric("stored", T("numbers stored in ap (n(n+1)/2)", "ap 中存放的数（n(n+1)/2）")),
+        Metric("multiplies", T("multiplies counted", "统计到的乘法次数")),
     ],
 )
 def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
@@ -334,6 +343,29 @@ def full_storage_check(n: int, full_over_packed: float, shown: str) -> Check:
                 breaks=("sym-gaxpy-near-dspmv",)),
     ],
     timing=True,
+    metrics=[
+        Metric(
+            "dsymv_over_dspmv",
+            T(
+                "time: dsymv (full) / dspmv (packed), fastest",
+                "耗时：dsymv（完整存储）/ dspmv（打包存储），最快",
+            ),
+            "×",
+        ),
+        Metric(
+            "sym_gaxpy_over_dspmv",
+            T(
+                "time: this page's sym_gaxpy / dspmv, fastest",
+                "耗时：本页的 sym_gaxpy / dspmv，最快",
+            ),
+            "×",
+        ),
+        Metric(
+            "packed_over_full_bytes",
+            T("bytes: packed ap / full A", "字节数：打包的 ap / 完整的 A"),
+            "×",
+        ),
+    ],
 )
 def memory_not_time(n: str, rounds: int) -> Result:
     size = int(n)

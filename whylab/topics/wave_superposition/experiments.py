@@ -18,6 +18,7 @@ import numpy as np
 from whylab.explorer.experiment import (
     Check,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -106,6 +107,16 @@ PHASE = Param("phase", "float", 2.0, T("phase difference φ", "相位差 φ"), u
         control(HALF_ANGLE_FORGOTTEN, ("peak-matches-closed-form", "fit-amplitude")),
         control(PHASE_HALVED, ("peak-matches-closed-form", "fit-amplitude", "product-form")),
         control(SECOND_WAVE_DETUNED, ("pure-sinusoid",)),
+    ],
+    metrics=[
+        Metric(
+            "closed_form_amplitude",
+            T("amplitude from the formula 2A|cos(φ/2)|", "公式 2A|cos(φ/2)| 给出的振幅"),
+        ),
+        Metric("largest_sample", T("largest |sample| of the sum", "合成波采样值的最大绝对值")),
+        Metric("fitted_amplitude", T("amplitude of the fitted sinusoid", "拟合正弦波的振幅")),
+        Metric("fit_residual", T("fit residual (RMS)", "拟合残差（均方根）")),
+        Metric("ratio_to_one_wave", T("amplitude of the sum / A", "合成振幅 / A"), "×"),
     ],
 )
 def superposition(amplitude: float, frequency_2: float, phase: float, samples: int,
@@ -246,6 +257,12 @@ LANDMARKS = (
                                "two-thirds-pi-one-wave", "opposite-phase-cancels")),
         control(HALF_ANGLE_FORGOTTEN, ("sweep-matches-closed-form",)),
     ],
+    metrics=[
+        Metric(
+            "max_error",
+            T("largest |measured − 2A|cos(φ/2)||", "最大偏差 |测量值 − 2A|cos(φ/2)||"),
+        ),
+    ],
 )
 def phase_sweep(amplitude: float, steps: int) -> Result:
     phases = np.arange(2 * steps + 1) * (math.pi / steps)  # 0, ..., pi, ..., 2 pi
@@ -317,6 +334,14 @@ def phase_sweep(amplitude: float, steps: int) -> Result:
                                      "smallest-is-difference")),
         control(EQUAL_AMPLITUDE_PHASE, ("phase-formula",)),
         control(SECOND_WAVE_DETUNED, ("pure-sinusoid",)),
+    ],
+    metrics=[
+        Metric("amplitude", T("amplitude of the sum (RMS)", "合成振幅（由均方根测得）")),
+        Metric("fitted_amplitude", T("amplitude of the fitted sinusoid", "拟合正弦波的振幅")),
+        Metric("phase_of_sum", T("phase of the sum", "合成波的相位"), "rad"),
+        Metric("fit_residual", T("fit residual (RMS)", "拟合残差（均方根）")),
+        Metric("smallest", T("smallest amplitude over all φ", "所有 φ 中最小的合成振幅")),
+        Metric("largest", T("largest amplitude over all φ", "所有 φ 中最大的合成振幅")),
     ],
 )
 def unequal_amplitudes(a1: float, a2: float, phase: float) -> Result:

@@ -22,6 +22,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -126,6 +127,25 @@ def intensity(waves: np.ndarray) -> np.ndarray:
                 T("the \"incoherent\" second source keeps a fixed phase",
                   "所谓“非相干”的第二个波源其实保持固定相位"),
                 breaks=("incoherent-twice-everywhere",)),
+    ],
+    metrics=[
+        Metric("wave_number", T("wave number k = 2π/λ", "波数 k = 2π/λ")),
+        Metric(
+            "kd",
+            T("k·d (phase across the source separation)", "k·d（波源间距对应的相位）"),
+            "rad",
+        ),
+        Metric(
+            "bright_over_one_source",
+            T("intensity at the central fringe / one source's", "中央亮纹强度 / 单个波源的强度"),
+            "×",
+        ),
+        Metric(
+            "ring_average_over_two_sources",
+            T("intensity averaged over all directions / (I₁ + I₂)", "各方向平均强度 / (I₁ + I₂)"),
+            "×",
+        ),
+        Metric("j0_kd", T("J₀(kd)", "J₀(kd)")),
     ],
 )
 def two_sources(wavelength: float, separation: float, seed: int) -> Result:
