@@ -1,4 +1,5 @@
-"""Locust user for benchmarks/load_explorer.py: cached experiment runs and search.
+"""Locust users for benchmarks/load_explorer.py: cached experiment runs and search
+(``Reader``), or page views only (``PageReader``).
 
 Every experiment URL here is one that load_explorer.py computed before the
 run, so these requests measure the serving path (cache lookup, JSON or HTML
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from explorer_load_plan import PHASES, QUERIES, TOPIC
+from explorer_load_plan import PAGES, PHASES, QUERIES, TOPIC
 from locust import FastHttpUser, between, task
 
 
@@ -41,3 +42,15 @@ class Reader(FastHttpUser):
     @task(1)
     def topic_page(self) -> None:
         self.client.get(f"/zh/topics/{TOPIC}", name="topic page (3 cached runs)")
+
+
+class PageReader(FastHttpUser):
+    """Home and topic pages in both languages, nothing else; no timing experiment is
+    requested (a page shows a timing experiment's latest measurement, never runs one)."""
+
+    wait_time = between(0.0, 0.01)
+
+    @task
+    def page(self) -> None:
+        path = random.choice(PAGES)
+        self.client.get(path, name="home page" if path.endswith("/") else "topic page")
