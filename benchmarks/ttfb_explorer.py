@@ -7,9 +7,10 @@ benchmarks/load_explorer.py), loads every page once so its results are
 computed and cached, then in each round fetches the home page and every topic
 page once, in a shuffled order, with ``curl`` (gzip accepted, as a browser
 does) and records curl's ``time_starttransfer``. Prints per page the median and
-quartiles in milliseconds and the median over rounds of the page's time divided
-by the home page's time *in the same round*, so a burst of load from elsewhere
-on the machine moves both sides of a ratio. The machine's load average is
+quartiles in milliseconds, the median over rounds of the page's time divided
+by the home page's time *in the same round* (so a burst of load from elsewhere
+on the machine moves both sides of a ratio), its worst ratio, and the page's
+size as HTML and as sent gzip-compressed. The machine's load average is
 printed before and after: quote it with the figures.
 """
 
@@ -31,15 +32,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_explorer import free_port, start_server, wait_until_up  # noqa: E402
 
 
-def ttfb_ms(url: str) -> float:
-    """curl's time to first byte for ``url`` (gzip accepted), in milliseconds."""
+def ttfb_ms(url: str) -> tuple[float, int]:
+    """curl's time to first byte for ``url`` (gzip accepted), in milliseconds, and the
+    bytes sent (compressed)."""
     result = subprocess.run(
-        ["curl", "-s", "-o", "/dev/null", "--compressed", "-w", "%{time_starttransfer}", url],
+        [
+            "curl",
+            "-s",
+            "-o",
+            "/dev/null",
+            "--compressed",
+            "-w",
+            "%{time_starttransfer} %{size_download}",
+            url,
+        ],
         capture_output=True,
         text=True,
         check=True,
     )
-    return 1000 * float(result.stdout)
+    seconds, size = result.stdout.split()
+    return 1000 * float(seconds), int(size)
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -61,17 +73,21 @@ def main() -> None:
             slugs = [t["slug"] for t in httpx.get(f"{base}/api/topics").json()]
             pages = {"home": f"{base}/{args.lang}/"}
             pages |= {slug: f"{base}/{args.lang}/topics/{slug}" for slug in slugs}
+            sizes: dict[str, int] = {}
             with httpx.Client(timeout=120) as client:
-                for url in pages.values():  # compute and cache every result first
+                for name, url in pages.items():  # compute and cache every result first
                     client.get(url).raise_for_status()
-                    client.get(url).raise_for_status()
+                    sizes[name] = len(client.get(url, headers={"Accept-Encoding": ""}).content)
             load_before = os.getloadavg()
             times: dict[str, list[float]] = {name: [] for name in pages}
             ratios: dict[str, list[float]] = {name: [] for name in pages}
+            gzipped: dict[str, int] = {}
             for _ in range(args.rounds):
                 order = list(pages)
                 random.shuffle(order)
-                this_round = {name: ttfb_ms(pages[name]) for name in order}
+                this_round = {}
+                for name in order:
+                    this_round[name], gzipped[name] = ttfb_ms(pages[name])
                 for name, ms in this_round.items():
                     times[name].append(ms)
                     ratios[name].append(ms / this_round["home"])
@@ -87,13 +103,19 @@ def main() -> None:
         f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
         f"({os.cpu_count()} cores)\n"
     )
-    header = f"{'page':22} {'q1 ms':>8} {'median':>8} {'q3 ms':>8} {'x home':>8} {'max x':>7}"
+    header = (
+        f"{'page':22} {'q1 ms':>8} {'median':>8} {'q3 ms':>8} {'x home':>8} {'max x':>7} "
+        f"{'KB':>7} {'KB gz':>7}"
+    )
     print(header)
     print("-" * len(header))
     for name in pages:
         q1, median, q3 = quartiles(times[name])
         ratio = statistics.median(ratios[name])
-        print(f"{name:22} {q1:8.1f} {median:8.1f} {q3:8.1f} {ratio:8.2f} {max(ratios[name]):7.2f}")
+        print(
+            f"{name:22} {q1:8.1f} {median:8.1f} {q3:8.1f} {ratio:8.2f} {max(ratios[name]):7.2f} "
+            f"{sizes[name] / 1000:7.1f} {gzipped[name] / 1000:7.1f}"
+        )
 
 
 if __name__ == "__main__":
