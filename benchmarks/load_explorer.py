@@ -97,7 +97,9 @@ def warm_pages(base: str) -> None:
                 client.get(path).raise_for_status()
 
 
-def run_locust(base: str, users: int, duration: int, csv_prefix: str, user_class: str) -> None:
+def run_locust(
+    base: str, users: int, duration: int, csv_prefix: str, user_class: str, think: str
+) -> None:
     command = [
         sys.executable,
         "-m",
@@ -122,7 +124,10 @@ def run_locust(base: str, users: int, duration: int, csv_prefix: str, user_class
         "--loglevel",
         "WARNING",
     ]
-    subprocess.run(command, cwd=ROOT, check=False, timeout=duration + 60, stdout=subprocess.DEVNULL)
+    env = {**os.environ, "WHYLAB_LOCUST_THINK_S": think}
+    subprocess.run(
+        command, cwd=ROOT, env=env, check=False, timeout=duration + 60, stdout=subprocess.DEVNULL
+    )
 
 
 def report(
@@ -161,6 +166,11 @@ def main() -> None:
     parser.add_argument(
         "--pages", action="store_true", help="page views only (home and every topic page)"
     )
+    parser.add_argument(
+        "--think",
+        default="0,0.01",
+        help="with --pages: seconds a reader waits between pages, LOW,HIGH (default: none)",
+    )
     args = parser.parse_args()
     rate_limit = not args.no_rate_limit
     port = free_port()
@@ -173,9 +183,11 @@ def main() -> None:
             prefix = str(Path(scratch) / "locust")
             user_class = "PageReader" if args.pages else "Reader"
             load_before = os.getloadavg()
-            run_locust(base, args.users, args.duration, prefix, user_class)
+            run_locust(base, args.users, args.duration, prefix, user_class, args.think)
             load = (load_before[0], os.getloadavg()[0])
             report(prefix, args.duration, args.users, args.workers, rate_limit, load)
+            if args.pages:
+                print(f"page readers wait {args.think.replace(',', '-')} s between pages")
         finally:
             server.send_signal(signal.SIGINT)
             try:

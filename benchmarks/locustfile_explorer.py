@@ -9,6 +9,7 @@ the statistics come out per endpoint.
 
 from __future__ import annotations
 
+import os
 import random
 
 from explorer_load_plan import PAGES, PHASES, QUERIES, TOPIC
@@ -44,11 +45,16 @@ class Reader(FastHttpUser):
         self.client.get(f"/zh/topics/{TOPIC}", name="topic page (3 cached runs)")
 
 
+# Seconds a page reader waits between pages, "low,high" (load_explorer.py --think);
+# by default next to none, so the server is kept busy (a saturation test).
+THINK_S = [float(v) for v in os.environ.get("WHYLAB_LOCUST_THINK_S", "0,0.01").split(",")]
+
+
 class PageReader(FastHttpUser):
     """Home and topic pages in both languages, nothing else; no timing experiment is
     requested (a page shows a timing experiment's latest measurement, never runs one)."""
 
-    wait_time = between(0.0, 0.01)
+    wait_time = between(THINK_S[0], THINK_S[1])
 
     @task
     def page(self) -> None:

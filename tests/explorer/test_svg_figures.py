@@ -84,16 +84,21 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
     assert [label for _, label in sizes.ticks] == ["100", "1000"]
 
 
-def test_a_series_keeps_its_colour_across_charts_and_a_chart_never_repeats_one():
-    from whylab.explorer.svg import series_classes
+def test_series_colours_follow_the_names_not_their_order_and_a_chart_never_repeats_one():
+    from whylab.explorer.svg import SERIES_SLOTS, series_classes
 
     def chart(*names):
         series = [Series(T(n, n + "（中）"), [1, 2], [1, 2]) for n in names]
         return LineChart(T("c", "图"), T("x", "x"), T("y", "y"), series)
 
-    first = dict(zip(["DFT", "FFT"], series_classes(chart("DFT", "FFT")), strict=True))
-    second = dict(zip(["n²", "FFT", "DFT"], series_classes(chart("n²", "FFT", "DFT")), strict=True))
-    assert first["DFT"] == second["DFT"] and first["FFT"] == second["FFT"]
+    for names in (["DFT", "FFT"], ["n²", "FFT", "DFT"], ["a", "b", "c", "d", "e"]):
+        forward = dict(zip(names, series_classes(chart(*names)), strict=True))
+        backward = dict(zip(names[::-1], series_classes(chart(*names[::-1])), strict=True))
+        assert forward == backward
+    # A fixed slot is kept whatever the partner.
+    for fixed, slot in SERIES_SLOTS.items():
+        for partner in ("DFT", "FFT", "x", "numpy"):
+            assert series_classes(chart(partner, fixed))[1] == f"s{slot}"
     many = series_classes(chart(*[f"series {i}" for i in range(8)]))
     assert len(set(many)) == 8
 

@@ -269,12 +269,51 @@ WIDE = ChartSize("wide", 640.0, 300.0, 72.0, 20.0, 12.0, 5)
 COMPACT = ChartSize("compact", 380.0, 230.0, 60.0, 14.0, 13.0, 4)
 
 
+# Series colours (CSS classes s0..s7) come in two tiers of lightness, four hues each:
+# s0-s3 dark in the light theme (dim in the dark one), s4-s7 mid (bright). Every line
+# has 3:1 contrast with the chart's background, and a line of one tier has 3:1 with
+# a line of the other; two lines of one tier do not (WCAG's 3:1 leaves room for only
+# two lightness levels beside a background), so a chart of two series takes one from
+# each tier, and a chart of more tells same-tier lines apart by hue and dash.
+TIER_SIZE = PALETTE_SIZE // 2
+# Series drawn in several charts of a topic, beside different partners: their slots are
+# fixed so that the tier rule never has to move them (any other name: from its hash).
+SERIES_SLOTS: dict[str, int] = {
+    "numpy.fft.fft": 5,  # fft: teal beside this page's FFT in every timing chart
+    "radix-2 FFT (this page)": 2,
+}
+
+
+def series_tier(slot: int) -> int:
+    return slot // TIER_SIZE
+
+
 def series_classes(chart: LineChart) -> list[str]:
-    """CSS class per series, from its English name: one name, one colour and dash, in
-    every chart of a topic (two series of one chart never share one)."""
-    names = [s.name.en for s in chart.series]
-    slots = group_classes(list(dict.fromkeys(names)))
-    return [f"s{slots[name][1:]}" for name in names]
+    """CSS class per series, from its English name: one name, one colour and dash in
+    every chart of a topic where it can (two series of one chart never share one, the
+    two series of a two-series chart are of different tiers, and a chart of more
+    splits its series between the tiers as evenly as it can; where that moves a
+    name to the other tier, it keeps its hue when that slot is free)."""
+    names = list(dict.fromkeys(s.name.en for s in chart.series))
+    # Fixed slots first, then by name, so the colours depend on which series a chart
+    # holds, not on their order in the legend.
+    names.sort(key=lambda name: (name not in SERIES_SLOTS, name))
+    slots: dict[str, int] = {}
+    for name in names:
+        slot = SERIES_SLOTS.get(name, group_slot(name))
+        tiers = [series_tier(taken) for taken in slots.values()]
+        if tiers and name not in SERIES_SLOTS:
+            wanted = 0 if tiers.count(0) < tiers.count(1) else 1
+            if tiers.count(0) != tiers.count(1) and series_tier(slot) != wanted:
+                slot = (slot + TIER_SIZE) % PALETTE_SIZE  # the same hue, in the other tier
+        order = [slot] + [
+            candidate
+            for candidate in range(PALETTE_SIZE)
+            if series_tier(candidate) == series_tier(slot) and candidate != slot
+        ]
+        order += [c for c in range(PALETTE_SIZE) if c not in order]
+        slots[name] = next(c for c in order if c not in slots.values())
+    return [f"s{slots[s.name.en]}" for s in chart.series]
 
 
 def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: ChartSize = WIDE) -> str:
