@@ -65,6 +65,14 @@ def start_server(port: int, cache_dir: str, workers: int, rate_limit: bool) -> s
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
 
+def stop_server(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 def wait_until_up(base: str, timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -189,11 +197,7 @@ def main() -> None:
             if args.pages:
                 print(f"page readers wait {args.think.replace(',', '-')} s between pages")
         finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load_explorer import free_port, start_server, wait_until_up  # noqa: E402
+from load_explorer import free_port, start_server, stop_server, wait_until_up  # noqa: E402
 
 
 def ttfb_ms(url: str) -> tuple[float, int]:
@@ -93,11 +92,7 @@ def main() -> None:
                     ratios[name].append(ms / this_round["home"])
             load_after = os.getloadavg()
         finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
     print(
         f"\nTTFB, /{args.lang}/ pages, {args.rounds} interleaved rounds, gzip accepted; "
         f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
