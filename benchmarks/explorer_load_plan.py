@@ -18,3 +18,20 @@ QUERIES = [
     ("zebrafish", "en"),
     ("傅里叶 butterfly", "zh"),
 ]
+
+# Page views of the --pages run: home and every shipped topic, in both languages.
+SLUGS = [
+    "wave-superposition",
+    "fft",
+    "strided-tensors",
+    "autograd",
+    "dispatcher",
+    "benchmarking",
+    "band-gaxpy",
+    "symmetric-gaxpy",
+    "loop-order",
+    "frank-wolfe",
+]
+PAGES = [f"/{lang}/" for lang in ("en", "zh")] + [
+    f"/{lang}/topics/{slug}" for lang in ("en", "zh") for slug in SLUGS
+]

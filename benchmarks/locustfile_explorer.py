@@ -1,4 +1,5 @@
-"""Locust user for benchmarks/load_explorer.py: cached experiment runs and search.
+"""Locust users for benchmarks/load_explorer.py: cached experiment runs and search
+(``Reader``), or page views only (``PageReader``).
 
 Every experiment URL here is one that load_explorer.py computed before the
 run, so these requests measure the serving path (cache lookup, JSON or HTML
@@ -8,9 +9,10 @@ the statistics come out per endpoint.
 
 from __future__ import annotations
 
+import os
 import random
 
-from explorer_load_plan import PHASES, QUERIES, TOPIC
+from explorer_load_plan import PAGES, PHASES, QUERIES, TOPIC
 from locust import FastHttpUser, between, task
 
 
@@ -41,3 +43,20 @@ class Reader(FastHttpUser):
     @task(1)
     def topic_page(self) -> None:
         self.client.get(f"/zh/topics/{TOPIC}", name="topic page (3 cached runs)")
+
+
+# Seconds a page reader waits between pages, "low,high" (load_explorer.py --think);
+# by default next to none, so the server is kept busy (a saturation test).
+THINK_S = [float(v) for v in os.environ.get("WHYLAB_LOCUST_THINK_S", "0,0.01").split(",")]
+
+
+class PageReader(FastHttpUser):
+    """Home and topic pages in both languages, nothing else; no timing experiment is
+    requested (a page shows a timing experiment's latest measurement, never runs one)."""
+
+    wait_time = between(THINK_S[0], THINK_S[1])
+
+    @task
+    def page(self) -> None:
+        path = random.choice(PAGES)
+        self.client.get(path, name="home page" if path.endswith("/") else "topic page")

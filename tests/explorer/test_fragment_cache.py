@@ -72,3 +72,57 @@ def test_timing_experiments_and_bad_parameters_are_never_kept(make_client):
 def test_no_fragment_cache_without_a_result_cache(make_client):
     assert make_client(use_cache=False).app.state.fragments is None
     assert make_client(fragment_cache_entries=0).app.state.fragments is None
+
+
+def test_an_entry_that_no_longer_matches_its_digest_is_dropped_not_served():
+    cache = FragmentCache(max_entries=4, max_chars=1000)
+    cache.put("page", b"<p>right</p>")
+    value, digest = cache._entries["page"]  # memory damaged behind the cache's back
+    cache._entries["page"] = (b"<p>wrong</p>", digest)
+    assert cache.get("page") is None
+    assert cache.stats.corrupt == 1 and len(cache) == 0 and cache.chars == 0
+    cache.put("page", b"<p>right</p>")
+    assert cache.get("page") == b"<p>right</p>"
+
+
+PAGE = "/en/topics/tiny-demo"
+
+
+def test_a_page_from_cached_results_is_kept_whole_and_sent_in_either_encoding(make_client):
+    client = make_client()
+    pages, fragments = client.app.state.pages, client.app.state.fragments
+    first = client.get(PAGE)  # results computed now: the page says so, and is not kept
+    assert first.status_code == 200 and len(pages) == 0
+    second = client.get(PAGE)  # every result from the cache: kept, gzip and identity
+    assert second.status_code == 200 and len(pages) == 2
+    fragment_lookups = fragments.stats.hits + fragments.stats.misses
+    third = client.get(PAGE)
+    assert third.headers["content-encoding"] == "gzip" and third.text == second.text
+    assert "accept-encoding" in third.headers["vary"].lower()
+    assert fragments.stats.hits + fragments.stats.misses == fragment_lookups  # no block looked up
+    plain = client.get(PAGE, headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.text == second.text
+    assert pages.stats.hits == 2
+    # Other parameters are another page; a bad one is never kept.
+    assert client.get(PAGE, params={"sine.cycles": "3"}).status_code == 200
+    assert client.get(PAGE, params={"sine.cycles": "0"}).status_code == 422
+    assert client.get(PAGE, params={"sine.cycles": "0"}).status_code == 422
+    assert len(pages) == 2
+
+
+def test_a_kept_page_shows_a_new_timing_measurement_at_once(make_client):
+    client = make_client()
+    client.get(PAGE)
+    before = client.get(PAGE)
+    assert "live measurement on this server" not in before.text
+    assert client.get(PAGE).text == before.text and client.app.state.pages.stats.hits == 1
+    clock = client.app.state.registry.get("tiny-demo").experiments["clock"]
+    measure = client.get("/api/topics/tiny-demo/experiments/clock", params=clock.defaults())
+    assert measure.status_code == 200
+    after = client.get(PAGE)  # the kept page would still offer to measure
+    assert "live measurement on this server" in after.text
+
+
+def test_no_page_cache_without_a_result_cache(make_client):
+    assert make_client(use_cache=False).app.state.pages is None
+    assert make_client(page_cache_entries=0).app.state.pages is None

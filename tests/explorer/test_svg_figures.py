@@ -16,7 +16,6 @@ from whylab.explorer.svg import (
     NODE_HEIGHT,
     PALETTE_SIZE,
     curve_point,
-    format_number,
     linear_axis,
     log_axis,
     monospace_width,
@@ -25,6 +24,7 @@ from whylab.explorer.svg import (
     render_graph,
     render_line_chart,
     text_width,
+    tick_labels,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -84,34 +84,42 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
     assert [label for _, label in sizes.ticks] == ["100", "1000"]
 
 
-def test_a_series_keeps_its_colour_across_charts_and_a_chart_never_repeats_one():
-    from whylab.explorer.svg import series_classes
+def test_series_colours_follow_the_names_not_their_order_and_a_chart_never_repeats_one():
+    from whylab.explorer.svg import SERIES_SLOTS, series_classes
 
     def chart(*names):
         series = [Series(T(n, n + "（中）"), [1, 2], [1, 2]) for n in names]
         return LineChart(T("c", "图"), T("x", "x"), T("y", "y"), series)
 
-    first = dict(zip(["DFT", "FFT"], series_classes(chart("DFT", "FFT")), strict=True))
-    second = dict(zip(["n²", "FFT", "DFT"], series_classes(chart("n²", "FFT", "DFT")), strict=True))
-    assert first["DFT"] == second["DFT"] and first["FFT"] == second["FFT"]
+    for names in (["DFT", "FFT"], ["n²", "FFT", "DFT"], ["a", "b", "c", "d", "e"]):
+        forward = dict(zip(names, series_classes(chart(*names)), strict=True))
+        backward = dict(zip(names[::-1], series_classes(chart(*names[::-1])), strict=True))
+        assert forward == backward
+    # A fixed slot is kept whatever the partner.
+    for fixed, slot in SERIES_SLOTS.items():
+        for partner in ("DFT", "FFT", "x", "numpy"):
+            assert series_classes(chart(partner, fixed))[1] == f"s{slot}"
     many = series_classes(chart(*[f"series {i}" for i in range(8)]))
     assert len(set(many)) == 8
 
 
 @pytest.mark.parametrize(
-    "value, step, text",
+    "values, step, labels",
     [
-        (0.0, None, "0"),
-        (0.5, 0.5, "0.5"),
-        (20.0, 20.0, "20"),
-        (1.5e6, None, "1.5e6"),
-        (2e-5, None, "2e\u22125"),
-        (-0.5, 0.5, "\u22120.5"),
-        (0.25, 0.05, "0.25"),
+        ([0.0, 0.5, 1.0, 1.5], 0.5, ["0", "0.5", "1.0", "1.5"]),
+        ([0.0, 20.0, 40.0], 20.0, ["0", "20", "40"]),
+        ([1.5e6], None, ["1.5e6"]),
+        ([2e-5], None, ["2e\u22125"]),
+        ([-0.5, 0.0, 0.5], 0.5, ["\u22120.5", "0", "0.5"]),
+        ([0.2, 0.25, 0.3], 0.05, ["0.20", "0.25", "0.30"]),
+        # One notation per axis: 50000 is not "50000" beside "1e5".
+        ([0.0, 50000.0, 100000.0, 150000.0], 50000.0, ["0", "5e4", "1e5", "1.5e5"]),
+        ([1e3, 2e3, 5e3, 1e4, 1e5], None, ["1e3", "2e3", "5e3", "1e4", "1e5"]),
+        ([0.01, 0.02, 0.05, 0.1, 1.0], None, ["0.01", "0.02", "0.05", "0.1", "1"]),
     ],
 )
-def test_format_number(value, step, text):
-    assert format_number(value, step) == text
+def test_tick_labels_of_one_axis_share_one_style(values, step, labels):
+    assert tick_labels(values, step) == labels
 
 
 def test_line_chart_has_a_path_per_series_title_desc_and_legend():
@@ -507,3 +515,31 @@ def test_a_narrow_page_may_shrink_a_diagram_only_so_far():
     root = parse(render_graph(graph(["a", "b"], [("a", "b", "x")]), "en", "g"))
     width = float(root.get("width"))
     assert root.get("style") == f"min-width: {width * GRAPH_MIN_SCALE:.0f}px"
+
+
+def test_thinning_keeps_every_left_out_point_within_the_tolerance_of_the_drawn_line():
+    import math as _math
+
+    from whylab.explorer.svg import thin_polyline
+
+    xs = [i * 0.9 for i in range(600)]
+    points = [(x, 150 + 100 * _math.sin(x / 40)) for x in xs]
+    points[300] = (points[300][0], points[300][1] + 30)  # one spike
+    thinned = thin_polyline(points, 0.25)
+    assert thinned[0] == points[0] and thinned[-1] == points[-1]
+    assert len(thinned) < len(points) / 3  # a smooth curve needs far fewer points
+    assert points[300] in thinned  # the spike stays
+    kept = set(thinned)
+    for point in points:  # every point left out lies near a drawn segment
+        if point in kept:
+            continue
+        best = _math.inf
+        for (x0, y0), (x1, y1) in zip(thinned, thinned[1:], strict=False):
+            dx, dy = x1 - x0, y1 - y0
+            along = ((point[0] - x0) * dx + (point[1] - y0) * dy) / (dx * dx + dy * dy)
+            t = max(0.0, min(1.0, along))
+            best = min(best, _math.hypot(point[0] - x0 - t * dx, point[1] - y0 - t * dy))
+        assert best <= 0.25 + 1e-9
+    # A line that doubles back is not cut short.
+    back = [(0.0, 0.0), (10.0, 0.0), (5.0, 0.0)]
+    assert thin_polyline(back, 0.25) == back

@@ -46,7 +46,7 @@ from starlette.routing import Match
 import whylab
 from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
-from whylab.explorer.fragment_cache import FragmentCache
+from whylab.explorer.fragment_cache import ENCODINGS, FragmentCache, page_encodings
 from whylab.explorer.i18n import param_error_message, translate
 from whylab.explorer.ipynb import MEDIA_TYPE, has_notebook, notebook_filename, notebook_json
 from whylab.explorer.openapi import describe_api
@@ -117,6 +117,9 @@ class ExplorerConfig:
     # 0 entries turns this off. Off too when the result cache is.
     fragment_cache_entries: int = 256
     fragment_cache_chars: int = 16_000_000
+    # Whole topic pages whose every block came from the cache (body + gzip), in memory.
+    page_cache_entries: int = 128
+    page_cache_bytes: int = 64_000_000
     # A several-machine deployment: the result cache and the run queue on this Redis
     # (redis://host:port/db), runs done by `whylab worker` processes; None: embedded.
     redis_url: str | None = None
@@ -243,6 +246,11 @@ def create_app(
         if cache is not None and config.fragment_cache_entries > 0
         else None
     )
+    pages = (
+        FragmentCache(config.page_cache_entries, config.page_cache_bytes)
+        if cache is not None and config.page_cache_entries > 0
+        else None
+    )
     env = make_environment()
     links = Links()
 
@@ -277,6 +285,7 @@ def create_app(
     app.state.limiter = limiter
     app.state.config = config
     app.state.fragments = fragments
+    app.state.pages = pages
     app.state.timing = timing
     # Pages are 56-120 KB of HTML and compress to about a quarter. Inside the guard,
     # so a HEAD answer gives the compressed length of its GET.
@@ -723,6 +732,12 @@ def create_app(
             p.name: new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
             for p in topic.placements()
         }
+        page_query = [(k, v) for k, v in request.query_params.items()]
+        key = page_key(lang, topic, views, raw, page_query)
+        encoding = "gzip" if "gzip" in request.headers.get("accept-encoding", "") else "identity"
+        stored = pages.get((key, encoding)) if key is not None and pages is not None else None
+        if isinstance(stored, bytes):
+            return page_response(stored, encoding)
         try:
             runs = [
                 fill_view(request, view, topic, raw.get(name, {}), lang)
@@ -734,10 +749,73 @@ def create_app(
         # A bad parameter is the reader's to fix (422); a slow, busy or rate-limited
         # experiment is reported inside its own block and the rest of the page is served.
         status = 422 if any(status == 422 for status, _ in outcomes) else 200
-        page_query = [(k, v) for k, v in request.query_params.items()]
-        return html(
-            "topic.html", topic_context(topic, lang, links, views, page_query, registry), status
+        context = topic_context(topic, lang, links, views, page_query, registry)
+        # Rendering takes tens of milliseconds: off the event loop, so requests answered
+        # from memory meanwhile are not held up behind it.
+        text = await asyncio.to_thread(env.get_template("topic.html").render, **context)
+        if key is not None and pages is not None and status == 200 and all_from_cache(views):
+            bodies = await asyncio.to_thread(page_encodings, text)
+            for name in ENCODINGS:
+                pages.put((key, name), bodies[name])
+            return page_response(bodies[encoding], encoding)
+        return HTMLResponse(text, status)
+
+    def page_key(
+        lang: str,
+        topic: Topic,
+        views: dict[str, ExperimentView],
+        raw: dict[str, dict[str, str]],
+        page_query: list[tuple[str, str]],
+    ):
+        """Where a whole topic page is kept, or None for one not kept now.
+
+        The page is the same for the same language, topic source, code version and
+        query string, once its ordinary results are cached; its timing blocks show
+        the latest measurement, so the key names each one's time. A page with a
+        timing run queued or running (its progress changes) is never kept.
+        """
+        if pages is None:
+            return None
+        measured = []
+        for name, view in views.items():
+            if not view.experiment.timing:
+                continue
+            if timing_view(view, topic, raw.get(name, {}), lang) != 200:
+                return None
+            if view.timing_run is not None:
+                return None
+            measurement = view.measurement
+            measured.append(
+                (name, measurement.measured_at.isoformat(), measurement.machine)
+                if measurement is not None
+                else (name, None, None)
+            )
+        return (lang, topic.slug, topic.source_hash, whylab.__version__, tuple(page_query)) + (
+            tuple(measured),
         )
+
+    def all_from_cache(views: dict[str, ExperimentView]) -> bool:
+        """Every block a timing block (keyed by its measurement) or served from the result
+        or fragment cache, so that rendering the page again would give the same text."""
+
+        def from_cache(view: ExperimentView) -> bool:
+            if view.experiment.timing:
+                return True
+            if view.error:
+                return False
+            if view.record is None:
+                return view.result_html is not None  # a stored block
+            return view.record.cached
+
+        return all(from_cache(view) for view in views.values())
+
+    def page_response(body: bytes, encoding: str) -> Response:
+        """A kept page in ``encoding`` (gzip for clients that accept it, as the middleware
+        would choose); the middleware passes an encoded body through as it is."""
+        headers = {"Vary": "Accept-Encoding"}
+        if encoding != "identity":
+            headers["Content-Encoding"] = encoding
+        return Response(body, 200, headers=headers, media_type="text/html")
 
     @app.get("/{lang}/topics/{slug}/experiments/{name}/result", include_in_schema=False)
     async def result_fragment(request: Request, lang: str, slug: str, name: str) -> Response:

@@ -98,19 +98,38 @@ def _attr(value: str) -> str:
     return escape(value, quote=True)
 
 
-def format_number(value: float, step: float | None = None) -> str:
-    """Short tick label, with as many decimals as the tick step needs and a real minus sign."""
-    if value == 0:
-        return "0"
-    magnitude = abs(value)
-    if magnitude >= 1e5 or magnitude < 1e-3:
-        text = f"{value:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
-    elif step is not None and step > 0:
+MINUS = "\u2212"  # the real minus sign, in every tick label
+
+
+def tick_labels(values: Sequence[float], step: float | None = None) -> list[str]:
+    """Labels for the ticks of one axis, all in one style.
+
+    One notation for the whole axis: powers of ten (``1e5``, ``2e5``, ``1e−4``)
+    when any tick is at least 1e5 or below 1e-3 in size, plain decimals
+    otherwise; on a linear axis (``step`` given) every label has the decimals the
+    step needs (0.5, 1.0, 1.5), on a log axis each its own (0.01, 0.1, 1, 10); and
+    the minus sign is U+2212 everywhere.
+    """
+    sizes = [abs(v) for v in values if v != 0]
+    scientific = bool(sizes) and (max(sizes) >= 1e5 or min(sizes) < 1e-3)
+    decimals = None
+    if step is not None and step > 0 and not scientific:
         decimals = max(0, -math.floor(math.log10(step) + 1e-9))
-        text = f"{value:.{decimals}f}"
-    else:
-        text = f"{value:.4g}"
-    return text.replace("-", "\u2212")
+    labels = []
+    for value in values:
+        if value == 0:
+            text = "0"
+        elif scientific:
+            exponent = math.floor(math.log10(abs(value)) + 1e-9)
+            mantissa = float(f"{value / 10.0**exponent:.3g}")
+            head = "1" if mantissa == 1 else "-1" if mantissa == -1 else f"{mantissa:g}"
+            text = f"{head}e{exponent}"
+        elif decimals is not None:
+            text = f"{value:.{decimals}f}"
+        else:
+            text = f"{value:.6g}"
+        labels.append(text.replace("-", MINUS))
+    return labels
 
 
 # ---------------------------------------------------------------- scales
@@ -162,14 +181,9 @@ def linear_axis(
     last = math.floor(high / step + 1e-9) if tight else math.ceil(high / step - 1e-9)
     if not tight:
         low, high = first * step, last * step
-    ticks = tuple((i * step, format_number(i * step, step)) for i in range(first, last + 1))
+    values = [i * step for i in range(first, last + 1)]
+    ticks = tuple(zip(values, tick_labels(values, step), strict=True))
     return Axis(low, high, pixel_low, pixel_high, False, ticks)
-
-
-def _decade_label(exponent: int) -> str:
-    if -2 <= exponent <= 3:
-        return format_number(10.0**exponent)
-    return f"1e{exponent}".replace("-", "\u2212")
 
 
 def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Axis:
@@ -181,19 +195,19 @@ def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Ax
     low_exp = math.floor(math.log10(low) + 1e-9)
     high_exp = math.ceil(math.log10(high) - 1e-9)
     decades = high_exp - low_exp
-    ticks: list[tuple[float, str]] = []
+    values: list[float] = []
     if decades <= 2:  # few decades: also tick 2x and 5x
         for exponent in range(low_exp, high_exp + 1):
             for multiple in (1, 2, 5):
                 value = multiple * 10.0**exponent
                 if low * 0.9999999 <= value <= high * 1.0000001:
-                    label = _decade_label(exponent) if multiple == 1 else format_number(value)
-                    ticks.append((value, label))
+                    values.append(value)
     else:
         stride = max(1, math.ceil(decades / 8))
         for exponent in range(low_exp, high_exp + 1, stride):
             if low * 0.9999999 <= 10.0**exponent <= high * 1.0000001:
-                ticks.append((10.0**exponent, _decade_label(exponent)))
+                values.append(10.0**exponent)
+    ticks = zip(values, tick_labels(values), strict=True)
     return Axis(low, high, pixel_low, pixel_high, True, tuple(ticks))
 
 
@@ -255,12 +269,51 @@ WIDE = ChartSize("wide", 640.0, 300.0, 72.0, 20.0, 12.0, 5)
 COMPACT = ChartSize("compact", 380.0, 230.0, 60.0, 14.0, 13.0, 4)
 
 
+# Series colours (CSS classes s0..s7) come in two tiers of lightness, four hues each:
+# s0-s3 dark in the light theme (dim in the dark one), s4-s7 mid (bright). Every line
+# has 3:1 contrast with the chart's background, and a line of one tier has 3:1 with
+# a line of the other; two lines of one tier do not (WCAG's 3:1 leaves room for only
+# two lightness levels beside a background), so a chart of two series takes one from
+# each tier, and a chart of more tells same-tier lines apart by hue and dash.
+TIER_SIZE = PALETTE_SIZE // 2
+# Series drawn in several charts of a topic, beside different partners: their slots are
+# fixed so that the tier rule never has to move them (any other name: from its hash).
+SERIES_SLOTS: dict[str, int] = {
+    "numpy.fft.fft": 5,  # fft: teal beside this page's FFT in every timing chart
+    "radix-2 FFT (this page)": 2,
+}
+
+
+def series_tier(slot: int) -> int:
+    return slot // TIER_SIZE
+
+
 def series_classes(chart: LineChart) -> list[str]:
-    """CSS class per series, from its English name: one name, one colour and dash, in
-    every chart of a topic (two series of one chart never share one)."""
-    names = [s.name.en for s in chart.series]
-    slots = group_classes(list(dict.fromkeys(names)))
-    return [f"s{slots[name][1:]}" for name in names]
+    """CSS class per series, from its English name: one name, one colour and dash in
+    every chart of a topic where it can (two series of one chart never share one, the
+    two series of a two-series chart are of different tiers, and a chart of more
+    splits its series between the tiers as evenly as it can; where that moves a
+    name to the other tier, it keeps its hue when that slot is free)."""
+    names = list(dict.fromkeys(s.name.en for s in chart.series))
+    # Fixed slots first, then by name, so the colours depend on which series a chart
+    # holds, not on their order in the legend.
+    names.sort(key=lambda name: (name not in SERIES_SLOTS, name))
+    slots: dict[str, int] = {}
+    for name in names:
+        slot = SERIES_SLOTS.get(name, group_slot(name))
+        tiers = [series_tier(taken) for taken in slots.values()]
+        if tiers and name not in SERIES_SLOTS:
+            wanted = 0 if tiers.count(0) < tiers.count(1) else 1
+            if tiers.count(0) != tiers.count(1) and series_tier(slot) != wanted:
+                slot = (slot + TIER_SIZE) % PALETTE_SIZE  # the same hue, in the other tier
+        order = [slot] + [
+            candidate
+            for candidate in range(PALETTE_SIZE)
+            if series_tier(candidate) == series_tier(slot) and candidate != slot
+        ]
+        order += [c for c in range(PALETTE_SIZE) if c not in order]
+        slots[name] = next(c for c in order if c not in slots.values())
+    return [f"s{slots[s.name.en]}" for s in chart.series]
 
 
 def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: ChartSize = WIDE) -> str:
@@ -309,15 +362,7 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
 
     classes = series_classes(chart)
     for css, points in zip(classes, all_points, strict=True):
-        commands, pen_down = [], False
-        for point in points:
-            if point is None:
-                pen_down = False
-                continue
-            px, py = x_axis.to_pixel(point[0]), y_axis.to_pixel(point[1])
-            commands.append(f"{'L' if pen_down else 'M'}{px:.1f} {py:.1f}")
-            pen_down = True
-        parts.append(f'<path class="series {css}" d="{" ".join(commands)}"/>')
+        parts.append(f'<path class="series {css}" d="{_series_path(points, x_axis, y_axis)}"/>')
         drawn = [p for p in points if p]
         if len(drawn) <= 40:
             parts.extend(
@@ -347,6 +392,56 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
         f'<desc id="{element_id}-d">{escape(description)}</desc>'
         f"{''.join(parts)}{legend}</svg>"
     )
+
+
+# A point of a series is left out of its drawn line when the line without it passes
+# within this many pixels of it: at the drawing's own scale the eye cannot tell.
+PATH_TOLERANCE_PX = 0.25
+
+
+def _series_path(points, x_axis: Axis, y_axis: Axis) -> str:
+    """SVG path data of one series: a run of ``M``/``L`` commands per unbroken stretch,
+    each thinned to the points the drawing at this width can show."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for point in points:
+        if point is None:
+            if runs[-1]:
+                runs.append([])
+            continue
+        runs[-1].append((x_axis.to_pixel(point[0]), y_axis.to_pixel(point[1])))
+    commands = []
+    for run in runs:
+        for index, (px, py) in enumerate(thin_polyline(run, PATH_TOLERANCE_PX)):
+            commands.append(f"{'L' if index else 'M'}{px:.1f} {py:.1f}")
+    return " ".join(commands)
+
+
+def thin_polyline(points: list[tuple[float, float]], tolerance: float) -> list[tuple[float, float]]:
+    """The points of a polyline that matter at ``tolerance`` (Ramer-Douglas-Peucker): every
+    point left out lies within ``tolerance`` of the thinned line; the ends are kept."""
+    if len(points) < 3:
+        return list(points)
+    keep = [False] * len(points)
+    keep[0] = keep[-1] = True
+    stack = [(0, len(points) - 1)]
+    while stack:
+        first, last = stack.pop()
+        (x0, y0), (x1, y1) = points[first], points[last]
+        dx, dy = x1 - x0, y1 - y0
+        length_squared = dx * dx + dy * dy
+        farthest, distance = -1, tolerance
+        for index in range(first + 1, last):
+            px, py = points[index]
+            # Distance to the segment (not the whole line), so a spike past an end stays.
+            t = ((px - x0) * dx + (py - y0) * dy) / length_squared if length_squared else 0.0
+            t = min(1.0, max(0.0, t))
+            gap = math.hypot(px - x0 - t * dx, py - y0 - t * dy)
+            if gap > distance:
+                farthest, distance = index, gap
+        if farthest >= 0:
+            keep[farthest] = True
+            stack += [(first, farthest), (farthest, last)]
+    return [point for point, kept in zip(points, keep, strict=True) if kept]
 
 
 def _readout_points(chart: LineChart, lang: Lang, all_points, x_axis: Axis, y_axis: Axis) -> str:
