@@ -2,9 +2,9 @@
 width with its tick labels at 11 px or more, and the two series of a two-series chart
 are drawn 3:1 apart in contrast, in the light and the dark theme.
 
-Reuses the server and browser fixtures of test_browser.py. The contrast is computed
-here from the colours the browser actually drew with (``getComputedStyle``), by
-WCAG 2's definition, so a stylesheet that does not reach the lines fails too.
+Reuses the server and browser fixtures of conftest.py and test_browser.py's phone
+viewport. The contrast is computed here from the colours the browser actually drew
+with (``getComputedStyle``), by WCAG 2's definition, so a stylesheet that does not reach the lines fails too.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import itertools
 import re
 
 import pytest
-from test_browser import PHONE, base_url, browser, open_in, registry  # noqa: F401
+from test_browser import PHONE, open_in
 
 pytestmark = pytest.mark.browser
 

@@ -215,7 +215,10 @@ class ExperimentService:
             if not experiment.timing and self.cache is not None:
                 stored = record.to_json()
                 del stored["cached"]  # a property of each answer, not of the result
-                self.cache.put(key, topic.slug, experiment.name, dumps(stored))
+                # in a thread: a write of a large record must not hold up the pages served
+                await asyncio.to_thread(
+                    self.cache.put, key, topic.slug, experiment.name, dumps(stored)
+                )
             return record, outcome.cpu_s
         finally:
             flight = self._in_flight.get(key)
