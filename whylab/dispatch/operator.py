@@ -415,6 +415,7 @@ def define(schema_text: str) -> Operator:
         return existing
     op = Operator(schema)
     _OPERATORS[schema.name] = op
+    setattr(ops, schema.name, op)  # an instance attribute: composites read ops.mm cheaply
     from whylab.dispatch import inplace_or_view
 
     inplace_or_view.register_for(op)
@@ -465,13 +466,19 @@ def register_fallthrough_for_all(key: DispatchKey) -> None:
 
 
 class OpNamespace:
-    """``whylab.ops.mm`` is the ``mm`` operator (like ``torch.ops.aten.mm``)."""
+    """``whylab.ops.mm`` is the ``mm`` operator (like ``torch.ops.aten.mm``).
+
+    :func:`define` sets each operator as an attribute of :data:`ops`, so composite
+    kernels call ``ops.mm(a, b)`` at the cost of one attribute read. Overloads keep
+    their dotted names: ``getattr(ops, "pow.Scalar")``.
+    """
 
     def __getattr__(self, name: str) -> Operator:
-        try:
-            return _OPERATORS[name]
-        except KeyError:
-            raise AttributeError(f"no operator named {name!r}") from None
+        raise AttributeError(f"no operator named {name!r}")
 
     def __dir__(self):
         return sorted(_OPERATORS)
+
+
+#: The namespace of every defined operator (``whylab.ops``).
+ops = OpNamespace()
