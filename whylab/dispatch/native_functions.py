@@ -58,7 +58,7 @@ NATIVE_FUNCTIONS = [
     F(
         "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         cpu=cpu_elementwise.add,
-        meta=meta_elementwise.binary("add"),
+        meta=meta_elementwise.add_sub("add"),
         function=("add",),
         method=("add", "__add__", "__radd__"),
         out=True,
@@ -66,7 +66,7 @@ NATIVE_FUNCTIONS = [
     F(
         "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         cpu=cpu_elementwise.sub,
-        meta=meta_elementwise.binary("sub"),
+        meta=meta_elementwise.add_sub("sub"),
         function=("sub", "subtract"),
         method=("sub", "subtract", "__sub__"),
         out=True,
@@ -440,13 +440,13 @@ NATIVE_FUNCTIONS = [
     F(
         "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         cpu=cpu_inplace.add_,
-        meta=meta_elementwise.inplace("add_"),
+        meta=meta_elementwise.add_sub_("add_"),
         method=("add_", "__iadd__"),
     ),
     F(
         "sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         cpu=cpu_inplace.sub_,
-        meta=meta_elementwise.inplace("sub_"),
+        meta=meta_elementwise.add_sub_("sub_"),
         method=("sub_", "subtract_", "__isub__"),
     ),
     F(
