@@ -7,19 +7,25 @@ import functools
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
 
 
-def numpy_names(op: str, given: dict, dim, keepdim):
-    """``dim`` and ``keepdim`` after NumPy's ``axis=`` / ``keepdims=`` in ``given``.
+def numpy_names(op: str, given: dict, dim, dim_default, keepdim=None):
+    """``dim`` (and ``keepdim``) after NumPy's ``axis=`` / ``keepdims=`` in ``given``.
 
     torch's argument parser accepts the NumPy names for every function; the generated
-    bindings of the reductions collect them in ``**numpy_keywords`` and call this.
+    bindings of the ops that take a ``dim`` collect them in ``**numpy_keywords`` and
+    call this. ``dim_default`` is the schema's default (a ``dim`` that differs from it
+    was given too); ``keepdim`` is None for an op without one, and then only ``dim``
+    comes back.
     """
+    allowed = ("axis",) if keepdim is None else ("axis", "keepdims")
     for numpy_name in given:
-        if numpy_name not in _NUMPY_NAMES:
+        if numpy_name not in allowed:
             raise TypeError(f"{op}() got an unexpected keyword argument {numpy_name!r}")
     if "axis" in given:
-        if dim is not None and dim != ():
+        if dim != dim_default:
             raise TypeError(f"{op}() got both dim= and axis=")
         dim = given["axis"]
+    if keepdim is None:
+        return dim
     if "keepdims" in given:
         if keepdim:
             raise TypeError(f"{op}() got both keepdim= and keepdims=")

@@ -208,10 +208,14 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
     lines = [f"def {name}({', '.join(parameters)}):"]
     lines.append(f'    """{schema.text}\n\n    {_summary(entry, method)}\n    """')
     if entry.numpy:
-        lines.append("    if numpy_keywords:")
-        lines.append(
-            f"        dim, keepdim = numpy_names({schema.name!r}, numpy_keywords, dim, keepdim)"
-        )
+        dim = next(arg for arg in arguments if arg.name == "dim")
+        default = _python_default(dim.default)
+        if any(arg.name == "keepdim" for arg in arguments):
+            call = f"numpy_names({schema.name!r}, numpy_keywords, dim, {default}, keepdim)"
+            lines.append(f"    if numpy_keywords:\n        dim, keepdim = {call}")
+        else:
+            call = f"numpy_names({schema.name!r}, numpy_keywords, dim, {default})"
+            lines.append(f"    if numpy_keywords:\n        dim = {call}")
     for arg in arguments:
         conversion = _conversion(arg, python_name(arg))
         if conversion is not None:

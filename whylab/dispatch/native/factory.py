@@ -288,22 +288,16 @@ def conversion(dtype, name):
     return convert
 
 
-#: The dtype conversion methods, by name.
-CONVERSIONS = {
-    name: conversion(dtype, name)
-    for name, dtype in (
-        ("float", dtypes.float32),
-        ("double", dtypes.float64),
-        ("long", dtypes.int64),
-        ("int", dtypes.int32),
-        ("bool", dtypes.bool_),
-        ("half", dtypes.float16),
-        ("bfloat16", dtypes.bfloat16),
-        ("short", dtypes.int16),
-        ("char", dtypes.int8),
-        ("byte", dtypes.uint8),
-    )
-}
+to_float = conversion(dtypes.float32, "float")
+to_double = conversion(dtypes.float64, "double")
+to_long = conversion(dtypes.int64, "long")
+to_int = conversion(dtypes.int32, "int")
+to_bool = conversion(dtypes.bool_, "bool")
+to_half = conversion(dtypes.float16, "half")
+to_bfloat16 = conversion(dtypes.bfloat16, "bfloat16")
+to_short = conversion(dtypes.int16, "short")
+to_char = conversion(dtypes.int8, "char")
+to_byte = conversion(dtypes.uint8, "byte")
 
 
 def cpu_method(self):
