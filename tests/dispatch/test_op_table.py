@@ -11,6 +11,7 @@ import whylab
 from whylab.dispatch import DispatchKey, get_op, parse_schema
 from whylab.dispatch.native import codegen
 from whylab.dispatch.native_functions import FUNCTIONS, METHODS, NATIVE_FUNCTIONS, PYTHON_ONLY
+from whylab.dispatch.operator import python_default
 
 ENTRIES = {entry.schema.split("(")[0]: entry for entry in NATIVE_FUNCTIONS}
 
@@ -88,7 +89,7 @@ def _expected_parameters(entry, *, method):
         default = inspect.Parameter.empty
         if arg.default is not None:
             text = arg.default
-            default = eval(codegen._python_default(text))  # noqa: S307  (schema literals)
+            default = eval(python_default(text))  # noqa: S307  (schema literals)
         kind = "KEYWORD_ONLY" if arg.keyword_only else "POSITIONAL_OR_KEYWORD"
         expected.append((rename.get(arg.name, arg.name), default, kind))
     if entry.out and not method:

@@ -17,16 +17,22 @@ packing and no extra frame between the public call and the kernel.
 
 from __future__ import annotations
 
-import linecache
 from dataclasses import dataclass, field
 
-from whylab._tensor.device import device_key_bits, to_device
+from whylab._tensor.device import to_device
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import BELOW, DispatchKey
+from whylab.dispatch.keys import DispatchKey
 from whylab.dispatch.native._registry import numpy_names, write_out
-from whylab.dispatch.operator import CompositeImplicitAutograd, Schema, define
-from whylab.dispatch.tls import local_keys
+from whylab.dispatch.operator import (
+    DISPATCH_GLOBALS,
+    RESERVED_NAMES,
+    CompositeImplicitAutograd,
+    compile_source,
+    define,
+    dispatch_lines,
+    python_default,
+)
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,9 @@ class Generated:
     methods: dict
 
 
-_AUTOGRAD = int(DispatchKey.Autograd)
-#: Names the generated bindings use for themselves (locals and globals).
-_RESERVED = frozenset(
-    {"keyset", "slot", "kernel", "result", "op", "out", "numpy_keywords", "Tensor", "local_keys"}
-    | {"AUTOGRAD", "BELOW", "NO_KWARGS", "CPU_KEYS", "list_keys", "device_keys", "to_dtype"}
-    | {"to_device", "int_list", "numpy_names", "write_out"}
-)
-_NO_KWARGS: dict = {}
+#: Names the generated bindings use for themselves, besides the dispatch code's.
+_RESERVED = RESERVED_NAMES | {"out", "numpy_keywords", "to_dtype", "to_device", "int_list"}
+_RESERVED |= {"numpy_names", "write_out"}
 
 
 def build(table, python_only: dict) -> Generated:
@@ -128,16 +129,6 @@ def _claim(names: dict, name: str, fn) -> None:
 # ------------------------------------------------------------------ the generated source
 
 
-def _python_default(text: str | None) -> str | None:
-    """A schema default as Python source: ``[]`` is ``()``, ``[0, 1]`` is ``(0, 1)``."""
-    if text is None:
-        return None
-    if text.startswith("["):
-        inner = text[1:-1].strip()
-        return f"({inner},)" if inner and "," not in inner else f"({inner})"
-    return text
-
-
 def _conversion(arg, name: str) -> str | None:
     """The line that brings a Python argument into the form the kernels take, if any."""
     if arg.type == "ScalarType?":
@@ -149,27 +140,6 @@ def _conversion(arg, name: str) -> str | None:
     if arg.type == "int[]":
         return f"    {name} = int_list({name})"
     return None
-
-
-def _keys_expression(schema: Schema, python_name) -> str:
-    """Source that ORs the dispatch keys of this call's tensor arguments.
-
-    The first ``Tensor self`` is always a tensor; other Tensor parameters may
-    hold Python numbers (PyTorch's wrapped numbers), so they are tested.
-    """
-    parts = []
-    for position, arg in enumerate(schema.arguments):
-        name = python_name(arg)
-        if arg.is_tensor:
-            if position == 0 and arg.type == "Tensor":
-                parts.append(f"{name}._keys")
-            else:
-                parts.append(f"({name}._keys if isinstance({name}, Tensor) else 0)")
-        elif arg.is_tensor_list:
-            parts.append(f"list_keys({name})")
-        elif arg.name == "device":
-            parts.append(f"device_keys({name})")
-    return " | ".join(parts) if parts else "CPU_KEYS"
 
 
 def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str]:
@@ -191,7 +161,7 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
         if arg.keyword_only and not seen_star:
             parameters.append("*")
             seen_star = True
-        default = _python_default(arg.default)
+        default = python_default(arg.default)
         parameters.append(python_name(arg) if default is None else f"{python_name(arg)}={default}")
     takes_out = entry.out and not method
     if takes_out:
@@ -209,7 +179,7 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
     lines.append(f'    """{schema.text}\n\n    {_summary(entry, method)}\n    """')
     if entry.numpy:
         dim = next(arg for arg in arguments if arg.name == "dim")
-        default = _python_default(dim.default)
+        default = python_default(dim.default)
         if any(arg.name == "keepdim" for arg in arguments):
             call = f"numpy_names({schema.name!r}, numpy_keywords, dim, {default}, keepdim)"
             lines.append(f"    if numpy_keywords:\n        dim, keepdim = {call}")
@@ -220,24 +190,7 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
         conversion = _conversion(arg, python_name(arg))
         if conversion is not None:
             lines.append(conversion)
-    call_args = ", ".join(python_name(arg) for arg in arguments)
-    args_tuple = f"({call_args},)" if len(arguments) == 1 else f"({call_args})"
-    lines += [
-        "    # Dispatch, as Operator.__call__ does: the keys of the tensor arguments,",
-        "    # this thread's included and excluded keys, then the highest key with a kernel.",
-        f"    try:\n        keyset = {_keys_expression(schema, python_name)}",
-        f"    except AttributeError:\n        raise op._argument_error({args_tuple}) from None",
-        "    keyset = (keyset | local_keys.included) & local_keys.keep",
-        "    slot = (keyset & op._dispatch_mask).bit_length() - 1",
-        f"    if slot == AUTOGRAD and op._skips_autograd({args_tuple}, NO_KWARGS):",
-        "        keyset &= BELOW[AUTOGRAD]  # Autograd would only hand the call on",
-        "        slot = (keyset & op._dispatch_mask).bit_length() - 1",
-        "    kernel = op._table[slot]",
-        "    if op._passes_keyset[slot]:",
-        f"        result = kernel(keyset & BELOW[slot], {call_args})",
-        "    else:",
-        f"        result = kernel({call_args})",
-    ]
+    lines += dispatch_lines(schema, python_name)
     if takes_out:
         lines.append("    if out is not None:")
         lines.append(f"        return write_out({schema.name!r}, result, out)")
@@ -265,25 +218,16 @@ def _qualified(fn) -> str:
 def _compile_binding(op, entry: NativeFunction, *, method: bool):
     source, name = binding_source(op, entry, method=method)
     kind = "method" if method else "function"
-    filename = f"<whylab generated {kind}: {op.name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {
-        "op": op,
-        "Tensor": Tensor,
-        "local_keys": local_keys,
-        "AUTOGRAD": _AUTOGRAD,
-        "BELOW": BELOW,
-        "NO_KWARGS": _NO_KWARGS,
-        "CPU_KEYS": 1 << int(DispatchKey.CPU),
-        "list_keys": _list_keys,
-        "device_keys": device_key_bits,
-        "to_dtype": to_dtype,
-        "to_device": to_device,
-        "int_list": _int_list,
-        "numpy_names": numpy_names,
-        "write_out": write_out,
-    }
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (our own generated source)
+    namespace = dict(DISPATCH_GLOBALS)
+    namespace.update(
+        op=op,
+        to_dtype=to_dtype,
+        to_device=to_device,
+        int_list=_int_list,
+        numpy_names=numpy_names,
+        write_out=write_out,
+    )
+    compile_source(source, f"<whylab generated {kind}: {op.name}>", namespace)
     fn = namespace[name]
     public = entry.method[0] if method else entry.function[0]
     fn.__name__ = public
@@ -291,14 +235,6 @@ def _compile_binding(op, entry: NativeFunction, *, method: bool):
     fn.__module__ = "whylab"
     fn.__whylab_source__ = source
     return fn
-
-
-def _list_keys(tensors) -> int:
-    keys = 0
-    for item in tensors:
-        if isinstance(item, Tensor):
-            keys |= item._keys
-    return keys
 
 
 def _int_list(value):
