@@ -26,8 +26,7 @@ Deviations from PyTorch (each also stated where it happens):
   from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
 """
 
-# The dispatcher is imported first: the tensor layer needs its key definitions.
-from whylab import dispatch  # noqa: I001
+from whylab import autograd, dispatch
 from whylab._tensor import dtypes as _dtypes
 from whylab._tensor.device import device, get_default_device, set_default_device
 from whylab._tensor.dtypes import (
@@ -39,11 +38,6 @@ from whylab._tensor.dtypes import (
 from whylab._tensor.generator import Generator, default_generator, initial_seed, manual_seed, seed
 from whylab._tensor.storage import Storage
 from whylab._tensor.tensor import Size, Tensor, VersionCounter
-
-# The op table defines every operator and attaches the Tensor methods; its public
-# functions (whylab.add, whylab.matmul ...) are exported here, each name once.
-from whylab.dispatch import native_functions as _native_functions
-from whylab import autograd
 from whylab.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -52,6 +46,10 @@ from whylab.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+
+# The op table defines every operator and attaches the Tensor methods; its public
+# functions (whylab.add, whylab.matmul ...) are exported here, each name once.
+from whylab.dispatch import native_functions as _native_functions
 
 globals().update(_native_functions.FUNCTIONS)
 
@@ -149,16 +147,29 @@ __all__ += [
 ]
 
 
-# Saving and loading state dicts: NumPy .npz archives, never pickle (owned by the nn branch).
+# Saving and loading state dicts: NumPy .npz archives, never pickle (whylab/serialization.py).
 from whylab.serialization import load, save  # noqa: E402
 
 __all__ += ["load", "save"]
 
 # The packages `import torch` makes available as attributes: torch.nn, torch.optim,
-# torch.utils.data, torch.cuda, torch.backends, torch.linalg. They import the facade
-# above, so they come last.
+# torch.utils.data, torch.cuda, torch.backends, torch.linalg.
 import whylab.utils.data  # noqa: E402, F401
-from whylab import backends, cuda, linalg, nn, optim, utils  # noqa: E402
+from whylab import backends, cuda, linalg, utils  # noqa: E402
+
+#: nn and optim are written against this facade (``whylab.zeros`` ...), like torch.nn
+#: against torch: they sit above it, so they load on first use (``whylab.nn``,
+#: ``import whylab.nn``), never while this module runs.
+_LOADED_ON_FIRST_USE = ("nn", "optim")
+
+
+def __getattr__(name):
+    if name in _LOADED_ON_FIRST_USE:
+        import importlib
+
+        return importlib.import_module(f"whylab.{name}")
+    raise AttributeError(f"module 'whylab' has no attribute {name!r}")
+
 
 __all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
 

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-import whylab
-from whylab._tensor.tensor import tensor_method
+from whylab._tensor.tensor import Tensor, tensor_method
+from whylab.autograd.grad_mode import is_grad_enabled
 
 
 def _dims(dim, ndim):
@@ -43,12 +43,12 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def _singular_values(x):
-    if x.requires_grad and whylab.is_grad_enabled():
+    if x.requires_grad and is_grad_enabled():
         raise NotImplementedError(
             "linalg: the gradient of the spectral and nuclear norms is not implemented"
         )
     values = np.linalg.svd(x.detach().numpy(), compute_uv=False)
-    return whylab.from_numpy(np.ascontiguousarray(values))
+    return Tensor._from_numpy_result(values)
 
 
 def matrix_norm(x, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None):

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-import whylab
+from whylab._tensor.tensor import Tensor
+from whylab.dispatch.native.factory import from_numpy
 
 META_ENTRY = "__whylab_meta__"
 FORMAT_NAME = "whylab-npz"
@@ -124,7 +125,7 @@ def _add_array(array: np.ndarray, path: list, arrays: dict) -> str:
 
 def _encode(value: Any, path: list, arrays: dict) -> dict:
     """Describe ``value`` as a JSON-able node, moving arrays into ``arrays``."""
-    if isinstance(value, whylab.Tensor):
+    if isinstance(value, Tensor):
         return {"kind": "tensor", "entry": _add_array(value.detach().numpy(), path, arrays)}
     if isinstance(value, np.ndarray):
         return {"kind": "ndarray", "entry": _add_array(value, path, arrays)}
@@ -167,7 +168,7 @@ def _read_entry(archive, name: str) -> np.ndarray:
 
 
 def _to_tensor(array: np.ndarray):
-    return whylab.from_numpy(np.array(array, copy=True))
+    return from_numpy(np.array(array, copy=True))
 
 
 def _decode(node: Any, arrays: dict) -> Any:

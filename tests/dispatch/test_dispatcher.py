@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import whylab
+from whylab._core.keys import DispatchKeySet
 from whylab.dispatch import (
     CompositeImplicitAutograd,
     DispatchKey,
@@ -18,7 +19,6 @@ from whylab.dispatch import (
     register_fallthrough_for_all,
     trace,
 )
-from whylab.dispatch.keys import DispatchKeySet
 
 _counter = iter(range(10**6))
 

@@ -20,7 +20,7 @@ from whylab.explorer.experiment import (
     experiment,
     switched_on,
 )
-from whylab.explorer.serialization import result_from_dict, result_to_dict
+from whylab.explorer.result_json import result_from_dict, result_to_dict
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 

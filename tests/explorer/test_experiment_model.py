@@ -25,7 +25,7 @@ from whylab.explorer.experiment import (
     report_progress,
 )
 from whylab.explorer.i18n import param_error_message
-from whylab.explorer.serialization import (
+from whylab.explorer.result_json import (
     SerializationError,
     dumps,
     result_from_dict,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whylab.dispatch.keys import AUTOGRAD_KEYS_MASK, DispatchKey, key_bit
+from whylab._core.keys import AUTOGRAD_KEYS_MASK, DispatchKey, key_bit
 
 _BACKEND_KEY = {"cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA, "meta": DispatchKey.Meta}
 

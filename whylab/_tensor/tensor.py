@@ -11,15 +11,16 @@ them defaults and never reads them.
 
 from __future__ import annotations
 
-import threading
 import warnings
 from math import prod
 
 import numpy as np
 
+from whylab._core import thread_state
 from whylab._tensor import dtypes
 from whylab._tensor.device import CPU
-from whylab._tensor.geometry import contiguous_strides, is_contiguous
+from whylab._tensor.geometry import contiguous_strides, is_contiguous, wrap_dim
+from whylab._tensor.printing import tensor_repr
 from whylab._tensor.storage import Storage
 
 NON_LEAF_GRAD_WARNING = (
@@ -29,17 +30,9 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-class _CreationState(threading.local):
-    """Per-thread mask applied to the dispatch keys of every tensor made.
-
-    All bits by default. ``whylab.inference_mode`` clears the autograd keys here,
-    which is what makes the tensors created inside it *inference tensors*.
-    """
-
-    key_mask = -1
-
-
-creation_state = _CreationState()
+#: This thread's ``key_mask`` for new tensors (cleared of the autograd keys inside
+#: ``inference_mode``), documented in whylab/_core/thread_state.py.
+creation_state = thread_state.creation
 
 
 class VersionCounter:
@@ -203,7 +196,6 @@ class Tensor:
         storage = Storage.of(array.ravel(), dtype, CPU, array.size)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
 
-    _wrap = _from_numpy_result
 
     def _view_of_parts(self, sizes, strides, offset, array=None):
         """A tensor showing other elements of this tensor's storage (no base set).
@@ -264,16 +256,12 @@ class Tensor:
         """The sizes (a :class:`Size`), or the size of one dimension."""
         if dim is None:
             return Size(self._sizes)
-        from whylab._tensor.geometry import wrap_dim
-
         return self._sizes[wrap_dim(dim, len(self._sizes), "size")]
 
     def stride(self, dim: int | None = None):
         """Strides in elements, or the stride of one dimension."""
         if dim is None:
             return self._strides
-        from whylab._tensor.geometry import wrap_dim
-
         return self._strides[wrap_dim(dim, len(self._sizes), "stride")]
 
     def storage_offset(self) -> int:
@@ -452,8 +440,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from whylab._tensor.printing import tensor_repr
-
         return tensor_repr(self)
 
 

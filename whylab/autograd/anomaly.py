@@ -14,10 +14,11 @@ Names and messages follow ``torch.autograd.detect_anomaly``.
 
 from __future__ import annotations
 
-import threading
 import traceback
 
 import numpy as np
+
+from whylab._core import thread_state
 
 __all__ = [
     "detect_anomaly",
@@ -27,12 +28,8 @@ __all__ = [
 ]
 
 
-class _AnomalyState(threading.local):
-    enabled = False
-    check_nan = True
-
-
-_state = _AnomalyState()
+#: Per-thread flags (``enabled``, ``check_nan``), documented in whylab/_core/thread_state.py.
+_state = thread_state.anomaly
 
 
 def is_anomaly_enabled() -> bool:

@@ -36,6 +36,7 @@ import heapq
 import warnings
 from contextlib import contextmanager
 
+from whylab._core import thread_state
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
 from whylab.autograd.graph import (
@@ -94,12 +95,9 @@ class EngineTrace:
         self.events.append(fields)
 
 
-_active_trace: EngineTrace | None = None
-
-
 @contextmanager
 def engine_trace():
-    """Record the engine's steps for every backward pass run inside the block.
+    """Record the engine's steps for every backward pass this thread runs inside the block.
 
     >>> import whylab
     >>> a = whylab.ones(2, requires_grad=True)
@@ -108,19 +106,19 @@ def engine_trace():
     >>> trace.execution_order()[0]
     'GraphRoot'
     """
-    global _active_trace
-    previous = _active_trace
+    state = thread_state.engine_trace
+    previous = state.active
     trace = EngineTrace()
-    _active_trace = trace
+    state.active = trace
     try:
         yield trace
     finally:
-        _active_trace = previous
+        state.active = previous
 
 
 def current_trace() -> EngineTrace | None:
-    """The trace being recorded now, or None (used by AccumulateGrad)."""
-    return _active_trace
+    """The trace this thread records now, or None (used by AccumulateGrad)."""
+    return thread_state.engine_trace.active
 
 
 # ----------------------------------------------------------------------------------
@@ -353,7 +351,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     """
     root = GraphRoot(roots, grads)
     dependencies = _compute_dependencies(root)
-    trace = _active_trace
+    trace = thread_state.engine_trace.active
     if trace is not None:
         trace.record(
             "dependencies",
@@ -398,7 +396,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
 
 def _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate):
     """Pop ready nodes from the heap, run them, route their outputs."""
-    trace = _active_trace
+    trace = thread_state.engine_trace.active
     buffers = {}
     # Heap entries: (-sequence_nr, tie-breaker, node); the tie-breaker keeps pushes
     # with equal sequence numbers (several AccumulateGrad nodes) in a stable order.

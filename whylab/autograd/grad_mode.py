@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
+
+from whylab._core import thread_state
+from whylab._core.keys import AUTOGRAD_KEYS_MASK, DispatchKey
+from whylab.dispatch.tls import exclude_keys
 
 __all__ = [
     "is_grad_enabled",
@@ -41,14 +44,8 @@ __all__ = [
 ]
 
 
-class _GradModeState(threading.local):
-    """Per-thread flags; class attributes are the defaults every new thread sees."""
-
-    enabled = True
-    inference = False
-
-
-_state = _GradModeState()
+#: Per-thread flags (``enabled``, ``inference``), documented in whylab/_core/thread_state.py.
+_state = thread_state.grad_mode
 
 
 def is_grad_enabled() -> bool:
@@ -204,10 +201,6 @@ class inference_mode(_GradModeContext):
         return _state.enabled if not self._mode else False
 
     def __enter__(self):
-        from whylab._tensor.tensor import creation_state
-        from whylab.dispatch import DispatchKey, exclude_keys
-        from whylab.dispatch.keys import AUTOGRAD_KEYS_MASK
-
         self._previous = _state.enabled
         self._previous_inference = _state.inference
         if self._mode:
@@ -217,15 +210,13 @@ class inference_mode(_GradModeContext):
             # which carry it, so their in-place writes keep bumping the version.
             self._key_guard = exclude_keys(DispatchKey.Autograd)
             self._key_guard.__enter__()
-            self._previous_mask = creation_state.key_mask
-            creation_state.key_mask = self._previous_mask & ~AUTOGRAD_KEYS_MASK
+            self._previous_mask = thread_state.creation.key_mask
+            thread_state.creation.key_mask = self._previous_mask & ~AUTOGRAD_KEYS_MASK
         return None
 
     def __exit__(self, *exc_info):
         if self._mode:
-            from whylab._tensor.tensor import creation_state
-
-            creation_state.key_mask = self._previous_mask
+            thread_state.creation.key_mask = self._previous_mask
             self._key_guard.__exit__(*exc_info)
         _state.enabled = self._previous
         _state.inference = self._previous_inference

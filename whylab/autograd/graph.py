@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import itertools
 import sys
-import threading
 import weakref
 
-from whylab.dispatch.keys import DispatchKey
+from whylab._core import thread_state
+from whylab._core.keys import DispatchKey
+from whylab.autograd.grad_mode import is_grad_enabled
 
 __all__ = [
     "Node",
@@ -271,14 +272,9 @@ def _unwrap_single(grads):
     return tuple(grads) if isinstance(grads, list) else grads
 
 
-class _EngineState(threading.local):
-    """Per-thread facts about the backward pass running now (the engine sets them)."""
-
-    needed = None  # set of nodes on a path to a requested input, or None for "all"
-    create_graph = False
-
-
-_engine_state = _EngineState()
+#: The backward pass running now (``needed``, ``create_graph``; set by the engine),
+#: documented in whylab/_core/thread_state.py.
+_engine_state = thread_state.engine
 
 
 class GraphRoot(Node):
@@ -359,11 +355,9 @@ def gradient_edge(tensor):
 # ----------------------------------------------------------------------------------
 
 
-class _SavedHooksState(threading.local):
-    stack = ()
-
-
-_saved_hooks_state = _SavedHooksState()
+#: This thread's stack of (pack, unpack) hook pairs, documented in
+#: whylab/_core/thread_state.py.
+_saved_hooks_state = thread_state.saved_tensor_hooks
 
 
 class saved_tensors_hooks:
@@ -457,8 +451,6 @@ class SavedTensor:
             raise RuntimeError(self._version_error(data, node))
         if not self.is_output:
             return data
-        from whylab.autograd.grad_mode import is_grad_enabled
-
         if node is None or not is_grad_enabled():
             return data
         alias = _detached_alias(data)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import re
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import anomaly, grad_mode
 from whylab.autograd.graph import (
@@ -37,7 +38,6 @@ from whylab.autograd.graph import (
     _engine_state,
     gradient_edge,
 )
-from whylab.dispatch.keys import DispatchKey
 from whylab.dispatch.tls import local_keys
 
 __all__ = ["FormulaNode", "make_autograd_kernel", "register_autograd_kernels"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import weakref
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
 from whylab.autograd import engine
 from whylab.autograd.graph import _add_hook, _HookDict
@@ -76,8 +77,6 @@ def retains_grad(self) -> bool:
 
 def is_inference(self) -> bool:
     """True for a tensor made inside ``inference_mode`` (it lacks the autograd keys)."""
-    from whylab.dispatch.keys import DispatchKey
-
     return not (self._keys & (1 << int(DispatchKey.Autograd)))
 
 

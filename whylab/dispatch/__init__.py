@@ -1,14 +1,17 @@
 """The dispatcher: dispatch keys, operators with per-key kernel tables, and tracing.
 
 See README.md in this folder for how a call travels and how to add an operator.
+
+Importing this package defines the machinery only; the operators themselves are
+registered by importing the op table, :mod:`whylab.dispatch.native_functions`
+(``import whylab`` does).
 """
 
-from whylab.dispatch.keys import DispatchKey, DispatchKeySet  # noqa: I001  (keys first: no cycles)
-from whylab.dispatch.tls import exclude_keys, excluded_keys, include_keys, included_keys
+from whylab._core.keys import DispatchKey, DispatchKeySet
 from whylab.dispatch.operator import (
     CompositeImplicitAutograd,
-    OpNamespace,
     Operator,
+    OpNamespace,
     all_ops,
     define,
     get_op,
@@ -17,8 +20,8 @@ from whylab.dispatch.operator import (
     register_fallback,
     register_fallthrough_for_all,
 )
-from whylab.dispatch.trace import Trace, TraceEvent, trace
-from whylab.dispatch import native  # noqa: F401  (registers every operator)
+from whylab.dispatch.tls import exclude_keys, excluded_keys, include_keys, included_keys
+from whylab.dispatch.tracing import Trace, TraceEvent, trace
 
 __all__ = [
     "CompositeImplicitAutograd",

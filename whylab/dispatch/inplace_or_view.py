@@ -11,8 +11,8 @@ a tensor it saved has changed. Every other operator falls through this key.
 
 from __future__ import annotations
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import DispatchKey
 
 
 def _mark_view(out, source: Tensor):

@@ -40,9 +40,7 @@ import linecache
 import re
 from dataclasses import dataclass
 
-from whylab._tensor.device import device_key_bits
-from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import (
+from whylab._core.keys import (
     BELOW,
     FIRST_WRAPPER_KEY,
     NUM_KEYS,
@@ -50,6 +48,8 @@ from whylab.dispatch.keys import (
     DispatchKeySet,
     key_bit,
 )
+from whylab._tensor.device import device_key_bits
+from whylab._tensor.tensor import Tensor
 from whylab.dispatch.tls import local_keys
 
 #: Alias key: one kernel, written in terms of other operators, that serves

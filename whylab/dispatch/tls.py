@@ -12,21 +12,12 @@ Both are per thread, as in PyTorch's ``LocalDispatchKeySet``.
 
 from __future__ import annotations
 
-import threading
+from whylab._core import thread_state
+from whylab._core.keys import ALL_KEYS_MASK, DispatchKey, DispatchKeySet, mask_of
 
-from whylab.dispatch.keys import ALL_KEYS_MASK, DispatchKey, DispatchKeySet, mask_of
-
-
-class _LocalKeys(threading.local):
-    """Per-thread state. ``keep`` is ``~excluded`` precomputed for the hot path."""
-
-    def __init__(self):
-        self.included = 0
-        self.keep = ALL_KEYS_MASK
-        self.recorder = None  # set by whylab.dispatch.trace while a trace is open
-
-
-local_keys = _LocalKeys()
+#: This thread's ``included`` and ``keep`` (``~excluded``, precomputed for the hot path)
+#: bitmasks and the open trace's ``recorder``, documented in whylab/_core/thread_state.py.
+local_keys = thread_state.dispatch
 
 
 def included_keys() -> DispatchKeySet:

@@ -59,7 +59,7 @@ from whylab.explorer.render import (
     make_environment,
     topic_context,
 )
-from whylab.explorer.serialization import dumps
+from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer
 from whylab.explorer.timing import TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry

@@ -37,7 +37,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from whylab.explorer.serialization import dumps
+from whylab.explorer.result_json import dumps
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from typing import Any
 import whylab
 from whylab.explorer.cache import ResultCache, cache_key
 from whylab.explorer.experiment import Experiment, ProgressHook, Result, progress_hook
-from whylab.explorer.serialization import dumps, result_from_dict, result_to_dict
+from whylab.explorer.result_json import dumps, result_from_dict, result_to_dict
 from whylab.explorer.topics import Topic
 from whylab.explorer.workers import Job, WorkerPool
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from whylab.explorer.experiment import Experiment
-from whylab.explorer.serialization import dumps
+from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunRecord
 from whylab.explorer.topics import Topic
 from whylab.explorer.workers import Overloaded, RunFailure

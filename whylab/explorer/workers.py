@@ -158,7 +158,7 @@ def worker_main(conn: Connection, memory_limit_mb: int) -> None:
     """Loop of a worker process: receive a job, run it, send back JSON-ready data."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     _limit_memory(memory_limit_mb)
-    from whylab.explorer.serialization import result_to_dict
+    from whylab.explorer.result_json import result_to_dict
     from whylab.explorer.topics import import_experiments
 
     while True:

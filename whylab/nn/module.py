@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import whylab
+from whylab._tensor.device import CUDA_NOT_COMPILED
 from whylab.autograd.grad_reset import zero_grads
 
 from .parameter import Parameter
@@ -458,8 +459,6 @@ class Module:
 
     def cuda(self, device=None) -> Module:
         """Move to a CUDA device: raises, as torch does on a machine without one."""
-        from whylab._tensor.device import CUDA_NOT_COMPILED
-
         raise AssertionError(CUDA_NOT_COMPILED)
 
     def half(self) -> Module:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.device import to_device
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import DispatchKey
 from whylab.dispatch.native._registry import numpy_names, write_out
 from whylab.dispatch.operator import (
     DISPATCH_GLOBALS,

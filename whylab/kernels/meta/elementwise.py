@@ -8,6 +8,7 @@ kernel; ours follows the CPU kernel (the same layout rule as every other op).
 from __future__ import annotations
 
 from whylab._tensor import dtypes
+from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
 from whylab.kernels.cpu.inplace import check_output_shape
 from whylab.kernels.meta.common import meta_elementwise
@@ -53,8 +54,6 @@ def rsub(self, other, alpha=1):
 
 
 def pow(self, exponent):
-    from whylab._tensor.tensor import Tensor
-
     if isinstance(self, Tensor):
         return meta_elementwise("pow", rules.binary_dtype(self, exponent), self, exponent)
     return meta_elementwise("pow", rules.binary_dtype(exponent, self), exponent)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.keys import DispatchKey
 from whylab.dispatch.operator import register_fallback
 from whylab.dispatch.tls import include_keys, local_keys
 
@@ -71,7 +71,7 @@ def tracer_fallback(op, keyset, *args, **kwargs):
     if recorder is None:
         return op.redispatch(keyset, *args, **kwargs)
     recorder.record(
-        op, DispatchKey.Tracer, "whylab.dispatch.trace.tracer_fallback", args, recorder.depth
+        op, DispatchKey.Tracer, "whylab.dispatch.tracing.tracer_fallback", args, recorder.depth
     )
     recorder.depth += 1
     try:

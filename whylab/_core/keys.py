@@ -1,4 +1,11 @@
-"""Dispatch keys and key sets.
+"""Dispatch keys and key sets, at the bottom of the engine.
+
+They live in ``whylab._core`` rather than in ``whylab.dispatch`` because the
+tensor itself holds a key set (``Tensor._keys``, set from its device in
+``_tensor/device.py``): as in PyTorch, where ``DispatchKeySet`` is in
+``c10/core`` below ``TensorImpl``, the keys must sit below the tensor, and the
+dispatcher, which sits above the tensor, imports them from here. This module
+imports nothing else of whylab.
 
 A *dispatch key* names one layer of behaviour an operator call can pass through:
 a backend that computes (CPU, CUDA, Meta), or a wrapper that does something
@@ -29,9 +36,8 @@ class DispatchKey(IntEnum):
 
 NUM_KEYS = len(DispatchKey)
 
-#: Backend keys compute results; every other key is a *wrapper* key whose
-#: kernel receives the remaining key set as its first argument.
-BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
+#: Keys from this one up are *wrapper* keys: their kernels receive the key set
+#: below them as their first argument. The keys below it are backends.
 FIRST_WRAPPER_KEY = int(DispatchKey.ADInplaceOrView)
 
 #: ``BELOW[k]`` keeps only the bits of keys strictly lower than ``k``.

@@ -1,0 +1,183 @@
+"""The engine's layering: no import cycle, and every module imports on its own.
+
+The engine is ``whylab`` (the facade) and the packages below it named in
+``ENGINE``; the explorer, the topics and the CLI sit above it and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import whylab
+
+PACKAGE_DIR = Path(whylab.__file__).parent
+ENGINE = (
+    "_core",
+    "_tensor",
+    "dispatch",
+    "kernels",
+    "autograd",
+    "nn",
+    "optim",
+    "utils",
+    "linalg",
+    "cuda",
+    "backends",
+    "serialization",
+)
+
+def engine_modules() -> dict[str, Path]:
+    """Dotted name -> file of every module of the engine."""
+    modules = {"whylab": PACKAGE_DIR / "__init__.py"}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = ("whylab",) + path.relative_to(PACKAGE_DIR).with_suffix("").parts
+        if parts[1] not in ENGINE or parts == ("whylab", "__init__"):
+            continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _module_level_statements(body):
+    """The statements that run at import time (imports under if/try included)."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            yield from _module_level_statements(node.body)
+            yield from _module_level_statements(node.orelse)
+            for handler in getattr(node, "handlers", ()):
+                yield from _module_level_statements(handler.body)
+            yield from _module_level_statements(getattr(node, "finalbody", ()))
+
+
+def imported_at_module_level(name: str, path: Path, modules) -> set[str]:
+    """The engine modules ``name`` imports when it is itself imported.
+
+    ``from pkg import sub`` counts as importing the module ``pkg.sub`` when there is
+    one, and as importing ``pkg`` when ``sub`` is a name defined by ``pkg``.
+    """
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in _module_level_statements(ast.parse(path.read_text()).body):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                found.add(submodule if submodule in modules else source)
+    return {module for module in found if module in modules and module != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = engine_modules()
+    return {name: imported_at_module_level(name, path, modules) for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a path ``[a, b, ..., a]``, or None when it has none."""
+    state = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        path.append(node)
+        for successor in sorted(graph[node]):
+            if state.get(successor) == 1:
+                return path[path.index(successor) :] + [successor]
+            if successor not in state:
+                cycle = visit(successor)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_find_cycle_reports_the_path_of_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_graph_sees_module_level_imports_only():
+    graph = import_graph()
+    assert "whylab._core.keys" in graph["whylab._tensor.device"]
+    # autograd/__init__ imports derivatives inside _install(), at call time only
+    assert "whylab.autograd.derivatives" not in graph["whylab.autograd"]
+
+
+def test_the_engine_has_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_bottom_layers_import_nothing_above_them():
+    graph = import_graph()
+    for name, imports in graph.items():
+        if name.startswith("whylab._core"):
+            assert all(m.startswith("whylab._core") for m in imports), (name, imports)
+        if name.startswith("whylab._tensor"):
+            assert all(m.startswith(("whylab._core", "whylab._tensor")) for m in imports), (
+                name,
+                imports,
+            )
+
+
+#: Run in a fresh interpreter: first load the third-party modules that ``import whylab``
+#: loads (NumPy, SciPy ...: they never import whylab, and loading them once keeps the
+#: test fast), then, for each engine module named on stdin, fork a child whose
+#: sys.modules holds nothing of whylab and import that module alone in it.
+#: Importing ``whylab.a.b`` runs its ancestor ``whylab`` first; for a module that
+#: ``import whylab`` itself loads, nothing else runs, so one child (``whylab``) stands
+#: for all of them, and every other module gets a child of its own.
+IMPORT_EACH_ALONE = """
+import importlib, os, subprocess, sys
+probe = "import sys, whylab; print(' '.join(sys.modules))"
+loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout
+for name in loaded.split():
+    if name.partition(".")[0] != "whylab":
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+assert not any(name.partition(".")[0] == "whylab" for name in sys.modules)
+facade_loads = set(loaded.split())
+for module in ["whylab"] + [m for m in sys.stdin.read().split() if m not in facade_loads]:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(module)
+        except BaseException as error:
+            print(f"{module}: {type(error).__name__}: {error}", flush=True)
+            os._exit(1)
+        os._exit(0)
+    os.waitpid(pid, 0)
+"""
+
+
+def test_every_engine_module_imports_alone_in_a_fresh_interpreter():
+    modules = engine_modules()
+    run = subprocess.run(
+        [sys.executable, "-c", IMPORT_EACH_ALONE],
+        input="\n".join(modules),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "", "modules that fail to import alone:\n" + run.stdout
