@@ -59,10 +59,14 @@ def test_no_name_is_given_by_two_entries():
 
 
 def test_a_name_given_twice_is_refused():
-    schema = "op_table_test_twice(Tensor self) -> Tensor"
+    schema = "test_op_table_twice(Tensor self) -> Tensor"  # test_op_: other suites skip it
+
+    def kernel(self):
+        return self
+
     table = [
-        codegen.NativeFunction(schema, cpu=lambda self: self, function=("op_table_twice",)),
-        codegen.NativeFunction(schema, cpu=lambda self: self, python={"op_table_twice": abs}),
+        codegen.NativeFunction(schema, cpu=kernel, meta=kernel, function=("op_table_twice",)),
+        codegen.NativeFunction(schema, cpu=kernel, meta=kernel, python={"op_table_twice": abs}),
     ]
     with pytest.raises(ValueError, match="two entries"):
         codegen.build(table, {})
