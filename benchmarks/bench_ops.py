@@ -13,6 +13,7 @@ quartile] over rounds of the ratios whylab/numpy and whylab/torch.
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 import torch
@@ -87,10 +88,12 @@ def large_cases():
     }
 
 
-def run_case(name, fns, rounds: int, target_s: float):
+def run_case(name, fns, rounds: int, target_s: float, clock=time.perf_counter):
     """Time whylab, numpy and torch on one case; medians and ratio quartiles over rounds."""
     candidates = dict(zip(("whylab", "numpy", "torch"), fns, strict=True))
-    result = compare(candidates, rounds, target_s, warmup=3, repeats=3, pause_s=PAUSE_S)
+    result = compare(
+        candidates, rounds, target_s, warmup=3, repeats=3, pause_s=PAUSE_S, clock=clock
+    )
     return {
         "name": name,
         "medians": {label: result.median(label) for label in candidates},
@@ -103,10 +106,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", choices=["small", "large"], default=None)
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time by this thread's CPU time (time.thread_time), not wall time: on a machine "
+        "shared with other work it leaves out the time others hold the core (not their "
+        "effect on the caches)",
+    )
     args = parser.parse_args()
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     print(
         f"numpy {np.__version__}, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"{args.rounds} interleaved rounds"
+        f"{args.rounds} interleaved rounds, {'thread CPU' if args.cpu_time else 'wall'} time"
     )
     header = (
         f"{'case':24} {'whylab':>11} {'numpy':>11} {'torch':>11}   "
@@ -121,7 +132,7 @@ def main() -> None:
         groups.append((large_cases(), 0.2))
     for cases, target_s in groups:
         for name, fns in cases.items():
-            result = run_case(name, fns, args.rounds, target_s)
+            result = run_case(name, fns, args.rounds, target_s, clock)
             whylab_t, numpy_t, torch_t = (
                 format_time(result["medians"][label]) for label in ("whylab", "numpy", "torch")
             )

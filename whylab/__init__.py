@@ -26,7 +26,6 @@ Deviations from PyTorch (each also stated where it happens):
   from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
 """
 
-import whylab.dispatch.native  # registers every operator
 from whylab import autograd, dispatch
 from whylab._tensor import dtypes as _dtypes
 from whylab._tensor.device import device, get_default_device, set_default_device
@@ -37,7 +36,6 @@ from whylab._tensor.dtypes import (
     set_default_dtype,
 )
 from whylab._tensor.generator import Generator, default_generator, initial_seed, manual_seed, seed
-from whylab._tensor.geometry import broadcast_all as _broadcast_all
 from whylab._tensor.storage import Storage
 from whylab._tensor.tensor import Size, Tensor, VersionCounter
 from whylab.autograd.grad_mode import (
@@ -48,146 +46,12 @@ from whylab.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from whylab.dispatch.native.elementwise import (
-    abs,
-    absolute,
-    add,
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    clamp,
-    clip,
-    cos,
-    div,
-    divide,
-    eq,
-    erf,
-    exp,
-    expm1,
-    floor_divide,
-    ge,
-    greater,
-    greater_equal,
-    gt,
-    le,
-    less,
-    less_equal,
-    log,
-    log1p,
-    log2,
-    log10,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lt,
-    masked_fill,
-    maximum,
-    minimum,
-    mul,
-    multiply,
-    ne,
-    neg,
-    negative,
-    not_equal,
-    pow,
-    reciprocal,
-    relu,
-    remainder,
-    rsqrt,
-    rsub,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    sub,
-    subtract,
-    tanh,
-    true_divide,
-    where,
-)
-from whylab.dispatch.native.factory import (
-    arange,
-    as_tensor,
-    clone,
-    empty,
-    empty_like,
-    empty_strided,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from whylab.dispatch.native.indexing import (
-    cat,
-    concat,
-    concatenate,
-    gather,
-    index_put,
-    index_select,
-    masked_select,
-    nonzero,
-    one_hot,
-    scatter,
-    scatter_add,
-    stack,
-    tril,
-    triu,
-)
-from whylab.dispatch.native.linalg import addmm, bmm, dot, ger, matmul, mm, mv, outer
-from whylab.dispatch.native.ordering import argsort, cumsum, flip, roll, sort, topk
-from whylab.dispatch.native.reduction import (
-    amax,
-    amin,
-    argmax,
-    argmin,
-    log_softmax,
-    logsumexp,
-    max,
-    mean,
-    min,
-    prod,
-    softmax,
-    std,
-    sum,
-    var,
-)
-from whylab.dispatch.native.shape import (
-    as_strided,
-    broadcast_to,
-    chunk,
-    detach,
-    diagonal,
-    flatten,
-    moveaxis,
-    movedim,
-    narrow,
-    permute,
-    reshape,
-    select,
-    split,
-    squeeze,
-    swapaxes,
-    swapdims,
-    t,
-    transpose,
-    unbind,
-    unflatten,
-    unsqueeze,
-)
+
+# The op table defines every operator and attaches the Tensor methods; its public
+# functions (whylab.add, whylab.matmul ...) are exported here, each name once.
+from whylab.dispatch import native_functions as _native_functions
+
+globals().update(_native_functions.FUNCTIONS)
 
 autograd._install()  # Autograd kernels for every operator defined above
 
@@ -217,7 +81,7 @@ preserve_format = "preserve_format"
 contiguous_format = "contiguous_format"
 
 #: ``whylab.ops.mm`` is the mm Operator (like ``torch.ops.aten.mm``).
-ops = dispatch.OpNamespace()
+ops = dispatch.operator.ops
 
 
 def is_tensor(obj) -> bool:
@@ -235,187 +99,41 @@ def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
-def broadcast_shapes(*shapes):
-    """The shape the given shapes broadcast to."""
-    return _broadcast_all([tuple(s) for s in shapes], "broadcast_shapes")
-
-
-def broadcast_tensors(*tensors):
-    """Views of all tensors expanded to their common broadcast shape."""
-    shape = broadcast_shapes(*(tensor.shape for tensor in tensors))
-    return tuple(broadcast_to(tensor, shape) for tensor in tensors)
-
-
 __all__ = [
     "Generator",
     "Storage",
     "Tensor",
     "VersionCounter",
-    "abs",
-    "absolute",
-    "add",
-    "addmm",
-    "amax",
-    "amin",
-    "arange",
-    "argmax",
-    "argmin",
-    "as_strided",
-    "as_tensor",
-    "bitwise_and",
-    "bitwise_not",
-    "bitwise_or",
-    "bitwise_xor",
-    "bmm",
     "bool",
-    "broadcast_shapes",
-    "broadcast_tensors",
-    "broadcast_to",
-    "cat",
-    "chunk",
-    "clamp",
-    "clip",
-    "clone",
-    "concat",
-    "concatenate",
     "contiguous_format",
-    "cos",
     "default_generator",
-    "detach",
     "device",
-    "diagonal",
     "dispatch",
-    "div",
-    "divide",
-    "dot",
     "double",
     "dtype",
-    "empty",
-    "empty_like",
-    "empty_strided",
-    "eq",
-    "erf",
-    "exp",
-    "expm1",
-    "eye",
-    "flatten",
     "float",
     "float32",
     "float64",
-    "floor_divide",
-    "from_numpy",
-    "full",
-    "full_like",
-    "gather",
-    "ge",
-    "ger",
     "get_default_dtype",
-    "greater",
-    "greater_equal",
-    "gt",
-    "index_put",
-    "index_select",
     "initial_seed",
     "int",
     "int32",
     "int64",
     "is_floating_point",
     "is_tensor",
-    "le",
-    "less",
-    "less_equal",
-    "linspace",
-    "log",
-    "log1p",
-    "log2",
-    "log10",
-    "log_softmax",
-    "logical_and",
-    "logical_not",
-    "logical_or",
-    "logical_xor",
-    "logsumexp",
     "long",
-    "lt",
     "manual_seed",
-    "masked_fill",
-    "masked_select",
-    "matmul",
-    "max",
-    "maximum",
-    "mean",
-    "min",
-    "minimum",
-    "mm",
-    "moveaxis",
-    "movedim",
-    "mul",
-    "multiply",
-    "mv",
-    "narrow",
-    "ne",
-    "neg",
-    "negative",
-    "nonzero",
-    "not_equal",
     "numel",
-    "one_hot",
-    "ones",
-    "ones_like",
     "ops",
-    "outer",
-    "permute",
-    "pow",
     "preserve_format",
-    "prod",
     "promote_types",
-    "rand",
-    "rand_like",
-    "randint",
-    "randint_like",
-    "randn",
-    "randn_like",
-    "reciprocal",
-    "relu",
-    "remainder",
-    "reshape",
     "result_type",
-    "rsqrt",
-    "rsub",
-    "scatter",
-    "scatter_add",
     "seed",
-    "select",
     "set_default_dtype",
-    "sigmoid",
-    "sign",
-    "sin",
-    "softmax",
-    "split",
-    "sqrt",
-    "squeeze",
-    "stack",
-    "std",
-    "sub",
-    "subtract",
-    "sum",
-    "swapaxes",
-    "swapdims",
-    "t",
-    "tanh",
-    "tensor",
-    "transpose",
-    "tril",
-    "triu",
-    "true_divide",
-    "unbind",
-    "unflatten",
-    "unsqueeze",
-    "var",
-    "where",
-    "zeros",
-    "zeros_like",
 ]
+
+# The op table's public functions
+__all__ += sorted(_native_functions.FUNCTIONS)
 
 # autograd's public names (grad modes; whylab.autograd itself)
 __all__ += [
@@ -455,25 +173,22 @@ def __getattr__(name):
 
 __all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
 
-# Loss of nothing for readers of old tutorials: legacy constructors, sampling, order ops.
-from whylab.dispatch.native._registry import with_out as _with_out  # noqa: E402
-from whylab.dispatch.native.elementwise import isfinite, isinf, isnan  # noqa: E402
+# The legacy typed constructors old tutorials use (classes, so not in the op table).
 from whylab.dispatch.native.legacy import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
     FloatTensor,
     IntTensor,
     LongTensor,
-    index_add,
 )
-from whylab.dispatch.native.reduction import all_ as all  # noqa: E402, A004
-from whylab.dispatch.native.reduction import any_ as any  # noqa: E402, A004
-from whylab.dispatch.native.sampling import bernoulli, multinomial, normal, randperm  # noqa: E402
 from whylab.linalg import tensor_norm as norm  # noqa: E402
 
 __all__ += [
     "BoolTensor",
     "DoubleTensor",
+    "FloatTensor",
+    "IntTensor",
+    "LongTensor",
     "Size",
     "bfloat16",
     "float16",
@@ -483,35 +198,6 @@ __all__ += [
     "short",
     "uint8",
     "get_default_device",
-    "isfinite",
-    "isinf",
-    "isnan",
-    "set_default_device",
-    "all",
-    "any",
-    "FloatTensor",
-    "IntTensor",
-    "LongTensor",
-    "argsort",
-    "bernoulli",
-    "cumsum",
-    "flip",
-    "index_add",
-    "multinomial",
     "norm",
-    "normal",
-    "randperm",
-    "roll",
-    "sort",
-    "topk",
+    "set_default_device",
 ]
-
-# torch's out= on the functions programs most often call with it.
-for _name in (
-    "add", "sub", "mul", "div", "pow", "matmul", "mm", "bmm", "exp", "log", "sqrt", "abs",
-    "neg", "sin", "cos", "tanh", "sigmoid", "clamp", "maximum", "minimum", "sum", "mean",
-    "prod", "cumsum", "cat", "stack", "where", "zeros", "ones", "empty", "full", "rand",
-    "randn", "arange", "linspace", "eye",
-):
-    globals()[_name] = _with_out(globals()[_name])
-del _name

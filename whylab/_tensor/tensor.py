@@ -2,8 +2,8 @@
 
 ``Tensor`` only holds data and answers questions about its layout. Every
 operation on tensors (``t + u``, ``t.sum()``, ``t.t()``) is an operator call
-through the dispatcher; the methods that do this are attached to the class by
-the modules in ``whylab/dispatch/native`` with :func:`tensor_method`.
+through the dispatcher; the methods that do this are generated from the op table
+(``whylab/dispatch/native_functions.py``) and attached to the class there.
 
 Autograd fills the slots ``grad``, ``grad_fn`` and friends; this layer gives
 them defaults and never reads them.
@@ -453,21 +453,12 @@ def set_legacy_constructor(fn) -> None:
 
 
 def tensor_method(*names):
-    """Attach a function to :class:`Tensor` under ``names`` (used by the op bindings)."""
+    """Attach a function to :class:`Tensor` under ``names`` (for methods from outside the
+    op table, such as ``whylab.linalg``'s ``norm``)."""
 
     def attach(fn):
         for name in names:
             setattr(Tensor, name, fn)
-        return fn
-
-    return attach
-
-
-def tensor_property(name):
-    """Attach a read-only property computed by ``fn`` to :class:`Tensor`."""
-
-    def attach(fn):
-        setattr(Tensor, name, property(fn))
         return fn
 
     return attach

@@ -3,7 +3,8 @@
 See README.md in this folder for how a call travels and how to add an operator.
 
 Importing this package defines the machinery only; the operators themselves are
-registered by importing :mod:`whylab.dispatch.native` (``import whylab`` does).
+registered by importing the op table, :mod:`whylab.dispatch.native_functions`
+(``import whylab`` does).
 """
 
 from whylab._core.keys import DispatchKey, DispatchKeySet

@@ -16,12 +16,18 @@ Calling convention (see README.md in this folder):
 * a composite kernel (CompositeImplicitAutograd) receives the arguments only,
   in every slot it fills, wrapper slots included.
 
-The hot path never parses the schema: at definition time we work out where the
-tensor arguments are and build a small function that ORs their key bits.
+The hot path never parses the schema: at definition time :func:`define` gives
+each operator a class whose ``__call__`` is generated for its schema (named
+parameters, the tensor arguments' key bits ORed in one expression; see
+:func:`dispatch_lines`), compiled under a file name that tracebacks and
+``inspect.getsource`` show. :meth:`Operator.__call__` below is the same steps for
+any argument list, used by schemas the generator cannot express.
 
 A shortcut, with the same result: an Autograd kernel may carry a predicate
 ``skip_if(args, kwargs)``, true when the kernel would only hand the call on to
-the next key (grad mode off, or no input requires grad). When Autograd is the
+the next key (grad mode off, or no input requires grad). It must hold whenever no
+tensor input requires grad: the generated call code reads the inputs'
+``_requires_grad`` first and asks the predicate only when one does. When Autograd is the
 first key of a call and the predicate holds, ``__call__`` goes straight to the
 next key, which saves two Python calls per operator. PyTorch always enters its
 Autograd kernel; the kernels run below it are the same either way, and a call
@@ -30,6 +36,7 @@ that reaches Autograd by ``redispatch`` (under a trace, say) still enters it.
 
 from __future__ import annotations
 
+import linecache
 import re
 from dataclasses import dataclass
 
@@ -41,6 +48,7 @@ from whylab._core.keys import (
     DispatchKeySet,
     key_bit,
 )
+from whylab._tensor.device import device_key_bits
 from whylab._tensor.tensor import Tensor
 from whylab.dispatch.tls import local_keys
 
@@ -183,8 +191,6 @@ def _key_extractor(schema: Schema):
             return keys
 
     elif has_device:
-        from whylab._tensor.device import device_key_bits
-
         # Bindings pass keyword-only arguments positionally, so count them all.
         device_index = next(i for i, arg in enumerate(schema.arguments) if arg.name == "device")
 
@@ -199,6 +205,137 @@ def _key_extractor(schema: Schema):
             return key_bit(DispatchKey.CPU)
 
     return keys_of
+
+
+# ------------------------------------------------------ the generated dispatch code
+
+
+def python_default(text: str | None) -> str | None:
+    """A schema default as Python source: ``[]`` is ``()``, ``[0, 1]`` is ``(0, 1)``."""
+    if text is None:
+        return None
+    if text.startswith("["):
+        inner = text[1:-1].strip()
+        return f"({inner},)" if inner and "," not in inner else f"({inner})"
+    return text
+
+
+def _list_keys(tensors) -> int:
+    keys = 0
+    for item in tensors:
+        if isinstance(item, Tensor):
+            keys |= item._keys
+    return keys
+
+
+def _list_requires_grad(tensors) -> bool:
+    for item in tensors:
+        if isinstance(item, Tensor) and item._requires_grad:
+            return True
+    return False
+
+
+def dispatch_lines(schema: Schema, python_name=lambda arg: arg.name) -> list[str]:
+    """The body of a call, as source lines ending in ``result = kernel(...)``.
+
+    They do what :meth:`Operator.__call__` does, written out for this schema: the
+    key extraction names the tensor arguments (the first ``Tensor self`` is always a
+    tensor; other Tensor parameters may hold Python numbers, PyTorch's wrapped
+    numbers), and the Autograd shortcut first reads the inputs' ``_requires_grad``
+    (a ``skip_if`` predicate holds whenever no input requires grad: see the module
+    docstring) before asking the kernel's predicate itself. ``op`` names the
+    operator; ``python_name`` maps a schema argument to the Python variable holding it.
+    """
+    keys, requires_grad = [], []
+    for position, arg in enumerate(schema.arguments):
+        name = python_name(arg)
+        if arg.is_tensor:
+            if position == 0 and arg.type == "Tensor":
+                keys.append(f"{name}._keys")
+                requires_grad.append(f"{name}._requires_grad")
+            else:
+                keys.append(f"({name}._keys if isinstance({name}, Tensor) else 0)")
+                requires_grad.append(f"(isinstance({name}, Tensor) and {name}._requires_grad)")
+        elif arg.is_tensor_list:
+            keys.append(f"list_keys({name})")
+            requires_grad.append(f"list_requires_grad({name})")
+        elif arg.name == "device":
+            keys.append(f"device_keys({name})")
+    call_args = ", ".join(python_name(arg) for arg in schema.arguments)
+    args_tuple = f"({call_args},)" if len(schema.arguments) == 1 else f"({call_args})"
+    any_requires_grad = " or ".join(requires_grad) or "False"
+    return [
+        "    # Dispatch, as Operator.__call__ does: the keys of the tensor arguments,",
+        "    # this thread's included and excluded keys, then the highest key with a kernel.",
+        f"    try:\n        keyset = {' | '.join(keys) or 'CPU_KEYS'}",
+        f"    except AttributeError:\n        raise op._argument_error({args_tuple}) from None",
+        "    keyset = (keyset | local_keys.included) & local_keys.keep",
+        "    slot = (keyset & op._dispatch_mask).bit_length() - 1",
+        "    if slot == AUTOGRAD and op._autograd_skippable and (",
+        f"        not ({any_requires_grad})",
+        f"        or op._skips_autograd({args_tuple}, NO_KWARGS)",
+        "    ):",
+        "        keyset &= BELOW[AUTOGRAD]  # Autograd would only hand the call on",
+        "        slot = (keyset & op._dispatch_mask).bit_length() - 1",
+        "    kernel = op._table[slot]",
+        "    if op._passes_keyset[slot]:",
+        f"        result = kernel(keyset & BELOW[slot], {call_args})",
+        "    else:",
+        f"        result = kernel({call_args})",
+    ]
+
+
+#: The globals the generated dispatch code reads.
+DISPATCH_GLOBALS = {
+    "Tensor": Tensor,
+    "local_keys": local_keys,
+    "AUTOGRAD": int(DispatchKey.Autograd),
+    "BELOW": BELOW,
+    "NO_KWARGS": {},
+    "CPU_KEYS": key_bit(DispatchKey.CPU),
+    "list_keys": _list_keys,
+    "list_requires_grad": _list_requires_grad,
+    "device_keys": device_key_bits,
+}
+
+#: Names the generated code uses for itself, so no schema argument may take them.
+RESERVED_NAMES = frozenset({"keyset", "slot", "kernel", "result", "op", *DISPATCH_GLOBALS})
+
+
+def compile_source(source: str, filename: str, namespace: dict):
+    """Compile generated ``source`` under ``filename``, registered with :mod:`linecache`
+    so that tracebacks, ``inspect.getsource`` and debuggers show it."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (our own generated source)
+    return namespace
+
+
+def _specialised_class(schema: Schema):
+    """A subclass of :class:`Operator` whose ``__call__`` is generated for ``schema``:
+    parameters by name and default (keyword-only ones may come positionally, as the
+    bindings pass them), no ``*args`` packing, the dispatch written out.
+
+    Returns :class:`Operator` itself for a schema the generator cannot express.
+    """
+    names = {arg.name for arg in schema.arguments}
+    if names & RESERVED_NAMES or len(names) != len(schema.arguments):
+        return Operator
+    parameters, defaulted = [], False
+    for arg in schema.arguments:
+        default = python_default(arg.default)
+        if default is None and defaulted:
+            return Operator  # a required argument after a defaulted one
+        defaulted = defaulted or default is not None
+        parameters.append(arg.name if default is None else f"{arg.name}={default}")
+    lines = [f"def __call__({', '.join(['op', *parameters])}):"]
+    lines.append(f'    """Call {schema.text}"""')
+    lines += dispatch_lines(schema)
+    lines.append("    return result")
+    source = "\n".join(lines) + "\n"
+    namespace = compile_source(source, f"<whylab operator: {schema.name}>", dict(DISPATCH_GLOBALS))
+    call = namespace["__call__"]
+    call.__qualname__ = f"Operator[{schema.name}].__call__"
+    return type(f"Operator[{schema.name}]", (Operator,), {"__slots__": (), "__call__": call})
 
 
 # ----------------------------------------------------------------- global tables
@@ -224,6 +361,7 @@ class Operator:
         "_table",
         "_passes_keyset",
         "_skips_autograd",
+        "_autograd_skippable",
         "_dispatch_mask",
         "_kernels",
         "_fallthroughs",
@@ -241,6 +379,7 @@ class Operator:
         self._table: list = []
         self._passes_keyset: list = []
         self._skips_autograd = _never
+        self._autograd_skippable = False
         self._dispatch_mask = 0
         self._rebuild()
 
@@ -315,6 +454,7 @@ class Operator:
         self._table = table
         self._passes_keyset = passes_keyset
         self._skips_autograd = getattr(table[_AUTOGRAD], "skip_if", _never)
+        self._autograd_skippable = self._skips_autograd is not _never
         self._dispatch_mask = mask
 
     # -- calling --------------------------------------------------------------
@@ -413,8 +553,9 @@ def define(schema_text: str) -> Operator:
         if existing.schema.text != schema.text:
             raise ValueError(f"operator {schema.name} already defined as {existing.schema.text!r}")
         return existing
-    op = Operator(schema)
+    op = _specialised_class(schema)(schema)
     _OPERATORS[schema.name] = op
+    setattr(ops, schema.name, op)  # an instance attribute: composites read ops.mm cheaply
     from whylab.dispatch import inplace_or_view
 
     inplace_or_view.register_for(op)
@@ -465,13 +606,19 @@ def register_fallthrough_for_all(key: DispatchKey) -> None:
 
 
 class OpNamespace:
-    """``whylab.ops.mm`` is the ``mm`` operator (like ``torch.ops.aten.mm``)."""
+    """``whylab.ops.mm`` is the ``mm`` operator (like ``torch.ops.aten.mm``).
+
+    :func:`define` sets each operator as an attribute of :data:`ops`, so composite
+    kernels call ``ops.mm(a, b)`` at the cost of one attribute read. Overloads keep
+    their dotted names: ``getattr(ops, "pow.Scalar")``.
+    """
 
     def __getattr__(self, name: str) -> Operator:
-        try:
-            return _OPERATORS[name]
-        except KeyError:
-            raise AttributeError(f"no operator named {name!r}") from None
+        raise AttributeError(f"no operator named {name!r}")
 
     def __dir__(self):
         return sorted(_OPERATORS)
+
+
+#: The namespace of every defined operator (``whylab.ops``).
+ops = OpNamespace()

@@ -44,6 +44,14 @@ def check_floating(op: str, dtype: dtypes.dtype) -> None:
         )
 
 
+def check_alpha(op: str, dtype: dtypes.dtype, alpha) -> None:
+    """``add``/``sub`` (and ``add_``/``sub_``) with an integral result refuse a float ``alpha``."""
+    if not dtype.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(
+            f"{op}: For integral input tensors, argument alpha must not be a floating point number."
+        )
+
+
 def check_inplace_cast(op: str, result: dtypes.dtype, target: dtypes.dtype) -> None:
     """An in-place op cannot narrow the category (float result into an int tensor)."""
     if not dtypes.can_cast(result, target):

@@ -1,22 +1,11 @@
-"""The native operators: schemas, the kernels registered for each key, and Python bindings.
+"""The hand-written parts of the native operators, one module per family.
 
-One module per family plays the role of PyTorch's ``native_functions.yaml`` entry
-plus its generated Python binding: it ``define``s each schema, registers the
-CPU and Meta kernels (and CUDA ones when CuPy is present), and provides the
-public functions (``whylab.add``) and Tensor methods (``Tensor.add``, ``+``).
-Importing this package registers every operator.
+The op table, ``whylab/dispatch/native_functions.py``, lists every operator with
+its schema, kernels and Python names; :mod:`~whylab.dispatch.native.codegen`
+turns it into operators, public functions and Tensor methods. The modules here
+hold what the table references and cannot generate: composite kernels written in
+terms of other operators (``matmul``, ``reshape``, ``stack``...) and bindings whose
+Python signature is not a plain call in schema order (``Tensor.view(*shape)``,
+``max(t, dim)``, the factories with ``*size``). Importing this package registers
+nothing; importing the table does.
 """
-
-from whylab.dispatch.native import (  # noqa: F401  (imported for their registrations)
-    backward_ops,
-    elementwise,
-    factory,
-    indexing,
-    legacy,
-    linalg,
-    loss,
-    ordering,
-    reduction,
-    sampling,
-    shape,
-)

@@ -1,45 +1,41 @@
-"""Small helpers the native modules share to define operators and register kernels."""
+"""What the bindings share: NumPy's keyword names and torch's ``out=`` argument."""
 
 from __future__ import annotations
 
 import functools
 
-from whylab._core.keys import DispatchKey
-from whylab.dispatch.operator import CompositeImplicitAutograd, define
-
-
-def native(schema: str, cpu=None, meta=None, *, cuda=None, composite=None):
-    """Define ``schema`` and register its kernels; returns the Operator.
-
-    ``composite`` registers one kernel written in terms of other operators for
-    Autograd and every backend (PyTorch's CompositeImplicitAutograd).
-    """
-    op = define(schema)
-    if cpu is not None:
-        op.register(DispatchKey.CPU, cpu)
-    if meta is not None:
-        op.register(DispatchKey.Meta, meta)
-    if cuda is not None:
-        op.register(DispatchKey.CUDA, cuda)
-    if composite is not None:
-        op.register(CompositeImplicitAutograd, composite)
-    return op
-
-
-def view_kernel(schema: str, kernel):
-    """A view op: the same geometry-only kernel serves every backend."""
-    return native(schema, cpu=kernel, meta=kernel)
-
-
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
 
 
-def numpy_keywords(fn):
-    """Accept NumPy's ``axis=`` and ``keepdims=`` for ``dim`` and ``keepdim``, as torch does.
+def numpy_names(op: str, given: dict, dim, dim_default, keepdim=None):
+    """``dim`` (and ``keepdim``) after NumPy's ``axis=`` / ``keepdims=`` in ``given``.
 
-    (torch's argument parser maps these names for every function; here the reductions
-    and the functions that take a dim are wrapped.)
+    torch's argument parser accepts the NumPy names for every function; the generated
+    bindings of the ops that take a ``dim`` collect them in ``**numpy_keywords`` and
+    call this. ``dim_default`` is the schema's default (a ``dim`` that differs from it
+    was given too); ``keepdim`` is None for an op without one, and then only ``dim``
+    comes back.
     """
+    allowed = ("axis",) if keepdim is None else ("axis", "keepdims")
+    for numpy_name in given:
+        if numpy_name not in allowed:
+            raise TypeError(f"{op}() got an unexpected keyword argument {numpy_name!r}")
+    if "axis" in given:
+        if dim != dim_default:
+            raise TypeError(f"{op}() got both dim= and axis=")
+        dim = given["axis"]
+    if keepdim is None:
+        return dim
+    if "keepdims" in given:
+        if keepdim:
+            raise TypeError(f"{op}() got both keepdim= and keepdims=")
+        keepdim = given["keepdims"]
+    return dim, keepdim
+
+
+def numpy_keywords(fn):
+    """The hand-written bindings' form of :func:`numpy_names`: a wrapper that renames
+    ``axis=`` and ``keepdims=`` to ``dim=`` and ``keepdim=``."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -55,12 +51,9 @@ def numpy_keywords(fn):
 
 
 def with_out(fn):
-    """Give a public function torch's ``out=`` argument: the result is written into ``out``.
+    """Give a hand-written public function torch's ``out=`` argument (see :func:`write_out`).
 
-    ``out`` must already have the result's shape (deviation: torch resizes an ``out``
-    of another shape, with a warning when it was not empty) and a dtype the result
-    can be cast to. As in torch, ``out=`` does not record autograd history, so it is
-    refused when the result would need a gradient.
+    The generated bindings take ``out=`` themselves (``out=True`` in the op table).
     """
 
     @functools.wraps(fn)
@@ -74,6 +67,13 @@ def with_out(fn):
 
 
 def write_out(op: str, result, out):
+    """Write ``result`` into ``out`` and return ``out``.
+
+    ``out`` must already have the result's shape (deviation: torch resizes an ``out``
+    of another shape, with a warning when it was not empty) and a dtype the result
+    can be cast to. As in torch, ``out=`` does not record autograd history, so it is
+    refused when the result would need a gradient.
+    """
     from whylab._tensor.dtypes import can_cast
     from whylab.autograd.grad_mode import is_grad_enabled, no_grad
 

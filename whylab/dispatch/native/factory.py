@@ -1,7 +1,9 @@
-"""Factory operators (empty, zeros, ones, full, arange, linspace, eye, rand, randn, randint),
-copies (clone, _to_copy) and the conversions built on them (to, float, contiguous ...).
+"""The hand-written parts of the factory family: the factories (their sizes come as
+``*size``: ``zeros(2, 3)``), ``tensor``/``as_tensor``/``from_numpy``, the ``*_like`` and
+``new_*`` forms, and the conversions (``to``, ``float`` ...) over ``_to_copy``.
 
-Factories have no tensor argument: the dispatcher picks the backend from ``device``.
+Schemas, kernels and names: ``whylab/dispatch/native_functions.py``. Factories have no
+tensor argument: the dispatcher picks the backend from ``device``.
 """
 
 from __future__ import annotations
@@ -13,69 +15,16 @@ from whylab._tensor.device import CPU, CUDA_NOT_COMPILED, to_device
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.geometry import contiguous_strides
 from whylab._tensor.storage import Storage
-from whylab._tensor.tensor import Tensor, tensor_method
-from whylab.dispatch.native._registry import native
+from whylab._tensor.tensor import Tensor
+from whylab.dispatch.operator import ops
 from whylab.kernels.cpu import common as cpu_common
-from whylab.kernels.cpu import factory as cpu
-from whylab.kernels.meta import factory as meta
-
-_OPTIONS = "*, ScalarType? dtype=None, Device? device=None"
-
-_empty = native(f"empty(int[] size, {_OPTIONS}) -> Tensor", cpu.empty, meta.empty)
-_empty_strided = native(
-    f"empty_strided(int[] size, int[] stride, {_OPTIONS}) -> Tensor",
-    cpu.empty_strided,
-    meta.empty_strided,
-)
-_zeros = native(f"zeros(int[] size, {_OPTIONS}) -> Tensor", cpu.zeros, meta.zeros)
-_ones = native(f"ones(int[] size, {_OPTIONS}) -> Tensor", cpu.ones, meta.ones)
-_full = native(f"full(int[] size, Scalar fill_value, {_OPTIONS}) -> Tensor", cpu.full, meta.full)
-_arange = native(
-    f"arange(Scalar start, Scalar end, Scalar step=1, {_OPTIONS}) -> Tensor",
-    cpu.arange,
-    meta.arange,
-)
-_linspace = native(
-    f"linspace(Scalar start, Scalar end, int steps, {_OPTIONS}) -> Tensor",
-    cpu.linspace,
-    meta.linspace,
-)
-_eye = native(f"eye(int n, int? m=None, {_OPTIONS}) -> Tensor", cpu.eye, meta.eye)
-_rand = native(
-    "rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
-    "Device? device=None) -> Tensor",
-    cpu.rand,
-    meta.rand,
-)
-_randn = native(
-    "randn(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
-    "Device? device=None) -> Tensor",
-    cpu.randn,
-    meta.randn,
-)
-_randint = native(
-    "randint(int low, int high, int[] size, *, Generator? generator=None, "
-    "ScalarType? dtype=None, Device? device=None) -> Tensor",
-    cpu.randint,
-    meta.randint,
-)
-_clone = native(
-    "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cpu.clone, meta.clone
-)
-_to_copy_op = native(
-    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
-    cpu._to_copy,
-    meta._to_copy,
-)
 
 
-def _contiguous_composite(self):
+def contiguous_composite(self):
+    """``contiguous``: ``self`` when already row-major, else a row-major ``clone``."""
     if self.is_contiguous():
         return self
-    return _clone(self, "contiguous_format")
-
-
-_contiguous = native("contiguous(Tensor(a) self) -> Tensor(a)", composite=_contiguous_composite)
+    return ops.clone(self, "contiguous_format")
 
 
 # ---------------------------------------------------------------- argument helpers
@@ -109,25 +58,25 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of the given size."""
-    t = _empty(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    t = ops.empty(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor with explicit strides."""
-    t = _empty_strided(tuple(size), tuple(stride), _dtype_arg(dtype), to_device(device))
+    t = ops.empty_strided(tuple(size), tuple(stride), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros of the given size."""
-    t = _zeros(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    t = ops.zeros(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of ones of the given size."""
-    t = _ones(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
+    t = ops.ones(_size_arg(shape, size), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
@@ -135,7 +84,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """A tensor of ``fill_value``; the dtype follows the value when not given."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    t = _full(_size_arg((size,)), fill_value, _dtype_arg(dtype), to_device(device))
+    t = ops.full(_size_arg((size,)), fill_value, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
@@ -143,30 +92,30 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     """``arange(end)`` or ``arange(start, end, step)``: values in [start, end)."""
     if end is None:
         start, end = 0, start
-    t = _arange(start, end, step, _dtype_arg(dtype), to_device(device))
+    t = ops.arange(start, end, step, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    t = _linspace(start, end, int(steps), _dtype_arg(dtype), to_device(device))
+    t = ops.linspace(start, end, int(steps), _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     """An ``n`` x ``m`` identity matrix (``m`` defaults to ``n``)."""
-    return _finish(_eye(int(n), m, _dtype_arg(dtype), to_device(device)), requires_grad)
+    return _finish(ops.eye(int(n), m, _dtype_arg(dtype), to_device(device)), requires_grad)
 
 
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1). Values differ from PyTorch's for the same seed (NumPy PCG64)."""
-    t = _rand(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
+    t = ops.rand(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples. Values differ from PyTorch's for the same seed (NumPy PCG64)."""
-    t = _randn(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
+    t = ops.randn(_size_arg(shape, size), generator, _dtype_arg(dtype), to_device(device))
     return _finish(t, requires_grad)
 
 
@@ -176,7 +125,9 @@ def randint(
     """Integers in [low, high); ``randint(high, size)`` starts at 0."""
     if size is None:
         low, high, size = 0, low, high
-    t = _randint(int(low), int(high), tuple(size), generator, _dtype_arg(dtype), to_device(device))
+    t = ops.randint(
+        int(low), int(high), tuple(size), generator, _dtype_arg(dtype), to_device(device)
+    )
     return _finish(t, requires_grad)
 
 
@@ -240,7 +191,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     else:
         result = cpu_common.from_python(data, dtype)
     if device is not None and to_device(device).type != "cpu":
-        result = _to_copy_op(result, None, to_device(device))
+        result = ops._to_copy(result, None, to_device(device))
     return _finish(result, requires_grad)
 
 
@@ -292,22 +243,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
 # -------------------------------------------------------------------- Tensor methods
 
 
-@tensor_method("clone")
-def _method_clone(self, *, memory_format=None):
-    return _clone(self, memory_format)
-
-
-def clone(input, *, memory_format=None):
-    """A copy with its own storage (same layout when the input is dense)."""
-    return _clone(input, memory_format)
-
-
-@tensor_method("contiguous")
-def _method_contiguous(self, memory_format=None):
+def contiguous_method(self, memory_format=None):
     """``self`` if already contiguous, otherwise a row-major copy."""
     if self.is_contiguous():
         return self
-    return _contiguous(self)
+    return ops.contiguous(self)
 
 
 def _parse_to_args(args, kwargs):
@@ -327,76 +267,71 @@ def _parse_to_args(args, kwargs):
     return _dtype_arg(dtype), (None if device is None else to_device(device)), copy
 
 
-@tensor_method("to")
-def _method_to(self, *args, **kwargs):
+def to_method(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(other)``: ``self`` when nothing changes, else a copy."""
     dtype, device, copy = _parse_to_args(args, dict(kwargs))
     same_dtype = dtype is None or dtype is self.dtype
     same_device = device is None or device == self.device
     if same_dtype and same_device and not copy:
         return self
-    return _to_copy_op(self, dtype, device)
+    return ops._to_copy(self, dtype, device)
 
 
-def _conversion(dtype, name):
+def conversion(dtype, name):
+    """``t.float()`` and friends: ``t.to(dtype)``."""
+
     def convert(self):
-        return _method_to(self, dtype)
+        return to_method(self, dtype)
 
-    convert.__name__ = convert.__qualname__ = name
-    tensor_method(name)(convert)
-
-
-_conversion(dtypes.float32, "float")
-_conversion(dtypes.float64, "double")
-_conversion(dtypes.int64, "long")
-_conversion(dtypes.int32, "int")
-_conversion(dtypes.bool_, "bool")
-_conversion(dtypes.float16, "half")
-_conversion(dtypes.bfloat16, "bfloat16")
-_conversion(dtypes.int16, "short")
-_conversion(dtypes.int8, "char")
-_conversion(dtypes.uint8, "byte")
+    convert.__name__ = name
+    convert.__qualname__ = f"Tensor.{name}"
+    return convert
 
 
-@tensor_method("cpu")
-def _method_cpu(self):
-    return _method_to(self, "cpu")
+to_float = conversion(dtypes.float32, "float")
+to_double = conversion(dtypes.float64, "double")
+to_long = conversion(dtypes.int64, "long")
+to_int = conversion(dtypes.int32, "int")
+to_bool = conversion(dtypes.bool_, "bool")
+to_half = conversion(dtypes.float16, "half")
+to_bfloat16 = conversion(dtypes.bfloat16, "bfloat16")
+to_short = conversion(dtypes.int16, "short")
+to_char = conversion(dtypes.int8, "char")
+to_byte = conversion(dtypes.uint8, "byte")
 
 
-@tensor_method("cuda")
-def _method_cuda(self, device=None, non_blocking=False):
+def cpu_method(self):
+    return to_method(self, "cpu")
+
+
+def cuda_method(self, device=None, non_blocking=False):
     """Copy to a CUDA device: raises, as torch does on a machine without one."""
     raise AssertionError(CUDA_NOT_COMPILED)
 
 
-@tensor_method("type_as")
-def _method_type_as(self, other):
-    return _method_to(self, other.dtype)
+def type_as_method(self, other):
+    return to_method(self, other.dtype)
 
 
-@tensor_method("new_zeros")
-def _method_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+def new_zeros_method(self, *size, dtype=None, device=None, requires_grad=False):
     return zeros(
         *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
     )
 
 
-@tensor_method("new_ones")
-def _method_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+def new_ones_method(self, *size, dtype=None, device=None, requires_grad=False):
     return ones(
         *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
     )
 
 
-@tensor_method("new_empty")
-def _method_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+def new_empty_method(self, *size, dtype=None, device=None, requires_grad=False):
     return empty(
         *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
     )
 
 
-@tensor_method("new_full")
-def _method_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def new_full_method(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return full(
         size,
         fill_value,
@@ -406,6 +341,5 @@ def _method_new_full(self, size, fill_value, *, dtype=None, device=None, require
     )
 
 
-@tensor_method("new_tensor")
-def _method_new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+def new_tensor_method(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)

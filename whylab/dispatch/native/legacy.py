@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from whylab._tensor import dtypes
 from whylab._tensor.dtypes import get_default_dtype, to_dtype
-from whylab._tensor.tensor import Tensor, set_legacy_constructor, tensor_method
+from whylab._tensor.tensor import Tensor, set_legacy_constructor
 from whylab.dispatch.native.factory import empty, tensor
 
 
@@ -79,8 +79,7 @@ for _cls in LEGACY_TYPES:
     _BY_TYPE_NAME[f"torch.{_cls.__name__}"] = _cls.dtype
 
 
-@tensor_method("type")
-def _type(self, dtype=None, non_blocking: bool = False):
+def type_method(self, dtype=None, non_blocking: bool = False):
     """Without an argument, the legacy type name; with a dtype (or its name), a conversion."""
     if dtype is None:
         return _TYPE_NAME.get(self.dtype, f"whylab.{self.dtype.name}")
@@ -96,8 +95,7 @@ def index_add(input, dim: int, index, source, *, alpha=1):
     return input.clone().index_add_(dim, index, source, alpha=alpha)
 
 
-@tensor_method("index_add_")
-def _index_add_(self, dim: int, index, source, *, alpha=1):
+def index_add_(self, dim: int, index, source, *, alpha=1):
     if index.ndim > 1:
         raise IndexError("index_add_(): Index is supposed to be a vector")
     dim = dim % max(self.ndim, 1)
@@ -112,6 +110,3 @@ def _index_add_(self, dim: int, index, source, *, alpha=1):
         self.movedim(dim, 0).index_put_((index,), values.movedim(dim, 0), accumulate=True)
         return self
     return self.index_put_((index,), values, accumulate=True)
-
-
-tensor_method("index_add")(index_add)

@@ -1,4 +1,6 @@
-"""Matrix products: mm, addmm, bmm, mv, dot, outer, matmul with torch.matmul's rules, linear.
+"""The composites of the matrix family: ``matmul`` with torch.matmul's rules, and ``linear``.
+
+Schemas, kernels and names: ``whylab/dispatch/native_functions.py``.
 
 ``matmul`` is a composite: it looks at the ranks of its operands and calls
 ``dot``, ``mv``, ``mm`` or ``bmm`` through the dispatcher (so a trace of
@@ -12,32 +14,7 @@ from __future__ import annotations
 from math import prod
 
 from whylab._tensor.geometry import broadcast_shapes
-from whylab._tensor.tensor import tensor_method
-from whylab.dispatch.native._registry import native
-from whylab.dispatch.native.factory import _contiguous
-from whylab.dispatch.native.shape import (
-    _expand,
-    _reshape,
-    _squeeze,
-    _t,
-    _transpose,
-    _unsafe_view,
-    _unsqueeze,
-    _view,
-)
-from whylab.kernels.cpu import linalg as cpu
-from whylab.kernels.meta import linalg as meta
-
-_mm = native("mm(Tensor self, Tensor mat2) -> Tensor", cpu.mm, meta.mm)
-_bmm = native("bmm(Tensor self, Tensor mat2) -> Tensor", cpu.bmm, meta.bmm)
-_mv = native("mv(Tensor self, Tensor vec) -> Tensor", cpu.mv, meta.mv)
-_dot = native("dot(Tensor self, Tensor tensor) -> Tensor", cpu.dot, meta.dot)
-_outer = native("outer(Tensor self, Tensor vec2) -> Tensor", cpu.outer, meta.outer)
-_addmm = native(
-    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    cpu.addmm,
-    meta.addmm,
-)
+from whylab.dispatch.operator import ops
 
 
 def _should_fold(tensor1, tensor2) -> bool:
@@ -51,7 +28,7 @@ def _should_fold(tensor1, tensor2) -> bool:
     when flattening ``t1``'s batch is a view, not a copy.
     """
     tensor1_larger = tensor1.ndim >= tensor2.ndim
-    t1 = tensor1 if tensor1_larger else _transpose(tensor2, -2, -1)
+    t1 = tensor1 if tensor1_larger else ops.transpose(tensor2, -2, -1)
     t2 = tensor2 if tensor1_larger else tensor1
     if not (t1.ndim >= 3 and t2.ndim <= 2):
         return False
@@ -65,37 +42,37 @@ def _should_fold(tensor1, tensor2) -> bool:
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(t1.ndim - 2))
 
 
-def _matmul_composite(tensor1, tensor2):
+def matmul_composite(tensor1, tensor2):
     dim1, dim2 = tensor1.ndim, tensor2.ndim
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D"
         )
     if dim1 == 1 and dim2 == 1:
-        return _dot(tensor1, tensor2)
+        return ops.dot(tensor1, tensor2)
     if dim1 == 2 and dim2 == 1:
-        return _mv(tensor1, tensor2)
+        return ops.mv(tensor1, tensor2)
     if dim1 == 1 and dim2 == 2:
-        return _squeeze(_mm(_unsqueeze(tensor1, 0), tensor2), (0,))
+        return ops.squeeze(ops.mm(ops.unsqueeze(tensor1, 0), tensor2), (0,))
     if dim1 == 2 and dim2 == 2:
-        return _mm(tensor1, tensor2)
+        return ops.mm(tensor1, tensor2)
     if _should_fold(tensor1, tensor2):
         transpose = dim2 > dim1
-        t1 = _transpose(tensor2, -2, -1) if transpose else tensor1
+        t1 = ops.transpose(tensor2, -2, -1) if transpose else tensor1
         if not transpose:
             t2 = tensor2
         else:
-            t2 = _transpose(tensor1, -2, -1) if dim1 == 2 else tensor1
+            t2 = ops.transpose(tensor1, -2, -1) if dim1 == 2 else tensor1
         output_shape = list(t1._sizes[:-1])
         folded = prod(output_shape)
         t2_is_matrix = t2.ndim == 2
         if t2_is_matrix:
             output_shape.append(t2._sizes[1])
-        t1_folded = _reshape(t1, (folded, t1._sizes[-1]))
+        t1_folded = ops.reshape(t1, (folded, t1._sizes[-1]))
         if t2_is_matrix:
-            output = _unsafe_view(_mm(t1_folded, t2), tuple(output_shape))
-            return _contiguous(_transpose(output, -2, -1)) if transpose else output
-        return _unsafe_view(_mv(t1_folded, t2), tuple(output_shape))
+            output = ops._unsafe_view(ops.mm(t1_folded, t2), tuple(output_shape))
+            return ops.contiguous(ops.transpose(output, -2, -1)) if transpose else output
+        return ops._unsafe_view(ops.mv(t1_folded, t2), tuple(output_shape))
 
     n = tensor1._sizes[-2] if dim1 > 1 else 1
     m1 = tensor1._sizes[-1]
@@ -111,26 +88,23 @@ def _matmul_composite(tensor1, tensor2):
         )
     batch = broadcast_shapes(batch1, batch2, "matmul")
     batch_count = prod(batch)
-    tensor1_expanded = _reshape(_expand(tensor1, batch + (n, m1)), (batch_count, n, m1))
+    tensor1_expanded = ops.reshape(ops.expand(tensor1, batch + (n, m1)), (batch_count, n, m1))
     vector_rhs = dim2 == 1
     if vector_rhs:
-        tensor2_expanded = _unsqueeze(
-            _reshape(_expand(tensor2, batch + (m2,)), (batch_count, m2)), 2
+        tensor2_expanded = ops.unsqueeze(
+            ops.reshape(ops.expand(tensor2, batch + (m2,)), (batch_count, m2)), 2
         )
     else:
-        tensor2_expanded = _reshape(_expand(tensor2, batch + (m2, p)), (batch_count, m2, p))
+        tensor2_expanded = ops.reshape(ops.expand(tensor2, batch + (m2, p)), (batch_count, m2, p))
     output_shape = list(batch)
     if dim1 > 1:
         output_shape.append(n)
     if dim2 > 1:
         output_shape.append(p)
-    product = _bmm(tensor1_expanded, tensor2_expanded)
+    product = ops.bmm(tensor1_expanded, tensor2_expanded)
     if vector_rhs:
-        product = _squeeze(product, (-1,))
-    return _unsafe_view(product, tuple(output_shape))
-
-
-_matmul = native("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul_composite)
+        product = ops.squeeze(product, (-1,))
+    return ops._unsafe_view(product, tuple(output_shape))
 
 
 def _check_linear(input, weight, bias) -> None:
@@ -153,7 +127,7 @@ def _check_linear(input, weight, bias) -> None:
             )
 
 
-def _linear_composite(input, weight, bias=None):
+def linear_composite(input, weight, bias=None):
     """``input @ weight.T + bias`` as torch's ``linear`` computes it.
 
     With a bias and a 2-D input it is one ``addmm`` (node ``AddmmBackward0``);
@@ -163,74 +137,19 @@ def _linear_composite(input, weight, bias=None):
     weight as a transposed operand, nothing is copied.
     """
     _check_linear(input, weight, bias)
-    weight_t = _t(weight)
+    weight_t = ops.t(weight)
     if bias is not None:
         if input.ndim == 2:
-            return _addmm(bias, input, weight_t)
+            return ops.addmm(bias, input, weight_t)
         if input.is_contiguous():
-            rows = _view(input, (-1, input._sizes[-1]))
-            return _view(_addmm(bias, rows, weight_t), input._sizes[:-1] + (weight._sizes[0],))
-        return _matmul(input, weight_t) + bias
-    return _matmul(input, weight_t)
+            rows = ops.view(input, (-1, input._sizes[-1]))
+            return ops.view(
+                ops.addmm(bias, rows, weight_t), input._sizes[:-1] + (weight._sizes[0],)
+            )
+        return ops.matmul(input, weight_t) + bias
+    return ops.matmul(input, weight_t)
 
 
-_linear = native(
-    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", composite=_linear_composite
-)
-
-
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product's shape."""
-    return _addmm(input, mat1, mat2, beta, alpha)
-
-
-def mm(input, mat2):
-    """Matrix product of two 2-D tensors."""
-    return _mm(input, mat2)
-
-
-def bmm(input, mat2):
-    """Batched matrix product of two 3-D tensors with the same batch size."""
-    return _bmm(input, mat2)
-
-
-def mv(input, vec):
-    """Matrix-vector product of a 2-D and a 1-D tensor."""
-    return _mv(input, vec)
-
-
-def dot(input, tensor):
-    """Inner product of two 1-D tensors (a 0-dim result)."""
-    return _dot(input, tensor)
-
-
-def outer(input, vec2):
-    """Outer product of two 1-D tensors."""
-    return _outer(input, vec2)
-
-
-ger = outer
-
-
-def matmul(input, other):
-    """``torch.matmul``: dot, mv, mm or bmm depending on the ranks, with batch broadcasting."""
-    return _matmul(input, other)
-
-
-tensor_method("addmm")(addmm)
-tensor_method("mm")(mm)
-tensor_method("bmm")(bmm)
-tensor_method("mv")(mv)
-tensor_method("dot")(dot)
-tensor_method("outer", "ger")(outer)
-tensor_method("matmul")(matmul)
-
-
-@tensor_method("__matmul__")
-def _method_matmul(self, other):
-    return _matmul(self, other)
-
-
-@tensor_method("__rmatmul__")
-def _method_rmatmul(self, other):
-    return _matmul(other, self)
+def rmatmul(self, other):
+    """``other @ self``."""
+    return ops.matmul(other, self)

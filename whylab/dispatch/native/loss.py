@@ -1,4 +1,5 @@
-"""Loss operators: ``nll_loss`` (and ``nll_loss2d``) and ``cross_entropy_loss``.
+"""The composites of the loss family: ``nll_loss`` (and ``nll_loss2d``, ``nll_loss_nd``)
+and ``cross_entropy_loss``. Schemas and kernels: ``whylab/dispatch/native_functions.py``.
 
 They follow PyTorch's split, so a trace or a graph reads like torch's:
 
@@ -24,61 +25,28 @@ from __future__ import annotations
 
 from math import prod
 
-from whylab.dispatch.native._registry import native
-from whylab.kernels.cpu import loss as cpu
+from whylab.dispatch.operator import ops
 from whylab.kernels.cpu.loss import REDUCTION_MEAN, REDUCTION_NONE, REDUCTION_SUM
-from whylab.kernels.meta import loss as meta
-
-_NLL_ARGS = "Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index"
-_NLL_DEFAULTS = (
-    "Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100"
-)
-_NLL_BACKWARD_ARGS = f"Tensor grad_output, {_NLL_ARGS}, Tensor total_weight"
-
-_nll_loss_forward = native(
-    f"nll_loss_forward({_NLL_ARGS}) -> (Tensor output, Tensor total_weight)",
-    cpu.nll_loss_forward,
-    meta.nll_loss_forward,
-)
-_nll_loss_backward = native(
-    f"nll_loss_backward({_NLL_BACKWARD_ARGS}) -> Tensor",
-    cpu.nll_loss_backward,
-    meta.nll_loss_backward,
-)
-_nll_loss2d_forward = native(
-    f"nll_loss2d_forward({_NLL_ARGS}) -> (Tensor output, Tensor total_weight)",
-    cpu.nll_loss2d_forward,
-    meta.nll_loss2d_forward,
-)
-_nll_loss2d_backward = native(
-    f"nll_loss2d_backward({_NLL_BACKWARD_ARGS}) -> Tensor",
-    cpu.nll_loss2d_backward,
-    meta.nll_loss2d_backward,
-)
 
 
-def _nll_loss_composite(self, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss_composite(self, target, weight=None, reduction=1, ignore_index=-100):
     """The loss of ``nll_loss_forward``, without the total weight."""
-    return _nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+    return ops.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
 
 
-def _nll_loss2d_composite(self, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss2d_composite(self, target, weight=None, reduction=1, ignore_index=-100):
     """The loss of ``nll_loss2d_forward``, without the total weight."""
-    return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
+    return ops.nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
 
 
-_nll_loss = native(f"nll_loss({_NLL_DEFAULTS}) -> Tensor", composite=_nll_loss_composite)
-_nll_loss2d = native(f"nll_loss2d({_NLL_DEFAULTS}) -> Tensor", composite=_nll_loss2d_composite)
-
-
-def _nll_loss_nd_composite(self, target, weight=None, reduction=1, ignore_index=-100):
+def nll_loss_nd_composite(self, target, weight=None, reduction=1, ignore_index=-100):
     """Pick ``nll_loss`` or ``nll_loss2d`` by rank, viewing other ranks as images."""
     if self.ndim < 1:
         raise ValueError("nll_loss: input must have at least one dimension (the classes)")
     if self.ndim <= 2:
-        return _nll_loss(self, target, weight, reduction, ignore_index)
+        return ops.nll_loss(self, target, weight, reduction, ignore_index)
     if self.ndim == 4:
-        return _nll_loss2d(self, target, weight, reduction, ignore_index)
+        return ops.nll_loss2d(self, target, weight, reduction, ignore_index)
     batch, classes = self._sizes[0], self._sizes[1]
     rest = tuple(self._sizes[2:])
     expected = (batch,) + rest
@@ -92,11 +60,8 @@ def _nll_loss_nd_composite(self, target, weight=None, reduction=1, ignore_index=
     else:
         images = self.reshape(batch, classes, 1, prod(rest))
         labels = target.reshape(batch, 1, prod(rest))
-    out = _nll_loss2d(images, labels, weight, reduction, ignore_index)
+    out = ops.nll_loss2d(images, labels, weight, reduction, ignore_index)
     return out.view(expected) if reduction == REDUCTION_NONE else out
-
-
-_nll_loss_nd = native(f"nll_loss_nd({_NLL_DEFAULTS}) -> Tensor", composite=_nll_loss_nd_composite)
 
 
 def _class_dim(input) -> int:
@@ -138,7 +103,7 @@ def _smoothed_index_loss(log_probs, target, weight, reduction, ignore_index, smo
     The smoothing term skips ignored targets; for "mean" it is divided by the same
     normaliser as the nll term (the summed weight of the counted targets).
     """
-    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
+    nll = ops.nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
     classes = log_probs._sizes[class_dim]
     ignored = target == ignore_index
     if weight is not None:
@@ -157,7 +122,7 @@ def _smoothed_index_loss(log_probs, target, weight, reduction, ignore_index, smo
     return nll * (1 - smoothing) + smooth * (smoothing / classes)
 
 
-def _cross_entropy_composite(
+def cross_entropy_composite(
     self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0
 ):
     if not 0.0 <= label_smoothing <= 1.0:
@@ -172,10 +137,4 @@ def _cross_entropy_composite(
         return _smoothed_index_loss(
             log_probs, target, weight, reduction, ignore_index, label_smoothing, class_dim
         )
-    return _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
-
-
-_cross_entropy_loss = native(
-    f"cross_entropy_loss({_NLL_DEFAULTS}, float label_smoothing=0.0) -> Tensor",
-    composite=_cross_entropy_composite,
-)
+    return ops.nll_loss_nd(log_probs, target, weight, reduction, ignore_index)

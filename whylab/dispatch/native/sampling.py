@@ -12,7 +12,7 @@ import numpy as np
 
 from whylab._tensor import dtypes
 from whylab._tensor.generator import default_generator
-from whylab._tensor.tensor import Tensor, tensor_method
+from whylab._tensor.tensor import Tensor
 from whylab.dispatch.native.factory import from_numpy, rand, randn, tensor
 
 
@@ -79,25 +79,18 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=F
     return tensor(order, dtype=dtypes.int64 if dtype is None else dtype, device=device)
 
 
-@tensor_method("uniform_")
-def _uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None):
+def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator=None):
     """Fill with U(a, b) samples."""
     draws = rand(tuple(self.shape), generator=generator, dtype=self.dtype)
     return self.copy_(draws * (b - a) + a)
 
 
-@tensor_method("normal_")
-def _normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
+def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None):
     """Fill with N(mean, std²) samples."""
     return self.copy_(randn(tuple(self.shape), generator=generator, dtype=self.dtype) * std + mean)
 
 
-@tensor_method("bernoulli_")
-def _bernoulli_(self, p=0.5, *, generator=None):
+def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``) or 0."""
     draws = rand(tuple(self.shape), generator=generator, dtype=dtypes.float64)
     return self.copy_((draws < p).to(self.dtype))
-
-
-tensor_method("bernoulli")(bernoulli)
-tensor_method("multinomial")(multinomial)

@@ -52,26 +52,27 @@ def _binary(ufunc, op: str, self: Tensor, other, dtype):
     return wrap_elementwise(out, dtype, tensors)
 
 
-def _check_alpha(op: str, dtype, alpha) -> None:
-    if not dtype.is_floating_point and isinstance(alpha, float):
-        raise RuntimeError(
-            f"{op}: For integral input tensors, argument alpha must not be a floating point number."
-        )
+def scaled_by_alpha(op: str, dtype, other, alpha):
+    """``alpha * other`` for ``add``/``sub`` and their in-place forms: torch's alpha rule,
+    in one place.
 
-
-def _scaled(other, alpha):
-    if alpha == 1:
-        return other
+    ``dtype`` is the operation's result dtype: an integral one refuses a floating
+    ``alpha``, as torch does (:func:`whylab.kernels.rules.check_alpha`, which the
+    meta kernels call too). A tensor ``other`` is scaled in its own dtype's
+    promotion with a Python number (an int64 tensor times 0.5 gives float64 values,
+    which the caller then computes with in ``dtype``).
+    """
+    rules.check_alpha(op, dtype, alpha)
     if isinstance(other, Tensor):
-        return wrap(other._array * alpha, other.dtype) if other._sizes else other._array * alpha
+        product = other._array * alpha
+        return wrap(product) if other._sizes else product
     return other * alpha
 
 
 def add(self, other, alpha=1):
     dtype = rules.binary_dtype(self, other)
     if alpha != 1:
-        _check_alpha("add", dtype, alpha)
-        other = _scaled(other, alpha)
+        other = scaled_by_alpha("add", dtype, other, alpha)
     return _binary(np.add, "add", self, other, dtype)
 
 
@@ -83,8 +84,7 @@ def sub(self, other, alpha=1):
             "Use the `^` or `logical_xor()` operator instead."
         )
     if alpha != 1:
-        _check_alpha("sub", dtype, alpha)
-        other = _scaled(other, alpha)
+        other = scaled_by_alpha("sub", dtype, other, alpha)
     return _binary(np.subtract, "sub", self, other, dtype)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from whylab._tensor.geometry import broadcast_shapes, format_shape
 from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
+from whylab.kernels.cpu.elementwise import scaled_by_alpha
 
 
 def check_no_internal_overlap(op: str, self: Tensor) -> None:
@@ -49,6 +50,7 @@ def _operand(value):
 
 
 def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
+    """``self = ufunc(self, other)`` computed in ``result_dtype`` (the out-of-place op's)."""
     rules.check_inplace_cast(op, result_dtype, self.dtype)
     check_no_internal_overlap(op, self)
     try:
@@ -66,23 +68,17 @@ def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
 
 
 def add_(self, other, alpha=1):
+    dtype = rules.binary_dtype(self, other)
     if alpha != 1:
-        other = (
-            other * alpha
-            if not isinstance(other, Tensor)
-            else Tensor._from_numpy_result(other._array * alpha, other.dtype)
-        )
-    return _apply(np.add, "add_", self, other, rules.binary_dtype(self, other))
+        other = scaled_by_alpha("add_", dtype, other, alpha)
+    return _apply(np.add, "add_", self, other, dtype)
 
 
 def sub_(self, other, alpha=1):
+    dtype = rules.binary_dtype(self, other)
     if alpha != 1:
-        other = (
-            other * alpha
-            if not isinstance(other, Tensor)
-            else Tensor._from_numpy_result(other._array * alpha, other.dtype)
-        )
-    return _apply(np.subtract, "sub_", self, other, rules.binary_dtype(self, other))
+        other = scaled_by_alpha("sub_", dtype, other, alpha)
+    return _apply(np.subtract, "sub_", self, other, dtype)
 
 
 def mul_(self, other):

@@ -1,7 +1,7 @@
 """Matrix products in NumPy: mm, bmm, mv, dot, outer, addmm.
 
 ``matmul`` is not here: it is a composite operator that picks one of these by
-the ranks of its operands (see ``whylab/dispatch/native/linalg.py``).
+the ranks of its operands (``matmul_composite`` in ``whylab/dispatch/native/linalg.py``).
 """
 
 from __future__ import annotations

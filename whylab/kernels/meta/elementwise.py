@@ -24,6 +24,18 @@ def binary(op: str, dtype_rule=rules.binary_dtype):
     return kernel
 
 
+def add_sub(op: str):
+    """Meta kernel of ``add``/``sub``: the binary rule plus the alpha check."""
+
+    def kernel(self, other, alpha=1):
+        dtype = rules.binary_dtype(self, other)
+        rules.check_alpha(op, dtype, alpha)
+        return meta_elementwise(op, dtype, self, other)
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
 def _bool_rule(self, other):
     return dtypes.bool_
 
@@ -85,6 +97,20 @@ def inplace(op: str, dtype_rule=rules.binary_dtype):
 
     def kernel(self, other, *options):
         rules.check_inplace_cast(op, dtype_rule(self, other), self.dtype)
+        check_output_shape(op, self, other)
+        return self
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def add_sub_(op: str):
+    """Meta kernel of ``add_``/``sub_``: the in-place checks plus the alpha check."""
+
+    def kernel(self, other, alpha=1):
+        dtype = rules.binary_dtype(self, other)
+        rules.check_alpha(op, dtype, alpha)
+        rules.check_inplace_cast(op, dtype, self.dtype)
         check_output_shape(op, self, other)
         return self
 
