@@ -4,7 +4,8 @@ are drawn 3:1 apart in contrast, in the light and the dark theme.
 
 Reuses the server and browser fixtures of conftest.py and test_browser.py's phone
 viewport. The contrast is computed here from the colours the browser actually drew
-with (``getComputedStyle``), by WCAG 2's definition, so a stylesheet that does not reach the lines fails too.
+with (``getComputedStyle``), by WCAG 2's definition, so a stylesheet that does not
+reach the lines fails too.
 """
 
 from __future__ import annotations
