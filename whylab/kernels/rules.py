@@ -35,6 +35,14 @@ def reduction_sum_dtype(dtype: dtypes.dtype) -> dtypes.dtype:
     return dtype if dtype.is_floating_point else dtypes.int64
 
 
+def check_alpha(op: str, dtype: dtypes.dtype, alpha) -> None:
+    """``add``/``sub`` refuse a float ``alpha`` when the result is an integer (or bool)."""
+    if not dtype.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(
+            f"{op}: For integral input tensors, argument alpha must not be a floating point number."
+        )
+
+
 def check_floating(op: str, dtype: dtypes.dtype) -> None:
     """Raise PyTorch's error for ops that need a floating input (mean, var, softmax...)."""
     if not dtype.is_floating_point:

@@ -52,13 +52,6 @@ def _binary(ufunc, op: str, self: Tensor, other, dtype):
     return wrap_elementwise(out, dtype, tensors)
 
 
-def _check_alpha(op: str, dtype, alpha) -> None:
-    if not dtype.is_floating_point and isinstance(alpha, float):
-        raise RuntimeError(
-            f"{op}: For integral input tensors, argument alpha must not be a floating point number."
-        )
-
-
 def _scaled(other, alpha):
     if alpha == 1:
         return other
@@ -70,7 +63,7 @@ def _scaled(other, alpha):
 def add(self, other, alpha=1):
     dtype = rules.binary_dtype(self, other)
     if alpha != 1:
-        _check_alpha("add", dtype, alpha)
+        rules.check_alpha("add", dtype, alpha)
         other = _scaled(other, alpha)
     return _binary(np.add, "add", self, other, dtype)
 
@@ -83,7 +76,7 @@ def sub(self, other, alpha=1):
             "Use the `^` or `logical_xor()` operator instead."
         )
     if alpha != 1:
-        _check_alpha("sub", dtype, alpha)
+        rules.check_alpha("sub", dtype, alpha)
         other = _scaled(other, alpha)
     return _binary(np.subtract, "sub", self, other, dtype)
 

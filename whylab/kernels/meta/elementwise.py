@@ -12,12 +12,18 @@ from whylab.kernels import rules
 from whylab.kernels.cpu.inplace import check_output_shape
 from whylab.kernels.meta.common import meta_elementwise
 
+_ALPHA_OPS = ("add", "sub")
+
 
 def binary(op: str, dtype_rule=rules.binary_dtype):
-    """Meta kernel for ``op(self, other, ...)`` whose dtype is ``dtype_rule(self, other)``."""
+    """Meta kernel for ``op(self, other, ...)`` whose dtype is ``dtype_rule(self, other)``;
+    for add and sub it makes the CPU kernel's check of ``alpha`` too."""
 
-    def kernel(self, other, *options):
-        return meta_elementwise(op, dtype_rule(self, other), self, other)
+    def kernel(self, other, *options, **named):
+        dtype = dtype_rule(self, other)
+        if op in _ALPHA_OPS:
+            rules.check_alpha(op, dtype, options[0] if options else named.get("alpha", 1))
+        return meta_elementwise(op, dtype, self, other)
 
     kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
     return kernel
