@@ -140,8 +140,9 @@ def _div_samples(m: Maker):
 def _pow_samples(m: Maker):
     out = binary("positive", "real")(m)
     if m.dtype == "int64":
-        # negative integer powers of integers are an error in torch; keep exponents >= 0
+        # negative integer powers of integers are an error in torch (one error sample)
         out = binary("positive", "positive")(m)
+        out.append(Sample(m((3,)), (-1,), name="negative-power"))
     out.append(Sample(m((3, 4), domain="positive"), (3,), name="int-exponent"))
     out.append(Sample(m((3, 4), "T", "positive"), (0.5 if m.dtype == "float64" else 2,)))
     return out
@@ -882,16 +883,17 @@ def factory_entry(name, samples, **flags):
 
 
 FACTORIES = [
-    factory_entry("arange", _factory(call(0, 10, 3), call(0.5, 3, 0.5),
-                                     call(1, 7, dtype=DType("float64")))),
+    factory_entry("arange", _factory(call(5), call(0, 10, 3), call(10, 0, -3), call(0.5, 3, 0.5),
+                                     call(0.0, 1.0, 0.1, dtype=DType("float64")))),
     factory_entry("empty", _factory(call((2, 3)), call((0, 4), dtype=DType("int64"))),
                   random=True),
     factory_entry("empty_strided", _factory(call((2, 3), (1, 2)), call((3,), (2,))),
                   random=True),
-    factory_entry("eye", _factory(call(3), call(2, 4, dtype=DType("int64")))),
+    factory_entry("eye", _factory(call(3), call(2, 4, dtype=DType("int64")),
+                                  call(2, 4, dtype=DType("bool")))),
     factory_entry("full", _factory(call((2, 3), 2.5), call((2,), 7), call((2,), True),
                                    call((1, 2), 3, dtype=DType("float64")))),
-    factory_entry("linspace", _factory(call(0, 1, 5), call(-2.0, 2.0, 1),
+    factory_entry("linspace", _factory(call(-1, 1, 7), call(0, 10, 1),
                                        call(0, 3, 4, dtype=DType("float64")))),
     factory_entry("ones", _factory(call((2, 3)), call((0,), dtype=DType("bool")))),
     factory_entry("zeros", _factory(call((2, 3)), call((3,), dtype=DType("int64")))),
