@@ -693,13 +693,18 @@ INDEXING = [
 # ------------------------------------------------------------------ linear algebra and losses
 
 
+def _layout(shape, i) -> str:
+    """The i-th of contiguous, transposed, stepped (contiguous where ``T`` needs 2 dims)."""
+    layout = ("contiguous", "T", "step")[i % 3]
+    return "contiguous" if layout == "T" and len(shape) < 2 else layout
+
+
 def _pairs(*shape_pairs):
+    """Samples op(a, b) for each pair of shapes, the two operands in different layouts."""
+
     def samples(m: Maker):
-        layouts = ("contiguous", "T", "step")
         return [
-            Sample(m(a, layouts[i % 3] if len(a) >= 2 or i % 3 != 1 else "contiguous"),
-                   (m(b, layouts[(i + 1) % 3] if len(b) >= 2 or (i + 1) % 3 != 1
-                      else "contiguous"),))
+            Sample(m(a, _layout(a, i)), (m(b, _layout(b, i + 1)),))
             for i, (a, b) in enumerate(shape_pairs)
         ]
 
