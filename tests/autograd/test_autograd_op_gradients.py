@@ -1,10 +1,11 @@
-"""Gradients of every differentiable op, compared with PyTorch (float64).
+"""Gradients of compositions, special points and in-place writes, compared with PyTorch
+(float64); each operator's own gradient is tested by the OpInfo table in tests/ops.
 
 Each case runs the same function under ``whylab`` and ``torch`` on the same
 random data, with three input layouts (contiguous, transposed view, strided
 view), back-propagates the same random ``grad_output`` and compares the leaf
 gradients. A second test runs whylab's own ``gradcheck`` on every case, and a
-third compares second derivatives with PyTorch for the ops the nn layer needs.
+third compares second derivatives of compositions with PyTorch.
 """
 
 from __future__ import annotations
@@ -88,157 +89,23 @@ def _index_tensor(m, rows):
     return m.tensor(rows)
 
 
+# Each operator's own gradient against torch is in the OpInfo table (tests/ops); these
+# cases are what it does not hold: compositions, special points (a zero exponent, ties),
+# Python operators, conversions, and in-place ops and writes through views under autograd.
 CASES = [
-    # arithmetic with broadcasting and Python numbers
-    Case("add_broadcast", lambda m, a, b: a + b, ((3, 4), (4,))),
-    Case("add_broadcast_both", lambda m, a, b: a + b, ((2, 1, 4), (3, 1))),
-    Case("add_alpha", lambda m, a, b: m.add(a, b, alpha=2.5), ((3, 4), (3, 4))),
-    Case("add_scalar", lambda m, a: a + 2.0, ((3, 4),)),
-    Case("sub_broadcast", lambda m, a, b: a - b, ((3, 4), (1, 4))),
-    Case("sub_alpha", lambda m, a, b: m.sub(a, b, alpha=0.5), ((3, 4), (4,))),
-    Case("rsub_scalar", lambda m, a: 2.0 - a, ((3, 4),)),
-    Case("mul_broadcast", lambda m, a, b: a * b, ((3, 4), (4,))),
-    Case("mul_scalar", lambda m, a: a * 3.0, ((3, 4),)),
-    Case("div_broadcast", lambda m, a, b: a / b, ((3, 4), (4,)), ("normal", "positive")),
+    # special points and Python operators
     Case("div_scalar_numerator", lambda m, a: 2.0 / a, ((3, 4),), ("positive",)),
-    Case(
-        "remainder",
-        lambda m, a, b: m.remainder(a, b),
-        ((3, 4), (4,)),
-        ("normal", "positive"),
-        check_numerically=False,
-    ),
-    Case("neg", lambda m, a: -a, ((3, 4),)),
-    Case("abs", lambda m, a: a.abs(), ((3, 4),), ("distinct",)),
     Case("sign", lambda m, a: a.sign() * a, ((3, 4),), ("distinct",)),
-    Case("pow_int", lambda m, a: a.pow(3), ((3, 4),)),
-    Case("pow_float", lambda m, a: a.pow(2.5), ((3, 4),), ("positive",)),
     Case("pow_zero", lambda m, a: a.pow(0) * a, ((3, 4),)),
-    Case("pow_tensor", lambda m, a, b: a.pow(b), ((3, 4), (4,)), ("positive", "normal")),
-    Case("pow_scalar_base", lambda m, a: 2.0**a, ((3, 4),)),
-    Case("maximum", lambda m, a, b: m.maximum(a, b), ((3, 4), (4,))),
-    Case("minimum", lambda m, a, b: m.minimum(a, b), ((3, 4), (3, 1))),
     Case("maximum_ties", lambda m, a: m.maximum(a, a * 1), ((3, 4),)),
-    Case("clamp_scalars", lambda m, a: a.clamp(-0.5, 0.5), ((3, 4),)),
-    Case("clamp_min_only", lambda m, a: a.clamp(min=0.1), ((3, 4),)),
-    Case("clamp_tensors", lambda m, a, lo, hi: m.clamp(a, lo, hi), ((3, 4), (4,), (3, 1))),
-    Case("where", lambda m, a, b: m.where(a > 0, a, b), ((3, 4), (4,))),
-    # unary functions
-    Case("exp", lambda m, a: a.exp(), ((3, 4),)),
-    Case("expm1", lambda m, a: a.expm1(), ((3, 4),)),
-    Case("log", lambda m, a: a.log(), ((3, 4),), ("positive",)),
-    Case("log1p", lambda m, a: a.log1p(), ((3, 4),), ("positive",)),
-    Case("log2", lambda m, a: a.log2(), ((3, 4),), ("positive",)),
-    Case("sqrt", lambda m, a: a.sqrt(), ((3, 4),), ("positive",)),
-    Case("rsqrt", lambda m, a: a.rsqrt(), ((3, 4),), ("positive",)),
-    Case("reciprocal", lambda m, a: a.reciprocal(), ((3, 4),), ("positive",)),
-    Case("sin", lambda m, a: a.sin(), ((3, 4),)),
-    Case("cos", lambda m, a: a.cos(), ((3, 4),)),
-    Case("tanh", lambda m, a: a.tanh(), ((3, 4),)),
-    Case("sigmoid", lambda m, a: a.sigmoid(), ((3, 4),)),
-    Case("relu", lambda m, a: a.relu(), ((3, 4),)),
-    Case("erf", lambda m, a: a.erf(), ((3, 4),)),
-    # reductions
-    Case("sum_all", lambda m, a: a.sum(), ((3, 4),)),
-    Case("sum_dim", lambda m, a: a.sum(1), ((3, 4),)),
-    Case("sum_dims_keepdim", lambda m, a: a.sum((0, 2), keepdim=True), ((2, 3, 4),)),
-    Case("mean_all", lambda m, a: a.mean(), ((3, 4),)),
-    Case("mean_dim", lambda m, a: a.mean(-1), ((2, 3, 4),)),
-    Case("mean_dims_keepdim", lambda m, a: a.mean((0, 1), keepdim=True), ((2, 3, 4),)),
-    Case("prod_all", lambda m, a: a.prod(), ((2, 3),)),
-    Case("prod_dim", lambda m, a: a.prod(1), ((3, 4),)),
-    Case("amax", lambda m, a: a.amax(1), ((3, 4),), ("distinct",)),
-    Case("amin_dims", lambda m, a: a.amin((0, 1)), ((2, 3, 4),), ("distinct",)),
-    Case("max_all", lambda m, a: a.max(), ((3, 4),), ("distinct",)),
-    Case("min_all", lambda m, a: a.min(), ((3, 4),), ("distinct",)),
-    Case("max_dim", lambda m, a: a.max(1)[0], ((3, 4),), ("distinct",)),
-    Case("min_dim_keepdim", lambda m, a: a.min(0, keepdim=True)[0], ((3, 4),), ("distinct",)),
-    Case("logsumexp", lambda m, a: a.logsumexp(1), ((3, 4),)),
-    Case("logsumexp_keepdim", lambda m, a: a.logsumexp((0, 1), keepdim=True), ((2, 3, 4),)),
-    Case("var_dim", lambda m, a: a.var(1), ((3, 4),)),
     Case("var_all_correction0", lambda m, a: a.var(correction=0), ((3, 4),)),
-    Case("std_dim_keepdim", lambda m, a: a.std(0, keepdim=True), ((3, 4),)),
-    Case("std_all", lambda m, a: a.std(), ((3, 4),)),
-    Case("softmax", lambda m, a: a.softmax(1), ((3, 4),)),
-    Case("softmax_dim0", lambda m, a: a.softmax(0), ((3, 4),)),
-    Case("log_softmax", lambda m, a: a.log_softmax(-1), ((3, 4),)),
-    # linear algebra
-    Case("mm", lambda m, a, b: a.mm(b), ((3, 4), (4, 2))),
-    Case("bmm", lambda m, a, b: a.bmm(b), ((2, 3, 4), (2, 4, 2))),
-    Case("mv", lambda m, a, b: a.mv(b), ((3, 4), (4,))),
-    Case("dot", lambda m, a, b: a.dot(b), ((4,), (4,))),
-    Case("outer", lambda m, a, b: m.outer(a, b), ((3,), (4,))),
-    Case("matmul_2d_1d", lambda m, a, b: a @ b, ((3, 4), (4,))),
-    Case("matmul_1d_2d", lambda m, a, b: a @ b, ((4,), (4, 3))),
-    Case("matmul_batched", lambda m, a, b: a @ b, ((2, 3, 4), (4, 2))),
-    Case("matmul_broadcast_batch", lambda m, a, b: a @ b, ((2, 1, 3, 4), (3, 4, 2))),
-    Case("matmul_1d_batched", lambda m, a, b: a @ b, ((4,), (2, 4, 3))),
-    # joining and indexing
-    Case("cat", lambda m, a, b: m.cat([a, b], 1), ((3, 4), (3, 2))),
-    Case("stack", lambda m, a, b: m.stack([a, b], 1), ((3, 4), (3, 4))),
-    Case("gather", lambda m, a: a.gather(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]])), ((3, 4),)),
-    Case(
-        "scatter_add",
-        lambda m, a, b: a.scatter_add(1, _index_tensor(m, [[0, 0], [3, 1], [2, 2]]), b),
-        ((3, 4), (3, 2)),
-    ),
-    Case(
-        "scatter",
-        lambda m, a, b: a.scatter(1, _index_tensor(m, [[0, 1], [3, 1], [2, 0]]), b),
-        ((3, 4), (3, 2)),
-    ),
-    Case("index_select", lambda m, a: a.index_select(0, _index_tensor(m, [2, 0, 2])), ((3, 4),)),
-    Case("masked_fill", lambda m, a: a.masked_fill(a > 0, 0.5), ((3, 4),)),
-    Case("masked_select", lambda m, a: a.masked_select(a > 0), ((3, 4),)),
-    Case("tril", lambda m, a: a.tril(1), ((3, 4),)),
-    Case("triu", lambda m, a: a.triu(-1), ((3, 4),)),
-    Case("getitem_int", lambda m, a: a[1], ((3, 4),)),
-    Case("getitem_slice", lambda m, a: a[:, 1:3], ((3, 4),)),
-    Case("getitem_step", lambda m, a: a[::2, 1::2], ((3, 4),)),
+    # indexing and views
     Case("getitem_ellipsis_none", lambda m, a: a[None, ..., 1], ((2, 3, 4),)),
-    Case("getitem_advanced_repeat", lambda m, a: a[[0, 2, 0]], ((3, 4),)),
     Case("getitem_mixed", lambda m, a: a[1:, [0, 3, 3]], ((3, 4),)),
-    Case("getitem_bool_mask", lambda m, a: a[a > 0], ((3, 4),)),
-    # views
-    Case("expand", lambda m, a: a.expand(3, 4), ((1, 4),)),
-    Case("expand_new_dims", lambda m, a: a.expand(2, 3, 4), ((4,),)),
-    Case("reshape", lambda m, a: a.reshape(6, 2), ((3, 4),)),
-    Case("view", lambda m, a: a.view(2, 6), ((3, 4),), layouts=("contiguous",)),
-    Case("flatten", lambda m, a: a.flatten(), ((2, 3, 4),)),
-    Case("unflatten", lambda m, a: a.unflatten(1, (2, 2)), ((3, 4),)),
-    Case("permute", lambda m, a: a.permute(2, 0, 1), ((2, 3, 4),)),
-    Case("movedim", lambda m, a: a.movedim(0, 2), ((2, 3, 4),)),
-    Case("transpose", lambda m, a: a.transpose(0, 1), ((3, 4),)),
-    Case("t", lambda m, a: a.t(), ((3, 4),)),
     Case("mT", lambda m, a: a.mT, ((2, 3, 4),)),
-    Case("squeeze_all", lambda m, a: a.squeeze(), ((1, 3, 1, 4),)),
-    Case("squeeze_dim", lambda m, a: a.squeeze(2), ((3, 4, 1),)),
-    Case("unsqueeze", lambda m, a: a.unsqueeze(1), ((3, 4),)),
-    Case("narrow", lambda m, a: a.narrow(1, 1, 2), ((3, 4),)),
-    Case("select", lambda m, a: a.select(0, 2), ((3, 4),)),
-    Case("diagonal", lambda m, a: a.diagonal(), ((3, 4),)),
-    Case("diagonal_offset", lambda m, a: a.diagonal(1, 1, 0), ((3, 4),)),
-    Case("diagonal_3d", lambda m, a: a.diagonal(0, 1, 2), ((2, 3, 3),)),
-    Case("unfold", lambda m, a: a.unfold(1, 2, 1), ((3, 5),)),
-    Case("unfold_step", lambda m, a: a.unfold(0, 2, 2), ((5, 3),)),
-    Case(
-        "as_strided",
-        lambda m, a: a.as_strided((2, 3), (1, 2), 1),
-        ((3, 4),),
-        layouts=("contiguous",),
-    ),
-    Case(
-        "as_strided_overlap",
-        lambda m, a: a.as_strided((3, 3), (1, 1)),
-        ((3, 4),),
-        layouts=("contiguous",),
-    ),
     Case("split_pieces", _two_pieces, ((3, 4),)),
-    Case("chunk", lambda m, a: a.chunk(2, 0)[0] * 2, ((4, 3),)),
     Case("unbind", _unbind_mix, ((3, 4),)),
     # copies and conversions
-    Case("clone", lambda m, a: a.clone(), ((3, 4),)),
-    Case("contiguous", lambda m, a: a.contiguous() * 2, ((3, 4),)),
     Case(
         "to_float32_and_back",
         lambda m, a: a.to(m.float32).to(m.float64) * 2,
@@ -319,21 +186,8 @@ def test_gradcheck_passes(case):
 
 
 SECOND_ORDER = [
-    Case("matmul", lambda m, a, b: a @ b, ((3, 4), (4, 2))),
     Case("matmul_batched", lambda m, a, b: a @ b, ((2, 3, 4), (4,))),
-    Case("tanh", lambda m, a: a.tanh(), ((3, 4),)),
-    Case("softmax", lambda m, a: a.softmax(1), ((3, 4),)),
-    Case("log_softmax", lambda m, a: a.log_softmax(1), ((3, 4),)),
-    Case("mul", lambda m, a, b: a * b, ((3, 4), (4,))),
-    Case("div", lambda m, a, b: a / b, ((3, 4), (4,)), ("normal", "positive")),
-    Case("pow_scalar", lambda m, a: a.pow(3), ((3, 4),)),
-    Case("pow_tensor", lambda m, a, b: a.pow(b), ((3, 4), (4,)), ("positive", "normal")),
-    Case("exp", lambda m, a: a.exp(), ((3, 4),)),
-    Case("sigmoid", lambda m, a: a.sigmoid(), ((3, 4),)),
-    Case("log", lambda m, a: a.log(), ((3, 4),), ("positive",)),
-    Case("sqrt", lambda m, a: a.sqrt(), ((3, 4),), ("positive",)),
     Case("relu_mul", lambda m, a, b: a.relu() * b, ((3, 4), (3, 4))),
-    Case("logsumexp", lambda m, a: a.logsumexp(1), ((3, 4),)),
     Case("mean_var", lambda m, a: a.var(0) + a.mean(), ((3, 4),)),
     Case(
         "gather_cross_entropy",
@@ -373,7 +227,7 @@ def test_second_order_matches_torch(case):
         assert_close(w, t, what=f"{case.name} second derivative, input {index}")
 
 
-@pytest.mark.parametrize("case", SECOND_ORDER[:10], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=lambda c: c.name)
 def test_gradgradcheck_passes(case):
     rng = np.random.default_rng(_seed("gg", case.name))
     leaves = [

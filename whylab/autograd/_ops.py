@@ -1,16 +1,15 @@
 """The operators autograd calls, reached through the dispatcher (never the ``whylab`` facade).
 
-``ops.zeros`` is the ``zeros`` operator, looked up by name when used (so this
-module can be imported before the operators are defined). Operators take their
+``ops`` is the dispatcher's own namespace (``whylab.ops``): ``define()`` sets each
+operator on it, so this module can be imported before the operators are defined and
+``ops.zeros`` is the ``zeros`` operator once it is. Operators take their
 arguments positionally in schema order: ``ops.zeros(size, dtype, device)``
 (see whylab/dispatch/README.md, "Calling convention").
 """
 
-from whylab.dispatch.operator import OpNamespace
+from whylab.dispatch.operator import ops
 
 __all__ = ["ones_like", "ops", "zeros_like"]
-
-ops = OpNamespace()
 
 
 def zeros_like(tensor):

@@ -235,13 +235,17 @@ def var_backward(grad, self, dim, correction, keepdim):
 
 
 def std_backward(grad, self, result, dim, correction, keepdim):
-    """d std / d self = (self - mean) / ((N - correction) std)."""
+    """d std / d self = (self - mean) / ((N - correction) std), and 0 where std is 0
+    (PyTorch's convention: the derivative does not exist there)."""
     grad = restore_reduced_dims(grad, dim, keepdim, self.ndim)
     result = restore_reduced_dims(result, dim, keepdim, self.ndim)
     dims = _reduced_dims(dim, self.ndim)
     count = reduced_count(self._sizes, dim)
     centred = self - self.mean(dim=dims, keepdim=True)
-    return grad * centred / (result * (count - correction))
+    # torch's form: mask the factor grad / std, not the product, so that second
+    # derivatives match torch's at std == 0 too (0 for self, nan for grad, as torch)
+    scale = (grad / (result * (count - correction))).masked_fill(result == 0, 0.0)
+    return scale * centred
 
 
 def pow_backward_self(grad, self, exponent):

@@ -152,8 +152,7 @@ def remainder(self, other):
 def pow(self, exponent):
     if isinstance(self, Tensor):
         dtype = rules.binary_dtype(self, exponent)
-        if not dtype.is_floating_point and _negative_integer_power(exponent):
-            raise RuntimeError("pow: Integers to negative integer powers are not allowed.")
+        check_integer_power("pow", dtype, exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return _binary(np.power, "pow", self, exponent, dtype)
     # pow(Scalar self, Tensor exponent), reached through ``2 ** t``
@@ -163,10 +162,16 @@ def pow(self, exponent):
     return wrap_elementwise(out, dtype, (exponent,))
 
 
-def _negative_integer_power(exponent) -> bool:
+def check_integer_power(op: str, dtype, exponent) -> None:
+    """Integers to negative integer powers are refused (by ``pow`` and ``pow_``), as torch."""
+    if dtype.is_floating_point:
+        return
     if isinstance(exponent, Tensor):
-        return not exponent.dtype.is_floating_point and bool(np.any(exponent._array < 0))
-    return isinstance(exponent, int) and exponent < 0
+        negative = not exponent.dtype.is_floating_point and bool(np.any(exponent._array < 0))
+    else:
+        negative = isinstance(exponent, int) and exponent < 0
+    if negative:
+        raise RuntimeError(f"{op}: Integers to negative integer powers are not allowed.")
 
 
 def maximum(self, other):

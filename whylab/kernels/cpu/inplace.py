@@ -98,6 +98,9 @@ def div_(self, other, rounding_mode=None):
 
 
 def pow_(self, exponent):
+    from whylab.kernels.cpu.elementwise import check_integer_power
+
+    check_integer_power("pow_", rules.binary_dtype(self, exponent), exponent)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return _apply(np.power, "pow_", self, exponent, rules.binary_dtype(self, exponent))
 
