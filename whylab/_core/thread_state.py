@@ -82,7 +82,7 @@ class EngineTraceState(threading.local):
 
     * ``active`` -- the ``EngineTrace`` that a backward pass on this thread reports to
       (dependency counts, execution order, buffer adds), or None when no trace is
-      open. Read by the engine and by ``AccumulateGrad`` (``current_trace()``).
+      open. Read by the engine (``current_trace()``) and by ``AccumulateGrad`` directly.
       Default None.
     """
 
