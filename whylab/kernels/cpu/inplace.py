@@ -12,7 +12,7 @@ import numpy as np
 from whylab._tensor.geometry import broadcast_shapes, format_shape
 from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
-from whylab.kernels.cpu.elementwise import scaled_by_alpha
+from whylab.kernels.cpu.elementwise import check_integer_power, scaled_by_alpha
 
 
 def check_no_internal_overlap(op: str, self: Tensor) -> None:
@@ -98,11 +98,10 @@ def div_(self, other, rounding_mode=None):
 
 
 def pow_(self, exponent):
-    from whylab.kernels.cpu.elementwise import check_integer_power
-
-    check_integer_power("pow_", rules.binary_dtype(self, exponent), exponent)
+    dtype = rules.binary_dtype(self, exponent)
+    check_integer_power("pow_", dtype, exponent)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _apply(np.power, "pow_", self, exponent, rules.binary_dtype(self, exponent))
+        return _apply(np.power, "pow_", self, exponent, dtype)
 
 
 def clamp_(self, min=None, max=None):
