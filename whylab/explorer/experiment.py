@@ -298,11 +298,15 @@ class GraphNode:
       line up across layers. Nothing reorders or moves pinned nodes; a node
       pinned closer than one slot to its neighbour is pushed just far enough
       along to keep the gap.
+
+    ``label`` and ``detail`` are plain strings when they hold code or numbers
+    (``MmBackward0``, ``x[3]``, ``-4+4i``), which read the same in every
+    language, and a :class:`Text` when they hold words.
     """
 
     id: str
-    label: str
-    detail: str = ""
+    label: str | Text
+    detail: str | Text = ""
     group: str = ""
     layer: int | None = None
     order: float | None = None

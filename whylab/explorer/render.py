@@ -38,7 +38,7 @@ from whylab.explorer.ipynb import has_notebook, notebook_filename
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
-from whylab.explorer.svg import COMPACT, WIDE, render_graph, render_line_chart
+from whylab.explorer.svg import COMPACT, WIDE, render_graph_figure, render_line_chart
 from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
@@ -313,9 +313,9 @@ def chart_table(chart: LineChart, lang: Lang) -> tuple[list[str], list[list[str]
     return header, rows, len(points)
 
 
-def edge_rows(diagram: GraphDiagram) -> list[tuple[str, str, str]]:
+def edge_rows(diagram: GraphDiagram, lang: Lang) -> list[tuple[str, str, str]]:
     """Edges with node labels instead of ids, for the diagram's data table."""
-    labels = {node.id: node.label for node in diagram.nodes}
+    labels = {node.id: in_language(node.label, lang) for node in diagram.nodes}
     return [(labels.get(s, s), labels.get(t, t), label) for s, t, label in diagram.edges]
 
 
@@ -341,7 +341,7 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
         compact = render_line_chart(figure, lang, f"{element_id}-compact", COMPACT)
         return Markup(wide + compact)
     if isinstance(figure, GraphDiagram):
-        return Markup(render_graph(figure, lang, element_id))
+        return Markup(render_graph_figure(figure, lang, element_id))
     raise TypeError(f"cannot draw {type(figure).__name__}")
 
 

@@ -94,8 +94,8 @@ def _figure(figure: Figure) -> dict[str, Any]:
             "nodes": [
                 {
                     "id": n.id,
-                    "label": n.label,
-                    "detail": n.detail,
+                    "label": _words(n.label),
+                    "detail": _words(n.detail),
                     "group": n.group,
                     "layer": n.layer,
                     "order": n.order,
@@ -179,7 +179,16 @@ def _read_figure(data: dict[str, Any]) -> Figure:
     if data["kind"] == "graph":
         return GraphDiagram(
             title=_read_text(data["title"]),
-            nodes=[GraphNode(**node) for node in data["nodes"]],
+            nodes=[
+                GraphNode(
+                    **{
+                        **node,
+                        "label": _read_words(node["label"]),
+                        "detail": _read_words(node["detail"]),
+                    }
+                )
+                for node in data["nodes"]
+            ],
             edges=[tuple(edge) for edge in data["edges"]],
             direction=data.get("direction", "TB"),  # records cached before pinning existed
         )

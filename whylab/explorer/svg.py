@@ -25,11 +25,11 @@ import math
 import re
 import unicodedata
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T
+from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T, in_language
 
 POINTS = T("points", "个点")
 MAX_READOUT_POINTS = 100  # per series: the points the pointer and arrow keys can read out
@@ -466,13 +466,36 @@ def _readout_points(chart: LineChart, lang: Lang, all_points, x_axis: Axis, y_ax
 
 # ---------------------------------------------------------------- graph diagrams
 
-NODE_HEIGHT = 44.0
-LAYER_GAP = {"TB": 56.0, "LR": 120.0}  # between layers, where edges (and their labels) run
+NODE_HEIGHT = 44.0  # a box with one line of label and one of detail, or of label alone
+LABEL_FONT = 13.0  # node labels are bold sans-serif, details monospace (see explorer.css)
+DETAIL_FONT = 11.0
+LABEL_LINE = 16.0  # what each further line of label adds to a box's height
+DETAIL_LINE = 14.0  # ... and each further line of detail
 NODE_GAP = 24.0  # between neighbouring boxes of one layer
 POINT_GAP = 8.0  # after a routing point of a long edge
-MARGIN = 16.0
 LEGEND_GAP = 10.0  # between the lowest box of a graph and its legend
+LEGEND_MIN_WIDTH = 200.0  # a legend may wrap within no less than this (the drawing widens)
 GRAPH_MIN_SCALE = 1.0  # smallest scale a page may draw a diagram at (11 px labels stay 11 px)
+MIN_WRAP_WIDTH = 40.0  # the narrowest a node's text is wrapped to
+
+
+@dataclass(frozen=True)
+class GraphSize:
+    """One way of drawing a graph: how wide it may get, its margins and its gaps."""
+
+    name: str  # the CSS class of the drawing: "wide" or "narrow"
+    max_width: float | None  # None: as wide as the graph needs
+    margin: float  # around the drawing
+    node_padding: float  # each side of a node's text, inside its box
+    layer_gap: dict[str, float]  # between layers (where edges and their labels run), by direction
+    min_lr_gap: float  # with a max_width, columns may close up to this to fit it
+
+
+# WIDE is drawn for desktops, print and notebooks; NARROW for phones, at most 340 px
+# wide: a 390 px phone gives a figure 348 px, so the drawing fits at scale 1 and its
+# 11 px text stays 11 px.
+WIDE_GRAPH = GraphSize("wide", None, 16.0, 12.0, {"TB": 56.0, "LR": 120.0}, 120.0)
+NARROW_GRAPH = GraphSize("narrow", 340.0, 6.0, 6.0, {"TB": 56.0, "LR": 120.0}, 40.0)
 
 
 def _layers(
@@ -590,6 +613,10 @@ class GraphLayout:
     layer_size: list[float]  # across: how thick each layer is
     chains: list[tuple[list[str], str]]  # each edge from source to target, through its points
     box_width: dict[str, float]  # real nodes only
+    box_height: dict[str, float]
+    text: dict[str, NodeText]  # what each box says, in lines
+    size: GraphSize = WIDE_GRAPH
+    layer_gap: float = 56.0  # across, between one layer and the next
     # (chain index, 0 at its source or 1 at its target) -> offset along the box side
     # where the edge meets it, so edges sharing a side do not all meet at one point
     ports: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -597,12 +624,12 @@ class GraphLayout:
     def along_size(self, node: str) -> float:
         if node not in self.box_width:
             return 0.0
-        return NODE_HEIGHT if self.direction == "LR" else self.box_width[node]
+        return self.box_height[node] if self.direction == "LR" else self.box_width[node]
 
     def across_size(self, node: str) -> float:
         if node not in self.box_width:
             return 0.0
-        return self.box_width[node] if self.direction == "LR" else NODE_HEIGHT
+        return self.box_width[node] if self.direction == "LR" else self.box_height[node]
 
     def across_centre(self, node: str) -> float:
         r = self.layer[node]
@@ -614,18 +641,135 @@ class GraphLayout:
 
     def box(self, node: str) -> tuple[float, float, float, float]:
         """(left, top, width, height) of a node's box in SVG coordinates."""
-        width = self.box_width[node]
+        width, height = self.box_width[node], self.box_height[node]
         centre_x, centre_y = self.xy(self.along[node], self.across_centre(node))
-        return centre_x - width / 2, centre_y - NODE_HEIGHT / 2, width, NODE_HEIGHT
+        return centre_x - width / 2, centre_y - height / 2, width, height
 
 
-NODE_PADDING = 12.0  # each side of a node's label, inside its box
+# ------------------------------------------------ node text, wrapped to a width
+
+# Where a line of node text may break, from the best place to the worst (a line
+# breaks at a worse place only when the better ones leave it too wide):
+# 0: a space outside brackets ("matmul @ | Autograd");
+# 1: after a dot (not a decimal point) or before an opening bracket or the sign of a
+#    complex number's imaginary part, outside brackets ("recording. | Autograd[mm]",
+#    "-4 | +9.66i"), and between two CJK characters;
+# 2: after an underscore or between the humps of a CamelCase name, outside brackets;
+# 3 and up: any of these inside brackets, one level further per bracket depth.
+OPENING, CLOSING = "([{", ")]}"
+NO_BREAK_BEFORE_CJK = frozenset("，。、：；）」』")
 
 
-def _box_width(node: GraphNode) -> float:
-    # The label is bold 13 px, the detail monospace 11 px (see explorer.css).
-    text = max(text_width(node.label, 13, bold=True), monospace_width(node.detail, 11), 40.0)
-    return text + 2 * NODE_PADDING
+def _is_wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
+def _break_rank(text: str, index: int, depth: int) -> int | None:
+    """How bad a break between ``text[index]`` and the character after it is (None: none)."""
+    ch, after = text[index], text[index + 1]
+    if _is_wide(ch) and _is_wide(after) and after not in NO_BREAK_BEFORE_CJK:
+        rank = 1
+    elif ch == " ":
+        rank = 0
+    elif (ch == "." and not after.isdigit()) or ch == ",":
+        rank = 1
+    elif ch.isalnum() and after in "[(+−-" and text[index + 1 : index + 3] != "()":
+        rank = 1
+    elif ch == "_" or (ch.islower() and after.isupper()):
+        rank = 2
+    else:
+        return None
+    return rank if depth == 0 else 2 + depth
+
+
+def break_pieces(text: str, worst: int) -> list[str]:
+    """``text`` cut wherever a line may break at rank ``worst`` or better; the pieces
+    join back into ``text``."""
+    pieces, current, depth = [], "", 0
+    for index, ch in enumerate(text):
+        current += ch
+        depth += (ch in OPENING) - (ch in CLOSING)
+        if index + 1 < len(text):
+            rank = _break_rank(text, index, max(depth, 0))
+            if rank is not None and rank <= worst:
+                pieces.append(current)
+                current = ""
+    return [*pieces, current]
+
+
+MAX_BREAK_RANK = 8
+
+
+def wrap_text(
+    text: str, width: float, measure: Callable[[str], float], worst: int = 0
+) -> list[str]:
+    """``text`` in lines no wider than ``width`` (as ``measure`` counts them).
+
+    Lines break at the best places first (see :func:`break_pieces`); a line
+    still too wide is broken again at the next rank. A piece no rank can break
+    gets a line of its own (the box around it grows to hold it). Spaces at a
+    break are dropped.
+    """
+    lines, line = [], ""
+    for piece in break_pieces(text, worst):
+        if line.strip() and measure((line + piece).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    if worst >= MAX_BREAK_RANK:
+        return lines
+    return [
+        part
+        for line in lines
+        for part in (
+            wrap_text(line, width, measure, worst + 1) if measure(line) > width else [line]
+        )
+    ]
+
+
+def label_width(text: str) -> float:
+    return text_width(text, LABEL_FONT, bold=True)
+
+
+def detail_width(text: str) -> float:
+    return monospace_width(text, DETAIL_FONT)
+
+
+@dataclass(frozen=True)
+class NodeText:
+    """A node's label and detail in the reader's language, as the lines they are drawn in."""
+
+    label: tuple[str, ...]
+    detail: tuple[str, ...]  # empty: the node has no detail
+
+    @classmethod
+    def of(cls, node: GraphNode, lang: Lang, wrap_width: float | None = None) -> NodeText:
+        """The node's text, on one line each, or wrapped to ``wrap_width`` pixels."""
+        label, detail = in_language(node.label, lang), in_language(node.detail, lang)
+        if wrap_width is None:
+            return cls((label,), (detail,) if detail else ())
+        detail_lines = wrap_text(detail, wrap_width, detail_width) if detail else []
+        return cls(tuple(wrap_text(label, wrap_width, label_width)), tuple(detail_lines))
+
+    def box_size(self, padding: float) -> tuple[float, float]:
+        """(width, height) of the box around these lines, ``padding`` each side."""
+        widest = max(
+            *(label_width(line) for line in self.label),
+            *(detail_width(line) for line in self.detail),
+            MIN_WRAP_WIDTH,
+        )
+        height = NODE_HEIGHT + LABEL_LINE * (len(self.label) - 1)
+        height += DETAIL_LINE * max(0, len(self.detail) - 1)
+        return widest + 2 * padding, height
+
+    def baselines(self, top: float) -> tuple[list[float], list[float]]:
+        """The y of each label line and of each detail line, in a box whose top is ``top``."""
+        first = top + (18.0 if self.detail else 27.0)
+        label = [first + LABEL_LINE * i for i in range(len(self.label))]
+        below = first + LABEL_LINE * len(self.label)
+        return label, [below + DETAIL_LINE * i for i in range(len(self.detail))]
 
 
 def group_slot(group: str) -> int:
@@ -660,8 +804,19 @@ def group_classes(groups: Sequence[str]) -> dict[str, str]:
     return classes
 
 
-def layout_graph(diagram: GraphDiagram) -> GraphLayout:
-    """Layers, order within layers and positions of every node of ``diagram``."""
+def layout_graph(
+    diagram: GraphDiagram,
+    lang: Lang = "en",
+    size: GraphSize = WIDE_GRAPH,
+    wrap_width: float | None = None,
+    direction: str | None = None,
+) -> GraphLayout:
+    """Layers, order within layers and positions of every node of ``diagram``.
+
+    The node text reads in ``lang``, wrapped to ``wrap_width`` pixels when one is
+    given; ``direction`` overrides the diagram's own ("TB" or "LR").
+    """
+    direction = direction or diagram.direction
     nodes = {n.id: n for n in diagram.nodes}
     if len(nodes) != len(diagram.nodes):
         raise ValueError(f"graph {diagram.title.en!r}: node ids must be unique")
@@ -706,14 +861,20 @@ def layout_graph(diagram: GraphDiagram) -> GraphLayout:
         rows[layer[node]].append(node)
     _order_rows(rows, up, down, pinned_order)
 
+    text = {n: NodeText.of(nodes[n], lang, wrap_width) for n in ids}
+    box_sizes = {n: text[n].box_size(size.node_padding) for n in ids}
     layout = GraphLayout(
-        direction=diagram.direction,
+        direction=direction,
         layer=layer,
         along={},
         layer_start=[],
         layer_size=[],
         chains=chains,
-        box_width={n: _box_width(nodes[n]) for n in ids},
+        box_width={n: width for n, (width, _) in box_sizes.items()},
+        box_height={n: height for n, (_, height) in box_sizes.items()},
+        text=text,
+        size=size,
+        layer_gap=size.layer_gap[direction],
     )
     along = layout.along
 
@@ -760,17 +921,21 @@ def layout_graph(diagram: GraphDiagram) -> GraphLayout:
             distances = [distance(a, b) for a, b in zip(row, row[1:], strict=False)]
             for node, position in zip(row, pack_in_order(wanted, distances), strict=True):
                 along[node] = position
-    shift = MARGIN - min(along[n] - layout.along_size(n) / 2 for n in along)
+    shift = size.margin - min(along[n] - layout.along_size(n) / 2 for n in along)
     for node in along:
         along[node] += shift
 
-    cursor = MARGIN
-    for row in rows:
-        size = max((layout.across_size(n) for n in row), default=0.0)
+    sizes = [max((layout.across_size(n) for n in row), default=0.0) for row in rows]
+    if size.max_width is not None and direction == "LR" and len(rows) > 1:
+        # Narrow columns: the gaps between them take what the boxes leave of the width.
+        room = size.max_width - 2 * size.margin - sum(sizes)
+        layout.layer_gap = min(layout.layer_gap, max(size.min_lr_gap, room / (len(rows) - 1)))
+    cursor = size.margin
+    for thickness in sizes:
         layout.layer_start.append(cursor)
-        layout.layer_size.append(size)
-        cursor += size + LAYER_GAP[diagram.direction]
-    if diagram.direction == "LR":  # the boxes of a column share its width: a tidy grid
+        layout.layer_size.append(thickness)
+        cursor += thickness + layout.layer_gap
+    if direction == "LR":  # the boxes of a column share its width: a tidy grid
         for node in ids:
             layout.box_width[node] = layout.layer_size[layer[node]]
     _assign_ports(layout)
@@ -816,7 +981,7 @@ def edge_curves(layout: GraphLayout, index: int) -> list[Curve]:
     if layout.layer[source] == layout.layer[target]:
         # Within one layer: an arc out into the gap after the layer and back.
         r = layout.layer[source]
-        bulge = layout.layer_start[r] + layout.layer_size[r] + LAYER_GAP[layout.direction] / 2
+        bulge = layout.layer_start[r] + layout.layer_size[r] + layout.layer_gap / 2
         c0 = layout.across_centre(source) + layout.across_size(source) / 2
         c1 = layout.across_centre(target) + layout.across_size(target) / 2
         return [(layout.xy(a0, c0), layout.xy(a0, bulge), layout.xy(a1, bulge), layout.xy(a1, c1))]
@@ -960,10 +1125,12 @@ class LabelPlacer:
         return chosen
 
 
-def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
-    """The graph as an ``<svg>`` element, layers top to bottom or left to right."""
-    layout = layout_graph(diagram)
+def _draw_graph(
+    diagram: GraphDiagram, layout: GraphLayout, lang: Lang, element_id: str
+) -> tuple[str, float, float]:
+    """The inside of the ``<svg>`` for ``layout``, and the width and height it needs."""
     nodes = {n.id: n for n in diagram.nodes}
+    margin = layout.size.margin
     groups = sorted({n.group for n in diagram.nodes if n.group})
     group_class = group_classes(groups)
     parts: list[str] = [
@@ -996,39 +1163,110 @@ def render_graph(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
         left, top, width, height = layout.box(node_id)
         right, bottom = max(right, left + width), max(bottom, top + height)
         centre = left + width / 2
-        label_y = top + (18 if node.detail else 27)
+        text = layout.text[node_id]
         parts.append(
             f'<g class="node {group_class.get(node.group, "")}">'
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height}" rx="6"/>'
-            f'<text class="node-label" x="{centre:.1f}" y="{label_y:.1f}" '
-            f'text-anchor="middle">{escape(node.label)}</text>'
         )
-        if node.detail:
-            parts.append(
-                f'<text class="node-detail" x="{centre:.1f}" y="{top + 34:.1f}" '
-                f'text-anchor="middle">{escape(node.detail)}</text>'
+        label_ys, detail_ys = text.baselines(top)
+        for css, lines, ys in (
+            ("node-label", text.label, label_ys),
+            ("node-detail", text.detail, detail_ys),
+        ):
+            parts.extend(
+                f'<text class="{css}" x="{centre:.1f}" y="{y:.1f}" text-anchor="middle">'
+                f"{escape(line)}</text>"
+                for line, y in zip(lines, ys, strict=True)
             )
         parts.append("</g>")
 
-    width = right + MARGIN
+    width = right + margin
     legend, legend_height = "", 0.0
     if groups:
+        legend_width = max(width - 2 * margin, LEGEND_MIN_WIDTH)
+        width = max(width, legend_width + 2 * margin)
         legend, legend_height = _legend(
-            [(group_class[g], g) for g in groups],
-            MARGIN,
-            bottom + LEGEND_GAP,
-            max(width - 2 * MARGIN, 200),
+            [(group_class[g], g) for g in groups], margin, bottom + LEGEND_GAP, legend_width
         )
         legend_height += LEGEND_GAP
-    height = bottom + legend_height + MARGIN
+    return "".join(parts) + legend, width, bottom + legend_height + margin
+
+
+def narrow_layout(
+    diagram: GraphDiagram, lang: Lang, size: GraphSize = NARROW_GRAPH
+) -> tuple[GraphLayout, float]:
+    """The layout of ``diagram`` for a drawing at most ``size.max_width`` wide.
+
+    Node text is wrapped to ever narrower lines (each step 0.85 of the last,
+    down to :data:`MIN_WRAP_WIDTH`) until the whole drawing, edge labels and
+    legend included, fits; when no width does in the diagram's own direction,
+    the same is tried with layers running the other way. Returns the first
+    layout that fits, else the narrowest one found, with the width it needs.
+    """
+    assert size.max_width is not None
+    best: tuple[float, GraphLayout] | None = None
+    other = "TB" if diagram.direction == "LR" else "LR"
+    for direction in (diagram.direction, other):
+        wrap = size.max_width - 2 * size.margin - 2 * size.node_padding
+        while True:
+            layout = layout_graph(diagram, lang, size, wrap, direction)
+            boxes = max(left + width for left, _, width, _ in map(layout.box, layout.box_width))
+            if boxes + size.margin > size.max_width and wrap > MIN_WRAP_WIDTH:
+                wrap = max(MIN_WRAP_WIDTH, wrap * 0.85)
+                continue  # the boxes alone are too wide: no need to draw the edges
+            width = _draw_graph(diagram, layout, lang, "fit")[1]
+            if width <= size.max_width:
+                return layout, width
+            if best is None or width < best[0]:
+                best = (width, layout)
+            if wrap <= MIN_WRAP_WIDTH:
+                break
+            wrap = max(MIN_WRAP_WIDTH, wrap * 0.85)
+    assert best is not None
+    return best[1], best[0]
+
+
+def render_graph(
+    diagram: GraphDiagram, lang: Lang, element_id: str, size: GraphSize = WIDE_GRAPH
+) -> str:
+    """The graph as one ``<svg>`` element, laid out for ``size``."""
+    if size.max_width is None:
+        layout = layout_graph(diagram, lang, size)
+    else:
+        layout = narrow_layout(diagram, lang, size)[0]
+    return _graph_svg(diagram, layout, lang, element_id, size.name)
+
+
+def _graph_svg(
+    diagram: GraphDiagram, layout: GraphLayout, lang: Lang, element_id: str, css: str
+) -> str:
+    inside, width, height = _draw_graph(diagram, layout, lang, element_id)
     title = diagram.title.get(lang)
-    description = NODES_AND_EDGES.get(lang).format(nodes=len(nodes), edges=len(diagram.edges))
-    # On a narrow screen the page may shrink the drawing, but not below the scale
-    # at which its labels stay readable; past that it scrolls in its own box.
+    description = NODES_AND_EDGES.get(lang).format(
+        nodes=len(diagram.nodes), edges=len(diagram.edges)
+    )
+    classes = " ".join(["graph", *css.split()])
+    # The page never draws a diagram below the scale at which its labels stay readable
+    # (GRAPH_MIN_SCALE): a screen too narrow for it scrolls it in its own box.
     return (
-        f'<svg class="graph" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
+        f'<svg class="{classes}" viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" '
         f'style="min-width: {width * GRAPH_MIN_SCALE:.0f}px" '
         f'role="img" aria-labelledby="{element_id}-t {element_id}-d" id="{element_id}">'
         f'<title id="{element_id}-t">{escape(title)}</title>'
-        f'<desc id="{element_id}-d">{escape(description)}</desc>{"".join(parts)}{legend}</svg>'
+        f'<desc id="{element_id}-d">{escape(description)}</desc>{inside}</svg>'
+    )
+
+
+def render_graph_figure(diagram: GraphDiagram, lang: Lang, element_id: str) -> str:
+    """The diagram as a page shows it: the wide drawing, and beside it a narrow one for
+    phones when the wide one is wider than :data:`NARROW_GRAPH` allows (the stylesheet
+    shows one of the two). A diagram that fits a phone as drawn goes out once."""
+    wide_layout = layout_graph(diagram, lang, WIDE_GRAPH)
+    wide_width = _draw_graph(diagram, wide_layout, lang, element_id)[1]
+    assert NARROW_GRAPH.max_width is not None
+    if wide_width <= NARROW_GRAPH.max_width:
+        return _graph_svg(diagram, wide_layout, lang, element_id, "")
+    narrow = narrow_layout(diagram, lang, NARROW_GRAPH)[0]
+    return _graph_svg(diagram, wide_layout, lang, element_id, WIDE_GRAPH.name) + _graph_svg(
+        diagram, narrow, lang, f"{element_id}-narrow", NARROW_GRAPH.name
     )
