@@ -203,7 +203,9 @@ def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> Gr
     """The storage on the left, every tensor of the chain on the right, pointing into it."""
     storage = tensors[0].untyped_storage()
     nodes = [GraphNode(id="storage", label="untyped_storage()",
-                       detail=f"{storage.size} × float64", group=STORAGE_GROUP,
+                       detail=T(f"{storage.size} elements, float64",
+                              f"{storage.size} 个 float64 元素"),
+                       group=STORAGE_GROUP,
                        layer=0, order=(len(tensors) - 1) / 2)]
     for row, (tensor, code) in enumerate(zip(tensors, codes, strict=True)):
         shown = layout_of(tensor)

@@ -1,0 +1,200 @@
+"""The narrow (phone) drawing of graph diagrams: node text wrapped at the right places,
+boxes that hold their lines, the width limit met by the topics' diagrams, and node text
+in the reader's language."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from whylab.explorer.experiment import GraphDiagram, GraphNode, Result, T
+from whylab.explorer.result_json import result_from_dict, result_to_dict
+from whylab.explorer.svg import (
+    NARROW_GRAPH,
+    NODE_HEIGHT,
+    NodeText,
+    break_pieces,
+    detail_width,
+    label_width,
+    layout_graph,
+    narrow_layout,
+    render_graph,
+    render_graph_figure,
+    wrap_text,
+)
+from whylab.explorer.topics import load_registry
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def parse_all(markup: str) -> list[ET.Element]:
+    """Each ``<svg>`` of ``markup`` as XML (with the namespace HTML leaves implicit)."""
+    drawings = re.findall(r"<svg .*?</svg>", markup, re.S)
+    return [
+        ET.fromstring(d.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+        for d in drawings
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x.transpose(0, 1)",
+        "recording.Autograd[_unsafe_view]",
+        "-4+9.66i",
+        "梯度从输出流回叶子张量",
+        "",
+    ],
+)
+def test_pieces_join_back_into_the_text(text):
+    for rank in range(9):
+        assert "".join(break_pieces(text, rank)) == text
+
+
+def test_lines_break_at_the_best_place_first():
+    assert wrap_text("matmul @ Autograd", 80, label_width) == ["matmul @", "Autograd"]
+    assert wrap_text("recording.Autograd[mm]", 80, detail_width) == ["recording.", "Autograd[mm]"]
+    assert wrap_text("x.transpose(0, 1)", 80, label_width) == ["x.", "transpose", "(0, 1)"]
+    # an underscore is a worse place than a space: used only when the spaces are not enough
+    assert wrap_text("size() (2, 3, 4) storage_offset() 0", 125, detail_width) == [
+        "size() (2, 3, 4)",
+        "storage_offset() 0",
+    ]
+    assert wrap_text("tracing.tracer_fallback", 60, detail_width) == [
+        "tracing.",
+        "tracer_",
+        "fallback",
+    ]
+    # CamelCase humps, when nothing better is left
+    assert wrap_text("view @ ADInplaceOrView", 80, label_width) == ["view @", "ADInplace", "OrView"]
+    # a complex number breaks before the sign of its imaginary part, never in a decimal
+    assert wrap_text("-4+9.66i", 40, detail_width) == ["-4", "+9.66i"]
+    assert wrap_text("12.625", 10, detail_width) == ["12.625"]
+    # Chinese breaks between characters, never before its punctuation
+    lines = wrap_text("梯度，从输出流回叶子张量", 50, label_width)
+    assert "".join(lines) == "梯度，从输出流回叶子张量" and not any(
+        ln.startswith("，") for ln in lines
+    )
+    assert all(label_width(line) <= 50 for line in lines)
+
+
+def test_text_that_fits_is_left_on_one_line():
+    assert wrap_text("MmBackward0", 200, label_width) == ["MmBackward0"]
+    assert wrap_text("a b", 1000, label_width) == ["a b"]
+
+
+def test_every_wrapped_line_fits_unless_it_cannot_break():
+    text = "size() (3, 2, 4) stride() (4, 12, 1) storage_offset() 0"
+    for width in (40, 60, 90, 125, 200):
+        lines = wrap_text(text, width, detail_width)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
+        for line in lines:
+            assert detail_width(line) <= width or len(break_pieces(line, 8)) == 1, (width, line)
+
+
+def test_a_box_grows_to_hold_its_lines():
+    node = GraphNode("n", "matmul @ Autograd", "linalg.matmul_composite")
+    one = NodeText.of(node, "en")
+    wrapped = NodeText.of(node, "en", 80)
+    assert one.box_size(12) == (pytest.approx(one.box_size(12)[0]), NODE_HEIGHT)
+    width, height = wrapped.box_size(6)
+    assert len(wrapped.label) == 2 and len(wrapped.detail) == 3
+    assert height == NODE_HEIGHT + 16 + 2 * 14
+    assert width >= max(map(label_width, wrapped.label)) + 12
+    label_ys, detail_ys = wrapped.baselines(0.0)
+    assert label_ys == sorted(label_ys) and max(label_ys) < min(detail_ys)
+    assert max(detail_ys) <= height - 8  # the last line stays inside the box, above its edge
+
+
+def wide_diagram() -> GraphDiagram:
+    nodes = [
+        GraphNode(f"n{i}", f"operator_number_{i} @ Autograd", "recording.Autograd[op]")
+        for i in range(4)
+    ]
+    edges = [("n0", f"n{i}", "[2, 3]") for i in range(1, 4)]
+    return GraphDiagram(T("Wide", "宽"), nodes, edges)
+
+
+def test_a_wide_diagram_goes_out_twice_with_distinct_ids_and_a_small_one_once():
+    markup = render_graph_figure(wide_diagram(), "en", "fig")
+    wide, narrow = parse_all(markup)
+    assert wide.get("class") == "graph wide" and narrow.get("class") == "graph narrow"
+    ids = re.findall(r'id="([^"]+)"', markup)
+    assert len(ids) == len(set(ids))
+    assert float(wide.get("width")) > NARROW_GRAPH.max_width >= float(narrow.get("width"))
+    # The same computed diagram: the same nodes and edges in both drawings.
+    for drawing in (wide, narrow):
+        assert len(drawing.findall(f".//{SVG}g[@class='node ']")) == 4
+        assert len(drawing.findall(f".//{SVG}path[@class='edge']")) == 3
+    small = GraphDiagram(
+        T("Small", "小"), [GraphNode("a", "a"), GraphNode("b", "b")], [("a", "b", "")]
+    )
+    (only,) = parse_all(render_graph_figure(small, "en", "fig"))
+    assert only.get("class") == "graph"
+
+
+def test_the_narrow_drawing_holds_every_line_of_text_inside_its_box():
+    layout, width = narrow_layout(wide_diagram(), "en")
+    assert width <= NARROW_GRAPH.max_width
+    for node, text in layout.text.items():
+        left, _, box_width, box_height = layout.box(node)
+        lines = [*map(label_width, text.label), *map(detail_width, text.detail)]
+        assert max(lines) <= box_width - 2 * NARROW_GRAPH.node_padding + 1e-9
+        assert box_height == text.box_size(NARROW_GRAPH.node_padding)[1]
+
+
+def test_node_text_reads_in_the_page_language():
+    diagram = GraphDiagram(
+        T("G", "图"),
+        [GraphNode("s", "untyped_storage()", T("24 elements, float64", "24 个 float64 元素"))],
+        [],
+    )
+    for lang, shown in (("en", "24 elements, float64"), ("zh", "24 个 float64 元素")):
+        (root,) = parse_all(render_graph(diagram, lang, "g"))
+        texts = [t.text for t in root.iter(f"{SVG}text")]
+        assert shown in texts and "untyped_storage()" in texts
+    (again,) = result_from_dict(result_to_dict(Result(checks=[], figures=[diagram]))).figures
+    assert again.nodes[0].detail == T("24 elements, float64", "24 个 float64 元素")
+
+
+def test_a_layout_can_run_the_other_way():
+    diagram = wide_diagram()
+    assert layout_graph(diagram).direction == "TB"
+    turned = layout_graph(diagram, direction="LR")
+    assert turned.direction == "LR" and {turned.layer[n] for n in ("n1", "n2")} == {1}
+
+
+# ------------------------------------------------ the topics' own diagrams at their defaults
+
+
+def topic_diagrams():
+    """(slug, experiment, diagram) for every graph diagram a topic draws at its defaults."""
+    found = []
+    for topic in load_registry():
+        for name, experiment in topic.experiments.items():
+            if experiment.timing:
+                continue
+            for figure in experiment.run(**experiment.defaults()).figures:
+                if isinstance(figure, GraphDiagram):
+                    found.append((topic.slug, name, figure))
+    return found
+
+
+DIAGRAMS = topic_diagrams()
+
+
+def test_the_topics_draw_the_diagrams_issue_13_found_too_wide():
+    names = {name for _, name, _ in DIAGRAMS}
+    assert {"butterfly", "view-chain", "matmul-trace"} <= names
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("slug", "name", "diagram"), DIAGRAMS, ids=[f"{s}-{n}" for s, n, _ in DIAGRAMS]
+)
+def test_every_topic_diagram_fits_a_phone_at_its_defaults(slug, name, diagram, lang):
+    for root in parse_all(render_graph_figure(diagram, lang, "f")):
+        if root.get("class") != "graph wide":  # what a phone shows
+            assert float(root.get("width")) <= NARROW_GRAPH.max_width, (slug, name)
