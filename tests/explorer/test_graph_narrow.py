@@ -17,6 +17,7 @@ from whylab.explorer.svg import (
     NodeText,
     break_pieces,
     detail_width,
+    fold_layers,
     label_width,
     layout_graph,
     narrow_layout,
@@ -136,13 +137,59 @@ def test_a_wide_diagram_goes_out_twice_with_distinct_ids_and_a_small_one_once():
 
 
 def test_the_narrow_drawing_holds_every_line_of_text_inside_its_box():
-    layout, width = narrow_layout(wide_diagram(), "en")
+    (band,), width = narrow_layout(wide_diagram(), "en")
+    layout = band[1]
     assert width <= NARROW_GRAPH.max_width
     for node, text in layout.text.items():
-        left, _, box_width, box_height = layout.box(node)
-        lines = [*map(label_width, text.label), *map(detail_width, text.detail)]
+        _, _, box_width, box_height = layout.box(node)
+        lines = [*map(label_width, text.label), *map(text.detail_measure, text.detail)]
         assert max(lines) <= box_width - 2 * NARROW_GRAPH.node_padding + 1e-9
         assert box_height == text.box_size(NARROW_GRAPH.node_padding)[1]
+
+
+def butterfly_like(columns: int, rows: int) -> GraphDiagram:
+    """A left-to-right network with pinned layers whose edges join neighbouring columns."""
+    nodes = [
+        GraphNode(f"c{c}r{r}", f"X[{r}]", "-8+40.2i", group=f"s = {c}", layer=c, order=r)
+        for c in range(columns)
+        for r in range(rows)
+    ]
+    edges = [
+        (f"c{c}r{r}", f"c{c + 1}r{(r + k) % rows}", "+W₁₆⁷" if k else "")
+        for c in range(columns - 1)
+        for r in range(rows)
+        for k in (0, 1)
+    ]
+    return GraphDiagram(T("Net", "网络"), nodes, edges, direction="LR")
+
+
+def test_a_network_too_wide_to_wrap_folds_into_strips_that_share_a_column():
+    diagram = butterfly_like(5, 4)
+    strips = fold_layers(diagram, 2)
+    assert [sorted({n.layer for n in s.nodes}) for s in strips] == [[0, 1, 2], [0, 1, 2]]
+    assert {n.id for n in strips[0].nodes} & {n.id for n in strips[1].nodes} == {
+        f"c2r{r}" for r in range(4)
+    }
+    # every edge is drawn once, in the strip holding both its ends
+    assert sorted(e for s in strips for e in s.edges) == sorted(diagram.edges)
+    bands, width = narrow_layout(diagram, "en")
+    assert len(bands) == 2 and width <= NARROW_GRAPH.max_width
+    markup = render_graph(diagram, "en", "g", NARROW_GRAPH)
+    (root,) = parse_all(markup)
+    assert len(root.findall(f".//{SVG}marker")) == 2  # one arrowhead per strip, own ids
+    ids = re.findall(r'id="([^"]+)"', markup)
+    assert len(ids) == len(set(ids))
+    # a group keeps its colour in both strips
+    shared = {g.get("class") for g in root.iter(f"{SVG}g") if "node" in (g.get("class") or "")}
+    assert len(shared) == 5
+
+
+def test_only_layered_networks_fold():
+    assert fold_layers(wide_diagram(), 2) is None  # top to bottom, layers not pinned
+    skipping = butterfly_like(3, 2)
+    skipping = GraphDiagram(skipping.title, skipping.nodes, [("c0r0", "c2r0", "")], "graph", "LR")
+    assert fold_layers(skipping, 2) is None  # an edge skips a column
+    assert fold_layers(butterfly_like(3, 2), 3) is None  # 2 gaps cannot make 3 strips
 
 
 def test_node_text_reads_in_the_page_language():
@@ -198,3 +245,29 @@ def test_every_topic_diagram_fits_a_phone_at_its_defaults(slug, name, diagram, l
     for root in parse_all(render_graph_figure(diagram, lang, "f")):
         if root.get("class") != "graph wide":  # what a phone shows
             assert float(root.get("width")) <= NARROW_GRAPH.max_width, (slug, name)
+
+
+def chosen_diagram(slug: str, name: str, **params) -> GraphDiagram:
+    topic = next(t for t in load_registry() if t.slug == slug)
+    experiment = topic.experiments[name]
+    result = experiment.run(**{**experiment.defaults(), **params})
+    return next(f for f in result.figures if isinstance(f, GraphDiagram))
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "params"),
+    [("fft", "butterfly", {"n": n}) for n in ("4", "8", "16")]
+    + [
+        ("strided-tensors", "view-chain", {"chain": chain})
+        for chain in ("step-slice", "expand", "unfold", "select-slice-transpose")
+    ],
+)
+def test_the_choices_a_reader_can_pick_fit_a_phone_too(slug, name, params):
+    diagram = chosen_diagram(slug, name, **params)
+    for lang in ("en", "zh"):
+        assert narrow_layout(diagram, lang)[1] <= NARROW_GRAPH.max_width
+
+
+def test_a_sixteen_point_butterfly_folds_into_two_strips_of_three_stages():
+    bands, _ = narrow_layout(chosen_diagram("fft", "butterfly", n="16"), "en")
+    assert [len({n.layer for n in part.nodes}) for part, _ in bands] == [3, 3]

@@ -26,10 +26,18 @@ import re
 import unicodedata
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 
-from whylab.explorer.experiment import GraphDiagram, GraphNode, Lang, LineChart, T, in_language
+from whylab.explorer.experiment import (
+    GraphDiagram,
+    GraphNode,
+    Lang,
+    LineChart,
+    T,
+    Text,
+    in_language,
+)
 
 POINTS = T("points", "个点")
 MAX_READOUT_POINTS = 100  # per series: the points the pointer and arrow keys can read out
@@ -737,27 +745,40 @@ def detail_width(text: str) -> float:
     return monospace_width(text, DETAIL_FONT)
 
 
+def words_width(text: str) -> float:
+    """A detail with words (a :class:`Text`) is drawn in the sans-serif font, which has
+    the CJK glyphs a monospace font may lack."""
+    return text_width(text, DETAIL_FONT)
+
+
 @dataclass(frozen=True)
 class NodeText:
     """A node's label and detail in the reader's language, as the lines they are drawn in."""
 
     label: tuple[str, ...]
     detail: tuple[str, ...]  # empty: the node has no detail
+    detail_is_words: bool = False  # a Text, drawn in sans-serif; else code, in monospace
+
+    @property
+    def detail_measure(self) -> Callable[[str], float]:
+        return words_width if self.detail_is_words else detail_width
 
     @classmethod
     def of(cls, node: GraphNode, lang: Lang, wrap_width: float | None = None) -> NodeText:
         """The node's text, on one line each, or wrapped to ``wrap_width`` pixels."""
         label, detail = in_language(node.label, lang), in_language(node.detail, lang)
+        words = isinstance(node.detail, Text)
         if wrap_width is None:
-            return cls((label,), (detail,) if detail else ())
-        detail_lines = wrap_text(detail, wrap_width, detail_width) if detail else []
-        return cls(tuple(wrap_text(label, wrap_width, label_width)), tuple(detail_lines))
+            return cls((label,), (detail,) if detail else (), words)
+        measure = words_width if words else detail_width
+        detail_lines = wrap_text(detail, wrap_width, measure) if detail else []
+        return cls(tuple(wrap_text(label, wrap_width, label_width)), tuple(detail_lines), words)
 
     def box_size(self, padding: float) -> tuple[float, float]:
         """(width, height) of the box around these lines, ``padding`` each side."""
         widest = max(
             *(label_width(line) for line in self.label),
-            *(detail_width(line) for line in self.detail),
+            *(self.detail_measure(line) for line in self.detail),
             MIN_WRAP_WIDTH,
         )
         height = NODE_HEIGHT + LABEL_LINE * (len(self.label) - 1)
@@ -1125,14 +1146,16 @@ class LabelPlacer:
         return chosen
 
 
-def _draw_graph(
-    diagram: GraphDiagram, layout: GraphLayout, lang: Lang, element_id: str
+Band = tuple[GraphDiagram, GraphLayout]  # one strip of a drawing: its part of the graph, laid out
+BAND_GAP = 12.0  # between the strips of a folded drawing
+
+
+def _draw_band(
+    diagram: GraphDiagram, layout: GraphLayout, element_id: str, group_class: dict[str, str]
 ) -> tuple[str, float, float]:
-    """The inside of the ``<svg>`` for ``layout``, and the width and height it needs."""
+    """Edges, edge labels and boxes of one laid-out graph, and how far right and down
+    they reach."""
     nodes = {n.id: n for n in diagram.nodes}
-    margin = layout.size.margin
-    groups = sorted({n.group for n in diagram.nodes if n.group})
-    group_class = group_classes(groups)
     parts: list[str] = [
         f'<defs><marker id="{element_id}-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
@@ -1169,9 +1192,10 @@ def _draw_graph(
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height}" rx="6"/>'
         )
         label_ys, detail_ys = text.baselines(top)
+        detail_css = "node-detail words" if text.detail_is_words else "node-detail"
         for css, lines, ys in (
             ("node-label", text.label, label_ys),
-            ("node-detail", text.detail, detail_ys),
+            (detail_css, text.detail, detail_ys),
         ):
             parts.extend(
                 f'<text class="{css}" x="{centre:.1f}" y="{y:.1f}" text-anchor="middle">'
@@ -1179,8 +1203,27 @@ def _draw_graph(
                 for line, y in zip(lines, ys, strict=True)
             )
         parts.append("</g>")
+    return "".join(parts), right, bottom
 
-    width = right + margin
+
+def _draw_graph(
+    diagram: GraphDiagram, bands: list[Band], element_id: str
+) -> tuple[str, float, float]:
+    """The inside of the ``<svg>`` for ``diagram`` drawn as ``bands`` (one, or the strips
+    of a folded drawing, stacked), with one legend; and the width and height it needs."""
+    margin = bands[0][1].size.margin
+    groups = sorted({n.group for n in diagram.nodes if n.group})
+    group_class = group_classes(groups)  # from the whole graph: one colour per group
+    parts, width, top = [], 0.0, 0.0
+    for index, (part, layout) in enumerate(bands):
+        band_id = element_id if len(bands) == 1 else f"{element_id}-{index}"
+        markup, right, bottom = _draw_band(part, layout, band_id, group_class)
+        parts.append(
+            markup if index == 0 else f'<g transform="translate(0 {top:.1f})">{markup}</g>'
+        )
+        width = max(width, right + margin)
+        top += bottom + BAND_GAP
+    bottom = top - BAND_GAP
     legend, legend_height = "", 0.0
     if groups:
         legend_width = max(width - 2 * margin, LEGEND_MIN_WIDTH)
@@ -1192,33 +1235,81 @@ def _draw_graph(
     return "".join(parts) + legend, width, bottom + legend_height + margin
 
 
+def fold_layers(diagram: GraphDiagram, count: int) -> list[GraphDiagram] | None:
+    """``diagram`` cut into ``count`` strips of consecutive layers, to be drawn one
+    below the other, each strip starting with the layer the one before ended with.
+
+    Only a left-to-right diagram whose every node has a pinned layer and whose every
+    edge joins neighbouring layers folds (an FFT butterfly): each edge then lies in
+    exactly one strip. None when it does not, or has fewer than ``count`` gaps between
+    layers.
+    """
+    layer = {n.id: n.layer for n in diagram.nodes}
+    last = max((n.layer or 0) for n in diagram.nodes)
+    if (
+        diagram.direction != "LR"
+        or None in layer.values()
+        or count > last
+        or any(abs(layer[t] - layer[s]) != 1 for s, t, _ in diagram.edges)  # type: ignore[operator]
+    ):
+        return None
+    cuts = [round(i * last / count) for i in range(count + 1)]
+    strips = []
+    for low, high in zip(cuts, cuts[1:], strict=False):
+        kept = [n for n in diagram.nodes if low <= (n.layer or 0) <= high]
+        ids = {n.id for n in kept}
+        strips.append(
+            GraphDiagram(
+                diagram.title,
+                [replace(n, layer=(n.layer or 0) - low) for n in kept],
+                [e for e in diagram.edges if e[0] in ids and e[1] in ids],
+                direction="LR",
+            )
+        )
+    return strips
+
+
+MAX_FOLDS = 3
+
+
 def narrow_layout(
     diagram: GraphDiagram, lang: Lang, size: GraphSize = NARROW_GRAPH
-) -> tuple[GraphLayout, float]:
-    """The layout of ``diagram`` for a drawing at most ``size.max_width`` wide.
+) -> tuple[list[Band], float]:
+    """``diagram`` laid out for a drawing at most ``size.max_width`` wide.
 
-    Node text is wrapped to ever narrower lines (each step 0.85 of the last,
-    down to :data:`MIN_WRAP_WIDTH`) until the whole drawing, edge labels and
-    legend included, fits; when no width does in the diagram's own direction,
-    the same is tried with layers running the other way. Returns the first
-    layout that fits, else the narrowest one found, with the width it needs.
+    Node text is wrapped to ever narrower lines (each step 0.85 of the last, down
+    to :data:`MIN_WRAP_WIDTH`) until the whole drawing, edge labels and legend
+    included, fits. When no wrapping does, the same is tried on the diagram
+    folded into 2 or 3 strips (:func:`fold_layers`), then with its layers running
+    the other way. Returns the first drawing that fits, else the narrowest one
+    found, with the width it needs.
     """
     assert size.max_width is not None
-    best: tuple[float, GraphLayout] | None = None
     other = "TB" if diagram.direction == "LR" else "LR"
-    for direction in (diagram.direction, other):
+    tries: list[tuple[list[GraphDiagram], str]] = [([diagram], diagram.direction)]
+    for count in range(2, MAX_FOLDS + 1):
+        strips = fold_layers(diagram, count)
+        if strips:
+            tries.append((strips, diagram.direction))
+    tries.append(([diagram], other))
+    best: tuple[float, list[Band]] | None = None
+    for parts, direction in tries:
         wrap = size.max_width - 2 * size.margin - 2 * size.node_padding
         while True:
-            layout = layout_graph(diagram, lang, size, wrap, direction)
-            boxes = max(left + width for left, _, width, _ in map(layout.box, layout.box_width))
+            bands = [(part, layout_graph(part, lang, size, wrap, direction)) for part in parts]
+            boxes = max(
+                left + width
+                for _, layout in bands
+                for left, _, width, _ in map(layout.box, layout.box_width)
+            )
             if boxes + size.margin > size.max_width and wrap > MIN_WRAP_WIDTH:
                 wrap = max(MIN_WRAP_WIDTH, wrap * 0.85)
                 continue  # the boxes alone are too wide: no need to draw the edges
-            width = _draw_graph(diagram, layout, lang, "fit")[1]
+            width = _draw_graph(diagram, bands, "fit")[1]
             if width <= size.max_width:
-                return layout, width
+                return bands, width
             if best is None or width < best[0]:
-                best = (width, layout)
+                best = (width, bands)
             if wrap <= MIN_WRAP_WIDTH:
                 break
             wrap = max(MIN_WRAP_WIDTH, wrap * 0.85)
@@ -1231,16 +1322,16 @@ def render_graph(
 ) -> str:
     """The graph as one ``<svg>`` element, laid out for ``size``."""
     if size.max_width is None:
-        layout = layout_graph(diagram, lang, size)
+        bands = [(diagram, layout_graph(diagram, lang, size))]
     else:
-        layout = narrow_layout(diagram, lang, size)[0]
-    return _graph_svg(diagram, layout, lang, element_id, size.name)
+        bands = narrow_layout(diagram, lang, size)[0]
+    return _graph_svg(diagram, bands, lang, element_id, size.name)
 
 
 def _graph_svg(
-    diagram: GraphDiagram, layout: GraphLayout, lang: Lang, element_id: str, css: str
+    diagram: GraphDiagram, bands: list[Band], lang: Lang, element_id: str, css: str
 ) -> str:
-    inside, width, height = _draw_graph(diagram, layout, lang, element_id)
+    inside, width, height = _draw_graph(diagram, bands, element_id)
     title = diagram.title.get(lang)
     description = NODES_AND_EDGES.get(lang).format(
         nodes=len(diagram.nodes), edges=len(diagram.edges)
@@ -1261,12 +1352,12 @@ def render_graph_figure(diagram: GraphDiagram, lang: Lang, element_id: str) -> s
     """The diagram as a page shows it: the wide drawing, and beside it a narrow one for
     phones when the wide one is wider than :data:`NARROW_GRAPH` allows (the stylesheet
     shows one of the two). A diagram that fits a phone as drawn goes out once."""
-    wide_layout = layout_graph(diagram, lang, WIDE_GRAPH)
-    wide_width = _draw_graph(diagram, wide_layout, lang, element_id)[1]
+    wide = [(diagram, layout_graph(diagram, lang, WIDE_GRAPH))]
+    wide_width = _draw_graph(diagram, wide, element_id)[1]
     assert NARROW_GRAPH.max_width is not None
     if wide_width <= NARROW_GRAPH.max_width:
-        return _graph_svg(diagram, wide_layout, lang, element_id, "")
+        return _graph_svg(diagram, wide, lang, element_id, "")
     narrow = narrow_layout(diagram, lang, NARROW_GRAPH)[0]
-    return _graph_svg(diagram, wide_layout, lang, element_id, WIDE_GRAPH.name) + _graph_svg(
+    return _graph_svg(diagram, wide, lang, element_id, WIDE_GRAPH.name) + _graph_svg(
         diagram, narrow, lang, f"{element_id}-narrow", NARROW_GRAPH.name
     )
