@@ -12,6 +12,25 @@ Two figure types exist (see :mod:`whylab.explorer.experiment`):
   the layer (see :class:`~whylab.explorer.experiment.GraphNode`) when the
   order itself means something, as in an FFT butterfly.
 
+Graphs on phones. Scaling a diagram down to a phone's width would take its
+11 px text below 11 px, so a diagram is never drawn below scale 1 (a screen
+narrower than it scrolls it in its own box). Instead a diagram wider than
+:data:`NARROW_GRAPH` allows (340 px: a 390 px phone gives a figure 348) is
+drawn a second time, laid out for that width from the same diagram: node
+text wrapped over lines, at spaces first, then dots and brackets, then
+underscores and CamelCase humps (:func:`wrap_text`), each box as tall as its
+lines; the columns of a left-to-right diagram closed up to what the boxes
+leave; and a left-to-right network whose edges join neighbouring columns (the
+butterfly) folded, when wrapping is not enough, into strips of columns
+stacked one below the other, each strip starting with the column the one
+before ended with (:func:`fold_layers`). :func:`render_graph_figure` sends
+both drawings, with distinct ids; the stylesheet shows the narrow one up to
+40rem and hides the other with ``display: none`` (so it is out of the
+accessibility tree), and the page draws one data table for both. One
+drawing for both screens was the other choice; it would cost desktops their
+one-line boxes and the butterfly's single row of stages, so a diagram that
+fits a phone as it is drawn goes out once and the others twice.
+
 Colours come from CSS classes (``s0``..``s7``, ``g0``..``g7``), so the page's
 light and dark themes apply. Series also differ by dash pattern, so the chart
 reads without colour. Every SVG carries ``role="img"``, a title and a short
