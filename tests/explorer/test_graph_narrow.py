@@ -15,11 +15,13 @@ from whylab.explorer.svg import (
     NARROW_GRAPH,
     NODE_HEIGHT,
     NodeText,
+    _draw_graph,
     break_pieces,
     detail_width,
     fold_layers,
     label_width,
     layout_graph,
+    line_spaces,
     narrow_layout,
     render_graph,
     render_graph_figure,
@@ -271,3 +273,18 @@ def test_the_choices_a_reader_can_pick_fit_a_phone_too(slug, name, params):
 def test_a_sixteen_point_butterfly_folds_into_two_strips_of_three_stages():
     bands, _ = narrow_layout(chosen_diagram("fft", "butterfly", n="16"), "en")
     assert [len({n.layer for n in part.nodes}) for part, _ in bands] == [3, 3]
+
+
+def test_a_wrapped_text_element_reads_as_the_unwrapped_text():
+    """One <text> per label, its lines as <tspan>s with the spaces they broke at between
+    them: a screen reader, a search or the zh-words check reads the name whole."""
+    for text in ("matmul @ Autograd", "tracing.tracer_fallback", "梯度从输出流回叶子张量"):
+        lines = wrap_text(text, 50, label_width)
+        assert len(lines) > 1
+        assert "".join(a + b for a, b in zip(lines, line_spaces(text, lines), strict=True)) == text
+    node = GraphNode("n", "matmul @ Autograd", "tracing.tracer_fallback")
+    diagram = GraphDiagram(T("G", "图"), [node], [])
+    layout = layout_graph(diagram, "en", NARROW_GRAPH, wrap_width=60)
+    markup = _draw_graph(diagram, [(diagram, layout)], "g")[0]
+    texts = parse_all(f'<svg viewBox="0 0 1 1">{markup}</svg>')[0].iter(f"{SVG}text")
+    assert ["".join(t.itertext()) for t in texts] == [node.label, node.detail]

@@ -756,6 +756,31 @@ def wrap_text(
     ]
 
 
+def line_spaces(text: str, lines: Sequence[str]) -> tuple[str, ...]:
+    """After each line of ``text`` wrapped into ``lines``: the space it broke at, or ``""``
+    where it broke between two characters (so the lines with these rejoin into ``text``)."""
+    spaces, position = [], 0
+    for line in lines:
+        position = text.index(line, position) + len(line)
+        spaces.append(" " if text[position : position + 1] == " " else "")
+    return tuple(spaces)
+
+
+def _text_lines(css: str, x: float, lines: Sequence[str], ys: Sequence[float], spaces) -> str:
+    """One ``<text>`` element for ``lines`` (a ``<tspan>`` each, when more than one), so
+    the element reads as the unwrapped text: between the lines stands the space each
+    broke at, or nothing."""
+    if len(lines) == 1:
+        return f'<text class="{css}" x="{x:.1f}" y="{ys[0]:.1f}" text-anchor="middle">' + (
+            f"{escape(lines[0])}</text>"
+        )
+    spans = "".join(
+        f'<tspan x="{x:.1f}" y="{y:.1f}">{escape(line)}</tspan>{space}'
+        for line, y, space in zip(lines, ys, (*spaces[:-1], ""), strict=True)
+    )
+    return f'<text class="{css}" text-anchor="middle">{spans}</text>'
+
+
 def label_width(text: str) -> float:
     return text_width(text, LABEL_FONT, bold=True)
 
@@ -777,6 +802,7 @@ class NodeText:
     label: tuple[str, ...]
     detail: tuple[str, ...]  # empty: the node has no detail
     detail_is_words: bool = False  # a Text, drawn in sans-serif; else code, in monospace
+    spaces: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # see line_spaces
 
     @property
     def detail_measure(self) -> Callable[[str], float]:
@@ -790,8 +816,10 @@ class NodeText:
         if wrap_width is None:
             return cls((label,), (detail,) if detail else (), words)
         measure = words_width if words else detail_width
+        label_lines = wrap_text(label, wrap_width, label_width)
         detail_lines = wrap_text(detail, wrap_width, measure) if detail else []
-        return cls(tuple(wrap_text(label, wrap_width, label_width)), tuple(detail_lines), words)
+        spaces = (line_spaces(label, label_lines), line_spaces(detail, detail_lines))
+        return cls(tuple(label_lines), tuple(detail_lines), words, spaces)
 
     def box_size(self, padding: float) -> tuple[float, float]:
         """(width, height) of the box around these lines, ``padding`` each side."""
@@ -1211,16 +1239,10 @@ def _draw_band(
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height}" rx="6"/>'
         )
         label_ys, detail_ys = text.baselines(top)
-        detail_css = "node-detail words" if text.detail_is_words else "node-detail"
-        for css, lines, ys in (
-            ("node-label", text.label, label_ys),
-            (detail_css, text.detail, detail_ys),
-        ):
-            parts.extend(
-                f'<text class="{css}" x="{centre:.1f}" y="{y:.1f}" text-anchor="middle">'
-                f"{escape(line)}</text>"
-                for line, y in zip(lines, ys, strict=True)
-            )
+        parts.append(_text_lines("node-label", centre, text.label, label_ys, text.spaces[0]))
+        if text.detail:
+            css = "node-detail words" if text.detail_is_words else "node-detail"
+            parts.append(_text_lines(css, centre, text.detail, detail_ys, text.spaces[1]))
         parts.append("</g>")
     return "".join(parts), right, bottom
 
