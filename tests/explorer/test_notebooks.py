@@ -1,20 +1,23 @@
 """Every topic's Jupyter notebook runs, and reports the checks ``whylab check`` reports.
 
 Each topic's notebook is generated in both languages and validated with
-nbformat. The English notebooks are executed with nbclient (a python3 kernel
-from ipykernel, in a temporary directory); each experiment cell's checks, read
-back from what the cell displayed, must have the ids and states that the
-default run of ``whylab check`` gives (the same call: ``run_locally`` at the
-experiment's defaults), its figures must come out as SVG, and no cell may fail.
-Timing experiments are compared by their check ids only: whether a speed claim
-holds on a loaded machine can differ from one run to the next.
+nbformat. Both are executed with nbclient (a python3 kernel from ipykernel, in a
+temporary directory). Each experiment cell's checks, read back from what the
+cell displayed, must have the ids and states that the default run of ``whylab
+check`` gives (the same call: ``run_locally`` at the experiment's defaults), each
+check must list the negative controls that make it fail, in the notebook's
+language, its figures must come out as SVG, each with the data table the page
+shows under it (the same cells), and no cell may fail. A Chinese notebook must
+show no English words. Timing experiments are compared by their check ids and
+their tables' shape only: whether a speed claim holds on a loaded machine, and
+the times themselves, differ from one run to the next.
 
-The Chinese notebooks are not all executed again (that would add a minute or
-more on a loaded machine): their code cells must be the English ones token for
-token, comments aside (the language is chosen once, in the setup cell), so they
-run the same experiments; one Chinese notebook is executed, for the Chinese
-side of what the cells display. All notebooks run in one kernel, each from an
-empty namespace (see the ``execute`` fixture).
+Both languages' code cells are the same token for token, comments aside (the
+language is chosen once, in the setup cell). So the Chinese notebook of a topic
+runs right after the English one and reuses its experiments' results (the
+``shared_runs`` module the tests give the kernel): every Chinese cell runs and
+shows its result in Chinese, and no experiment is computed twice. All notebooks
+run in one kernel, each from an empty namespace (see the ``execute`` fixture).
 
 The comparison is shown to catch a notebook that does not run what the topic
 runs: a cell with a negative control switched on, and one with a parameter
@@ -28,7 +31,8 @@ import functools
 import re
 import textwrap
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from html import unescape
 from html.parser import HTMLParser
 from xml.dom import minidom
 
@@ -38,10 +42,11 @@ from fastapi.testclient import TestClient
 from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbformat import NotebookNode
-from nbformat.v4 import new_code_cell
+from nbformat.v4 import new_code_cell, new_output
 
+from tests.explorer.test_topics_valid import untranslated_in_results, untranslated_words
 from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.experiment import LANGS, Param, ParamError, T
+from whylab.explorer.experiment import LANGS, Lang, Param, ParamError, T
 from whylab.explorer.export import export_site
 from whylab.explorer.i18n import translate
 from whylab.explorer.ipynb import (
@@ -52,8 +57,16 @@ from whylab.explorer.ipynb import (
     notebook_json,
     param_comment,
 )
-from whylab.explorer.notebook import STATE_MARKS, figure_stylesheet, run, show_in
-from whylab.explorer.service import run_locally
+from whylab.explorer.notebook import (
+    STATE_MARKS,
+    figure_stylesheet,
+    figure_table_html,
+    result_html,
+    run,
+    show_in,
+)
+from whylab.explorer.render import ExperimentView, Links, make_environment
+from whylab.explorer.service import RunRecord, run_locally
 from whylab.explorer.topics import (
     Topic,
     TopicRegistry,
@@ -80,46 +93,133 @@ class ShownRun:
     timing: bool = False
 
 
+@functools.cache
+def reference_records(slug: str) -> dict[str, RunRecord]:
+    """The default run of every experiment of the topic, as ``whylab check`` makes it (once
+    per topic: both languages' notebooks are compared with the same runs)."""
+    topic = all_topics().topics[slug]
+    return {
+        experiment.name: run_locally(topic, experiment, experiment.defaults())
+        for experiment in topic.experiments.values()
+    }
+
+
 def reference_runs(topic: Topic, names: tuple[str, ...] = ()) -> dict[str, ShownRun]:
-    """The default run of every experiment (or those ``names``), as ``whylab check`` makes it."""
+    """What the default runs of every experiment (or those ``names``) show."""
     runs = {}
-    for experiment in topic.experiments.values():
-        if names and experiment.name not in names:
+    for name, record in reference_records(topic.slug).items():
+        if names and name not in names:
             continue
-        result = run_locally(topic, experiment, experiment.defaults()).result
-        checks = tuple((c.id, c.state) for c in result.checks)
-        runs[experiment.name] = ShownRun(checks, len(result.figures), experiment.timing)
+        checks = tuple((c.id, c.state) for c in record.result.checks)
+        timing = topic.experiments[name].timing
+        runs[name] = ShownRun(checks, len(record.result.figures), timing)
     return runs
 
 
+@dataclass
+class CheckRow:
+    """One check as a result block shows it: its id and state, the mark in its first cell,
+    and the "fails if" list of the controls that make it fail (summary and labels)."""
+
+    id: str
+    state: str
+    mark: str = ""
+    fails_if: str = ""
+    controls: list[str] = field(default_factory=list)
+
+
 class _CheckRows(HTMLParser):
-    """The check rows of a result block: (id, state, the mark shown in the first cell)."""
+    """The check rows of a notebook's result block."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[list[str]] = []
-        self._in_first_cell = False
+        self.rows: list[CheckRow] = []
+        self._cells = 0
+        self._reading = ""  # "mark", "summary" or "control": what the text goes to
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
         if tag == "tr" and "data-check" in values:
-            self.rows.append([values["data-check"] or "", values.get("data-state") or "", ""])
-            self._in_first_cell = False
-        elif tag == "td" and self.rows and not self.rows[-1][2]:
-            self._in_first_cell = True
+            self.rows.append(CheckRow(values["data-check"] or "", values.get("data-state") or ""))
+            self._cells = 0
+        elif not self.rows:
+            return
+        elif tag == "td":
+            self._cells += 1
+            self._reading = "mark" if self._cells == 1 else ""
+        elif tag == "summary":
+            self._reading = "summary"
+        elif tag == "li":
+            self.rows[-1].controls.append("")
+            self._reading = "control"
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "td":
-            self._in_first_cell = False
+        if tag in ("td", "summary", "li"):
+            self._reading = ""
 
     def handle_data(self, data: str) -> None:
-        if self._in_first_cell and data.strip():
-            self.rows[-1][2] += data.strip()[0]
+        row = self.rows[-1] if self.rows else None
+        if row is None or not data.strip():
+            return
+        if self._reading == "mark" and not row.mark:
+            row.mark = data.strip()[0]
+        elif self._reading == "summary":
+            row.fails_if += data.strip()
+        elif self._reading == "control":
+            row.controls[-1] += data.strip()
+
+
+class _DataTables(HTMLParser):
+    """The text of each figure's data table in a block of HTML: one list per
+    ``<details class="...">`` of the given class, its summary, captions, header and body
+    cells and notes in reading order."""
+
+    def __init__(self, details_class: str) -> None:
+        super().__init__()
+        self.details_class = details_class
+        self.tables: list[list[str]] = []
+        self._inside = False
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "details" and dict(attrs).get("class") == self.details_class:
+            self.tables.append([])
+            self._inside = True
+        elif self._inside and tag in ("summary", "caption", "th", "td", "p"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "details":
+            self._inside = False
+        elif self._cell is not None and tag in ("summary", "caption", "th", "td", "p"):
+            self.tables[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def data_tables(html: str, details_class: str) -> list[list[str]]:
+    parser = _DataTables(details_class)
+    parser.feed(html)
+    return parser.tables
+
+
+def check_rows(cell: NotebookNode) -> list[CheckRow]:
+    """The checks an executed experiment cell displayed."""
+    rows = []
+    for output in cell.outputs:
+        html = output.get("data", {}).get("text/html", "")
+        if 'class="whylab-result"' in html:
+            parser = _CheckRows()
+            parser.feed(html)
+            rows += parser.rows
+    return rows
 
 
 def shown_run(cell: NotebookNode) -> ShownRun:
     """Read an executed experiment cell's checks and figures back from its outputs."""
-    checks: list[tuple[str, str]] = []
     figures = 0
     for output in cell.outputs:
         data = output.get("data", {})
@@ -128,13 +228,10 @@ def shown_run(cell: NotebookNode) -> ShownRun:
             assert svg.tagName == "svg" and svg.getAttribute("xmlns") == "http://www.w3.org/2000/svg"
             assert svg.getElementsByTagName("style"), "a figure without the explorer's styles"
             figures += 1
-        elif 'class="whylab-result"' in data.get("text/html", ""):
-            parser = _CheckRows()
-            parser.feed(data["text/html"])
-            for check_id, state, mark in parser.rows:
-                assert mark == STATE_MARKS[state], f"{check_id}: shows {mark!r} for {state}"
-                checks.append((check_id, state))
-    return ShownRun(tuple(checks), figures)
+    rows = check_rows(cell)
+    for row in rows:
+        assert row.mark == STATE_MARKS[row.state], f"{row.id}: shows {row.mark!r} for {row.state}"
+    return ShownRun(tuple((row.id, row.state) for row in rows), figures)
 
 
 def mismatches(notebook: NotebookNode, expected: dict[str, ShownRun]) -> list[str]:
@@ -161,23 +258,54 @@ def mismatches(notebook: NotebookNode, expected: dict[str, ShownRun]) -> list[st
     return problems
 
 
+# A module the tests put beside the kernel's notebooks: the English notebook of a topic
+# keeps its runs' results there, and the Chinese one, whose cells run the same code, reuses
+# them. It lives in sys.modules, so it outlasts the %reset between notebooks.
+SHARED_RUNS_MODULE = '''"""Results of one notebook's runs, for the next notebook to reuse."""
+
+results = {}
+
+
+def sharing(run):
+    """``run``, remembering each result by experiment and parameters."""
+
+    def shared_run(experiment, **params):
+        key = (experiment.name, repr(sorted(params.items())))
+        if key not in results:
+            results[key] = run(experiment, **params)
+        return results[key]
+
+    return shared_run
+'''
+KEEP_RUNS = "import shared_runs\nshared_runs.results.clear()\nrun = shared_runs.sharing(run)"
+REUSE_RUNS = "import shared_runs\nrun = shared_runs.sharing(run)"
+
+
 @pytest.fixture(scope="module")
-def execute(tmp_path_factory) -> Iterator[Callable[[NotebookNode], NotebookNode]]:
-    """``execute(notebook)``: run every cell in one python3 kernel shared by the tests of
-    this module, its working directory a temporary folder. Each notebook starts from an
-    empty namespace (``%reset -f``); only the modules already imported are shared, which
-    spares each notebook the seconds a fresh kernel takes to import whylab."""
-    folder = str(tmp_path_factory.mktemp("notebooks"))
+def execute(tmp_path_factory) -> Iterator[Callable[..., NotebookNode]]:
+    """``execute(notebook, share=None)``: run every cell in one python3 kernel shared by the
+    tests of this module, its working directory a temporary folder. Each notebook starts
+    from an empty namespace (``%reset -f``); only the modules already imported are shared,
+    which spares each notebook the seconds a fresh kernel takes to import whylab.
+
+    ``share="keep"`` makes the notebook's ``run`` keep its results (a cell after the setup
+    cell wraps it); ``share="reuse"`` makes the next notebook's ``run`` return them."""
+    folder = tmp_path_factory.mktemp("notebooks")
+    (folder / "shared_runs.py").write_text(SHARED_RUNS_MODULE, encoding="utf-8")
     clients: list[NotebookClient] = []
 
-    def run(notebook: NotebookNode) -> NotebookNode:
+    def run(notebook: NotebookNode, share: str | None = None) -> NotebookNode:
+        if share is not None:
+            setup = next(i for i, c in enumerate(notebook.cells) if c.get("id") == "setup")
+            wrap = {"keep": KEEP_RUNS, "reuse": REUSE_RUNS}[share]
+            notebook.cells.insert(setup + 1, new_code_cell(wrap))
         notebook.cells.insert(0, new_code_cell("%reset -f"))
         client = NotebookClient(
             notebook,
             km=clients[0].km if clients else None,
             timeout=CELL_TIMEOUT_S,
             kernel_name="python3",
-            resources={"metadata": {"path": folder}},
+            resources={"metadata": {"path": str(folder)}},
         )
         clients.append(client)
         client.execute(cleanup_kc=False)  # raises CellExecutionError if a cell fails
@@ -340,17 +468,120 @@ def test_the_static_export_writes_each_notebook_beside_its_page(one_topic_regist
 # ---------------------------------------------------------------- executed
 
 
-# Every topic in English; in Chinese one topic, for the Chinese side of show().
-EXECUTED = [(slug, "en") for slug in SLUGS] + [(FAST_TOPIC, "zh")]
+def page_result_html(topic: Topic, record: RunRecord, lang: Lang) -> str:
+    """The result block of ``record`` as the topic page shows it in ``lang``."""
+    experiment = topic.experiments[record.experiment]
+    view = ExperimentView(experiment, "experiment", dict(record.params), record=record)
+    template = make_environment().get_template("_result.html")
+    return template.render(lang=lang, links=Links(), topic=topic, view=view)
+
+
+def outputs_html(cell: NotebookNode) -> str:
+    """Everything an executed cell displayed as HTML or SVG, joined."""
+    shown = [o.get("data", {}) for o in cell.get("outputs", [])]
+    return "\n".join(d.get("text/html", "") + d.get("image/svg+xml", "") for d in shown)
+
+
+def table_mismatches(notebook: NotebookNode, topic: Topic, lang: Lang) -> list[str]:
+    """Where the data tables under the notebook's figures differ from the page's tables for
+    the same run (for a timing experiment: in the header cells and the number of cells)."""
+    problems = []
+    for name, cell in experiment_cells(notebook).items():
+        record = reference_records(topic.slug)[name]
+        page = data_tables(page_result_html(topic, record, lang), "data-table")
+        shown = data_tables(outputs_html(cell), "whylab-data-table")
+        if len(page) != len(record.result.figures):
+            problems.append(f"{name}: the page shows {len(page)} data tables")
+        # The page's run went through JSON, which has no infinity: the page prints an
+        # infinite value as NaN (whylab/explorer/result_json.py); the notebook keeps ∞.
+        shown = [["NaN" if cell in ("∞", "-∞") else cell for cell in table] for table in shown]
+        if topic.experiments[name].timing:
+            page = [(len(table), table[:2]) for table in page]
+            shown = [(len(table), table[:2]) for table in shown]
+        if shown != page:
+            problems.append(f"{name}: data tables {shown} shown, the page's are {page}")
+    return problems
+
+
+def control_mismatches(notebook: NotebookNode, topic: Topic, lang: Lang) -> list[str]:
+    """Checks whose "fails if" list is missing or differs from the controls that break them."""
+    problems = []
+    for name, cell in experiment_cells(notebook).items():
+        experiment = topic.experiments[name]
+        for row in check_rows(cell):
+            labels = [c.label.get(lang) for c in experiment.controls_breaking(row.id)]
+            if not labels:
+                problems.append(f"{name}: {row.id} has no negative control")
+            elif row.fails_if != translate("fails_if", lang) or row.controls != labels:
+                problems.append(f"{name}: {row.id} shows {row.fails_if!r} {row.controls}")
+    return problems
+
+
+CHECKS_TABLE = re.compile(r'<table class="whylab-checks">.*?</table>', re.S)
+CHECK_NAME = re.compile(r'<td class="whylab-check-name".*?</td>', re.S)
+CODE = re.compile(r"<code>(.*?)</code>", re.S)
+
+
+def untranslated_shown(html: str) -> dict[str, list[str]]:
+    """The English words in what a Chinese notebook displayed, by the rules a Chinese page
+    is held to (tests/explorer/test_topics_valid.py): check values as a page's check values
+    (code, None/True/False kept), everything else as a page's metrics, tables and figures.
+    A check's name and its controls' labels are the topic's sentences, as on the page."""
+    found = {}
+    for table in CHECKS_TABLE.findall(html):
+        table = CHECK_NAME.sub("", table)
+        for code in CODE.findall(table):
+            if words := untranslated_words(unescape(code)):
+                found[f"<code> {unescape(code)}"] = words
+        found |= untranslated_in_results(CODE.sub("", table))
+    return found | untranslated_in_results(CHECKS_TABLE.sub("", html))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("slug", "lang"), EXECUTED)
-def test_notebook_runs_and_shows_what_check_reports(slug: str, lang: str, execute) -> None:
+@pytest.mark.parametrize("slug", SLUGS)
+def test_notebooks_run_and_show_what_check_reports(slug: str, execute) -> None:
     topic = all_topics().topics[slug]
-    executed = execute(build_notebook(topic, lang))
-    assert not [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
-    assert mismatches(executed, reference_runs(topic)) == []
+    expected = reference_runs(topic)
+    english = execute(build_notebook(topic, "en"), share="keep")
+    chinese = execute(build_notebook(topic, "zh"), share="reuse")
+    for lang, executed in (("en", english), ("zh", chinese)):
+        outputs = [o for cell in executed.cells for o in cell.get("outputs", [])]
+        assert not [o for o in outputs if o.output_type == "error"], lang
+        assert mismatches(executed, expected) == [], lang
+        assert table_mismatches(executed, topic, lang) == [], lang
+        assert control_mismatches(executed, topic, lang) == [], lang
+    shown = "\n".join(outputs_html(cell) for cell in experiment_cells(chinese).values())
+    assert untranslated_shown(shown) == {}
+
+
+def as_if_shown(notebook: NotebookNode, lang: Lang) -> NotebookNode:
+    """``notebook`` with each experiment cell's outputs filled in without a kernel: the
+    result block and the figures' data tables of the reference run, as show() makes them."""
+    topic = all_topics().topics[notebook.metadata.whylab.topic]
+    for name, cell in experiment_cells(notebook).items():
+        result = reference_records(topic.slug)[name].result
+        shown = [result_html(topic.experiments[name], result, lang)]
+        shown += [figure_table_html(figure, lang) for figure in result.figures]
+        cell.outputs = [new_output("display_data", data={"text/html": html}) for html in shown]
+    return notebook
+
+
+def test_the_tables_and_controls_comparisons_catch_a_difference() -> None:
+    topic = all_topics().topics[FAST_TOPIC]
+    for lang in LANGS:
+        notebook = as_if_shown(build_notebook(topic, lang), lang)
+        assert table_mismatches(notebook, topic, lang) == []
+        assert control_mismatches(notebook, topic, lang) == []
+    first, *_ = experiment_cells(notebook).values()  # the Chinese notebook's
+    tables = first.outputs[1].data["text/html"]
+    number = re.search(r'"text-align: right">([^<]+)<', tables).group(1)
+    first.outputs[1].data["text/html"] = tables.replace(f">{number}<", ">-1<", 1)
+    assert len(table_mismatches(notebook, topic, "zh")) == 1
+    english = as_if_shown(build_notebook(topic, "zh"), "en")  # shown in the wrong language
+    assert control_mismatches(english, topic, "zh")
+    assert untranslated_shown("\n".join(map(outputs_html, english.cells)))
+    first.outputs = first.outputs[:1]  # no data table under the figure
+    assert len(table_mismatches(notebook, topic, "zh")) == 1
 
 
 def _with_control(source: str, control: str) -> str:

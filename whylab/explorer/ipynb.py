@@ -5,8 +5,9 @@ Markdown cells (Jupyter renders its ``$...$`` and ``$$...$$`` math), and where
 the prose places an experiment or a diagram, a Markdown cell with its title and
 description and a code cell that runs it with whylab at its default
 parameters -- written out as editable keyword arguments, each with its bounds in
-a comment in the reader's language -- and shows the same checks, measurements
-and figures as the page (:func:`whylab.explorer.notebook.show`).
+a comment in the reader's language -- and shows the same checks (each with the
+negative controls that make it fail), measurements, figures and their data
+tables as the page (:func:`whylab.explorer.notebook.show`).
 
 Code cells hold no words of either language outside their comments: the
 language is chosen once, in the setup cell, so both languages' notebooks run

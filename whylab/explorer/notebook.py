@@ -4,8 +4,10 @@ A topic's notebook (built by :mod:`whylab.explorer.ipynb`) runs each experiment
 with :func:`run` -- the defaults overlaid with the reader's parameters, checked
 against their bounds exactly as the explorer checks them -- and shows the
 result with :func:`show`: the checks (passed, failed or not applicable, with
-what was measured and expected), the measurements, the figures and the tables,
-in the reader's language. The figures are the explorer's own SVG drawings
+what was measured and expected, and which negative controls make each fail),
+the measurements, the figures -- each with its data table collapsed under it,
+the page's text alternative of the drawing -- and the tables, in the reader's
+language. The figures are the explorer's own SVG drawings
 (:mod:`whylab.explorer.svg`), made standalone by giving each one the colours
 and strokes of the explorer's stylesheet, scoped to that drawing.
 
@@ -58,7 +60,8 @@ def _check_lang(lang: str) -> Lang:
 
 
 def show(experiment: Experiment, result: Result, lang: Lang = "en") -> None:
-    """Display ``result`` in the notebook: checks and measurements, figures, tables."""
+    """Display ``result`` in the notebook: checks and measurements, figures (each with its
+    data table), tables."""
     from IPython.display import SVG, display
 
     lang = _check_lang(lang)
@@ -72,6 +75,7 @@ def show(experiment: Experiment, result: Result, lang: Lang = "en") -> None:
         display({"text/html": f"<strong>{escape(title)}</strong>", "text/plain": title}, raw=True)
         element_id = f"whylab-{experiment.name}-figure-{next(_figure_numbers)}"
         display(SVG(standalone_svg(figure, lang, element_id)))
+        display({"text/html": figure_table_html(figure, lang), "text/plain": ""}, raw=True)
     if result.tables or result.notes:
         display({"text/html": tables_html(result, lang), "text/plain": ""}, raw=True)
 
@@ -94,6 +98,14 @@ def tables_html(result: Result, lang: Lang) -> str:
     """The result's tables and notes as HTML."""
     template = make_environment().get_template("notebook_tables.html")
     return template.render(lang=lang, result=result)
+
+
+def figure_table_html(figure: LineChart | GraphDiagram, lang: Lang) -> str:
+    """The figure's data table, collapsed in a ``<details>``: the rows the page's data table
+    shows, made by the page's own code (:func:`whylab.explorer.render.chart_table`,
+    :func:`whylab.explorer.render.edge_rows`)."""
+    template = make_environment().get_template("notebook_figure_table.html")
+    return template.render(lang=lang, figure=figure)
 
 
 def result_text(result: Result, lang: Lang) -> str:

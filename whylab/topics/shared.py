@@ -49,6 +49,42 @@ def agreement_check(
     )
 
 
+def ratio_check(
+    check_id: str,
+    name: Text,
+    ratio: float,
+    *,
+    at_least: float | None = None,
+    at_most: float | None = None,
+    strict: bool = False,
+    number_format: str = ".2f",
+) -> Check:
+    """Pass when a measured ratio (of times, of errors) lies on the claimed side of its bound.
+
+    Give exactly one bound. The bound is inclusive (shown ``≥ 10×``) unless ``strict``
+    (shown ``> 10×``); the measured ratio is shown with ``number_format`` (``1.23×``).
+    """
+    if (at_least is None) == (at_most is None):
+        raise ValueError(
+            f"ratio_check needs exactly one of at_least and at_most, got "
+            f"at_least={at_least!r}, at_most={at_most!r}"
+        )
+    if at_least is not None:
+        passed = ratio > at_least if strict else ratio >= at_least
+        bound = f"{'>' if strict else '≥'} {at_least:g}×"
+    else:
+        assert at_most is not None
+        passed = ratio < at_most if strict else ratio <= at_most
+        bound = f"{'<' if strict else '≤'} {at_most:g}×"
+    return Check(
+        id=check_id,
+        name=name,
+        passed=bool(passed),
+        measured=f"{ratio:{number_format}}×",
+        expected=bound,
+    )
+
+
 def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[list]:
     """One table row per candidate: label, µs per call and ratio to ``reference``, each as
     median [q1, q3]."""

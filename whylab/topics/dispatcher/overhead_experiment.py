@@ -35,6 +35,7 @@ from whylab.explorer.experiment import (
     experiment,
     report_progress,
 )
+from whylab.topics.shared import ratio_check
 
 SMALL_SIZES = (4, 16, 64, 256)
 SMALL_RATIO_AT_LEAST = 2.0  # whylab / NumPy at 4×4: fixed Python overhead dominates
@@ -101,15 +102,6 @@ def records_node(variant: str) -> bool:
     with context:
         result = call()
     return getattr(result, "grad_fn", None) is not None
-
-
-def ratio_check(check_id: str, name: T, ratio: float, *, at_least: float | None = None,
-                at_most: float | None = None) -> Check:
-    """Pass when a time ratio lies on the claimed side of a bound."""
-    passed = (at_least is None or ratio > at_least) and (at_most is None or ratio < at_most)
-    bound = f"> {at_least:g}×" if at_least is not None else f"< {at_most:g}×"
-    return Check(id=check_id, name=name, passed=bool(passed), measured=f"{ratio:.2f}×",
-                 expected=bound)
 
 
 @experiment(
@@ -228,19 +220,20 @@ def overhead(largest: str, rounds: int) -> Result:
                       f"whylab / NumPy > {SMALL_RATIO_AT_LEAST:g}",
                       f"{small}×{small} 时调度的开销超过运算本身：whylab / NumPy > "
                       f"{SMALL_RATIO_AT_LEAST:g}"),
-                    ratio("plain", "numpy", small), at_least=SMALL_RATIO_AT_LEAST),
+                    ratio("plain", "numpy", small), at_least=SMALL_RATIO_AT_LEAST, strict=True),
         ratio_check("large-arithmetic-dominates",
                     T(f"At {large}×{large}, the arithmetic dominates: whylab / NumPy < "
                       f"{LARGE_RATIO_AT_MOST:g}",
                       f"{large}×{large} 时运算本身占主导：whylab / NumPy < "
                       f"{LARGE_RATIO_AT_MOST:g}"),
-                    ratio("plain", "numpy", large), at_most=LARGE_RATIO_AT_MOST),
+                    ratio("plain", "numpy", large), at_most=LARGE_RATIO_AT_MOST, strict=True),
         ratio_check("recording-costs",
                     T(f"Recording a graph node makes a {small}×{small} add slower: "
                       f"recording / not recording > {RECORDING_RATIO_AT_LEAST:g}",
                       f"记录计算图节点使 {small}×{small} 的加法变慢：记录 / 不记录 > "
                       f"{RECORDING_RATIO_AT_LEAST:g}"),
-                    ratio("recording", "plain", small), at_least=RECORDING_RATIO_AT_LEAST),
+                    ratio("recording", "plain", small), at_least=RECORDING_RATIO_AT_LEAST,
+                    strict=True),
     ]
     recorded = {v: records_node(v) for v in VARIANTS if v != "numpy"}
     checks.append(Check(

@@ -27,9 +27,10 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.fft import dft, fft
-from whylab.topics.fft.checks import exponent_check, growth_exponent, ratio_check
+from whylab.topics.fft.checks import exponent_check, growth_exponent
 from whylab.topics.fft.signals import make_signal
 from whylab.topics.fft.under_test import plan_under_test
+from whylab.topics.shared import ratio_check
 
 EPS = float(np.finfo(np.float64).eps)
 SMALLEST_LOG2N = 4
@@ -149,7 +150,7 @@ def accuracy(max_log2n: int, seed: int) -> Result:
             exponent_check("in-order-error-grows", names["grows"], in_order_exponent,
                            at_least=IN_ORDER_EXPONENT[0], at_most=IN_ORDER_EXPONENT[1]),
             ratio_check("fft-beats-in-order-sum", names["beats"], advantage,
-                        FFT_ADVANTAGE_AT_LEAST),
+                        at_least=FFT_ADVANTAGE_AT_LEAST, number_format=".3g"),
         ]
     else:
         why = T("needs a long double wider than float64 for the reference (x86 has one)",

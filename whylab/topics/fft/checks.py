@@ -75,7 +75,3 @@ def flat_growth_check(check_id: str, name: Text, growth: float, bound: float) ->
                  expected=f"≤ {bound:.2f}×")
 
 
-def ratio_check(check_id: str, name: Text, ratio: float, at_least: float) -> Check:
-    """Pass when a measured ratio (of times, of errors) is at least ``at_least``."""
-    return Check(id=check_id, name=name, passed=bool(ratio >= at_least),
-                 measured=f"{ratio:.3g}×", expected=f"≥ {at_least:g}×")

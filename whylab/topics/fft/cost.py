@@ -38,7 +38,6 @@ from whylab.topics.fft.checks import (
     growth_over_range,
     n_log_n,
     n_to_the_1_5_over_n_log_n,
-    ratio_check,
 )
 from whylab.topics.fft.signals import make_signal
 from whylab.topics.fft.under_test import (
@@ -48,6 +47,7 @@ from whylab.topics.fft.under_test import (
     plan_under_test,
     reference_dft,
 )
+from whylab.topics.shared import ratio_check
 
 SMALLEST_LOG2N = 6
 DFT_MAX_LOG2N = 10  # the O(n²) DFT is timed up to n = 1024 (tens of ms per call)
@@ -237,14 +237,15 @@ def cost_growth(max_log2n: int, rounds: int) -> Result:
                       "as long as the FFT",
                       f"n = {largest_common} 时 DFT 的耗时至少是 FFT 的 "
                       f"{DFT_SLOWER_AT_LEAST:g} 倍"),
-                    slowdown, DFT_SLOWER_AT_LEAST),
+                    slowdown, at_least=DFT_SLOWER_AT_LEAST, number_format=".3g"),
         ratio_check("dft-time-is-exponentials",
                     T(f"Most of the DFT's time is its n² exponentials: at n = {largest_common}, "
                       f"with the matrix precomputed it runs at least "
                       f"{EXPONENTIALS_SHARE_AT_LEAST:g}× faster",
                       f"DFT 的大部分时间花在 n² 个复指数上：n = {largest_common} 时，"
                       f"预先算好矩阵后耗时不到原来的 1/{EXPONENTIALS_SHARE_AT_LEAST:g}"),
-                    exponentials_share, EXPONENTIALS_SHARE_AT_LEAST),
+                    exponentials_share, at_least=EXPONENTIALS_SHARE_AT_LEAST,
+                    number_format=".3g"),
     ]
     names = {"numpy": T("numpy.fft.fft", "numpy.fft.fft"),
              "fft": T("radix-2 FFT (this page)", "基 2 FFT（本页实现）"),

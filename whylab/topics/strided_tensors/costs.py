@@ -33,6 +33,7 @@ from whylab.explorer.experiment import (
     experiment,
     report_progress,
 )
+from whylab.topics.shared import ratio_check
 
 # One operand t, nothing to agree with. Neither allocates an n × n result: a fresh one
 # sometimes pays its page faults and sometimes not (1.2 ms or 13 ms for the same
@@ -126,15 +127,6 @@ def lone_operand(t: whylab.Tensor) -> whylab.Tensor:
 def apply_lone(op: Callable, t: whylab.Tensor) -> whylab.Tensor:
     """Run a one-operand kernel on ``t`` as the code under test reads it."""
     return op(lone_operand(t))
-
-
-def ratio_check(check_id: str, name: Text, ratio: float, *, at_least: float | None = None,
-                at_most: float | None = None) -> Check:
-    """A measured time ratio on the claimed side of its bound."""
-    passed = (at_least is None or ratio >= at_least) and (at_most is None or ratio <= at_most)
-    bound = f"≥ {at_least:g}×" if at_least is not None else f"≤ {at_most:g}×"
-    return Check(id=check_id, name=name, passed=bool(passed), measured=f"{ratio:.2f}×",
-                 expected=bound)
 
 
 def all_sizes_check(check_id: str, name: Text, outcomes: list[bool]) -> Check:

@@ -1,0 +1,191 @@
+"""The one ratio check the topics share (whylab.topics.shared.ratio_check).
+
+Three topics once had a ratio check each: strided-tensors (inclusive bound, ratio
+shown to two decimals), fft (inclusive, at-least only, three significant digits)
+and dispatcher (strict bound). ``ON_MAIN`` is what each call site showed before
+they became one helper, captured from the three old helpers for a fixed set of
+ratios -- the bound itself, just either side of it, and values that tell the
+number formats apart. The test runs each topic's experiment, records how every
+call site calls the shared helper now, and replays those calls at the captured
+ratios: every check keeps its bound, its strictness and its displayed text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from whylab.explorer.experiment import Experiment, T
+from whylab.topics.dispatcher import overhead_experiment
+from whylab.topics.fft import accuracy, cost
+from whylab.topics.shared import ratio_check
+from whylab.topics.strided_tensors import costs
+
+NAME = T("a ratio", "一个比值")
+
+# Two bounds two call sites each use (strided-tensors: at most 4×, at least 10×), as on main.
+AT_MOST_4 = [
+    (0.0123456, True, "0.01×", "≤ 4×"),
+    (1.005, True, "1.00×", "≤ 4×"),
+    (1.23456, True, "1.23×", "≤ 4×"),
+    (2.0, True, "2.00×", "≤ 4×"),
+    (3.999999996, True, "4.00×", "≤ 4×"),
+    (4.0, True, "4.00×", "≤ 4×"),
+    (4.000000004, False, "4.00×", "≤ 4×"),
+    (8.0, False, "8.00×", "≤ 4×"),
+    (123.456, False, "123.46×", "≤ 4×"),
+]
+AT_LEAST_10 = [
+    (0.0123456, False, "0.01×", "≥ 10×"),
+    (1.005, False, "1.00×", "≥ 10×"),
+    (1.23456, False, "1.23×", "≥ 10×"),
+    (5.0, False, "5.00×", "≥ 10×"),
+    (9.999999990000001, False, "10.00×", "≥ 10×"),
+    (10.0, True, "10.00×", "≥ 10×"),
+    (10.00000001, True, "10.00×", "≥ 10×"),
+    (20.0, True, "20.00×", "≥ 10×"),
+    (123.456, True, "123.46×", "≥ 10×"),
+]
+
+# check id: (topic, experiment, [(ratio, passed, measured, expected), ...]) as on main 077df40
+ON_MAIN = {
+    "transpose-time-flat": ("strided-tensors", "copy-cost", AT_MOST_4),
+    "self-return-cheaper-than-copy": ("strided-tensors", "copy-cost", AT_LEAST_10),
+    "view-cheaper-than-copy": ("strided-tensors", "copy-cost", AT_LEAST_10),
+    "lone-transposed-not-slower": ("strided-tensors", "copy-cost", AT_MOST_4),
+    "mixed-layouts-slower": ("strided-tensors", "copy-cost", [
+        (0.0123456, False, "0.01×", "≥ 2×"),
+        (1.0, False, "1.00×", "≥ 2×"),
+        (1.005, False, "1.00×", "≥ 2×"),
+        (1.23456, False, "1.23×", "≥ 2×"),
+        (1.999999998, False, "2.00×", "≥ 2×"),
+        (2.0, True, "2.00×", "≥ 2×"),
+        (2.000000002, True, "2.00×", "≥ 2×"),
+        (4.0, True, "4.00×", "≥ 2×"),
+        (123.456, True, "123.46×", "≥ 2×"),
+    ]),
+    "dft-slower-than-fft": ("fft", "cost-growth", [
+        (0.0123456, False, "0.0123×", "≥ 10×"),
+        (1.005, False, "1×", "≥ 10×"),
+        (1.23456, False, "1.23×", "≥ 10×"),
+        (5.0, False, "5×", "≥ 10×"),
+        (9.999999990000001, False, "10×", "≥ 10×"),
+        (10.0, True, "10×", "≥ 10×"),
+        (10.00000001, True, "10×", "≥ 10×"),
+        (20.0, True, "20×", "≥ 10×"),
+        (123.456, True, "123×", "≥ 10×"),
+    ]),
+    "dft-time-is-exponentials": ("fft", "cost-growth", [
+        (0.0123456, False, "0.0123×", "≥ 3×"),
+        (1.005, False, "1×", "≥ 3×"),
+        (1.23456, False, "1.23×", "≥ 3×"),
+        (1.5, False, "1.5×", "≥ 3×"),
+        (2.999999997, False, "3×", "≥ 3×"),
+        (3.0, True, "3×", "≥ 3×"),
+        (3.0000000030000002, True, "3×", "≥ 3×"),
+        (6.0, True, "6×", "≥ 3×"),
+        (123.456, True, "123×", "≥ 3×"),
+    ]),
+    "fft-beats-in-order-sum": ("fft", "accuracy", [
+        (0.0123456, False, "0.0123×", "≥ 2×"),
+        (1.0, False, "1×", "≥ 2×"),
+        (1.005, False, "1×", "≥ 2×"),
+        (1.23456, False, "1.23×", "≥ 2×"),
+        (1.999999998, False, "2×", "≥ 2×"),
+        (2.0, True, "2×", "≥ 2×"),
+        (2.000000002, True, "2×", "≥ 2×"),
+        (4.0, True, "4×", "≥ 2×"),
+        (123.456, True, "123×", "≥ 2×"),
+    ]),
+    "small-overhead-dominates": ("dispatcher", "overhead", [
+        (0.0123456, False, "0.01×", "> 2×"),
+        (1.0, False, "1.00×", "> 2×"),
+        (1.005, False, "1.00×", "> 2×"),
+        (1.23456, False, "1.23×", "> 2×"),
+        (1.999999998, False, "2.00×", "> 2×"),
+        (2.0, False, "2.00×", "> 2×"),
+        (2.000000002, True, "2.00×", "> 2×"),
+        (4.0, True, "4.00×", "> 2×"),
+        (123.456, True, "123.46×", "> 2×"),
+    ]),
+    "large-arithmetic-dominates": ("dispatcher", "overhead", [
+        (0.0123456, True, "0.01×", "< 1.5×"),
+        (0.75, True, "0.75×", "< 1.5×"),
+        (1.005, True, "1.00×", "< 1.5×"),
+        (1.23456, True, "1.23×", "< 1.5×"),
+        (1.4999999985, True, "1.50×", "< 1.5×"),
+        (1.5, False, "1.50×", "< 1.5×"),
+        (1.5000000015000001, False, "1.50×", "< 1.5×"),
+        (3.0, False, "3.00×", "< 1.5×"),
+        (123.456, False, "123.46×", "< 1.5×"),
+    ]),
+    "recording-costs": ("dispatcher", "overhead", [
+        (0.0123456, False, "0.01×", "> 1.2×"),
+        (0.6, False, "0.60×", "> 1.2×"),
+        (1.005, False, "1.00×", "> 1.2×"),
+        (1.1999999988, False, "1.20×", "> 1.2×"),
+        (1.2, False, "1.20×", "> 1.2×"),
+        (1.2000000012, True, "1.20×", "> 1.2×"),
+        (1.23456, True, "1.23×", "> 1.2×"),
+        (2.4, True, "2.40×", "> 1.2×"),
+        (123.456, True, "123.46×", "> 1.2×"),
+    ]),
+}
+
+# The modules whose experiments call ratio_check, and the experiment in each that does.
+CALL_SITES = [
+    (costs, "copy-cost"),
+    (cost, "cost-growth"),
+    (accuracy, "accuracy"),
+    (overhead_experiment, "overhead"),
+]
+
+
+def experiment_named(module, name: str) -> Experiment:
+    return next(v for v in vars(module).values() if isinstance(v, Experiment) and v.name == name)
+
+
+def recorded_calls(monkeypatch) -> dict[str, tuple[tuple, dict]]:
+    """Run each call site's experiment at its defaults; how it called ratio_check, by check id."""
+    calls: dict[str, tuple[tuple, dict]] = {}
+
+    def spy(check_id, name, ratio, *args, **kwargs):
+        calls[check_id] = (args, kwargs)
+        return ratio_check(check_id, name, ratio, *args, **kwargs)
+
+    for module, name in CALL_SITES:
+        monkeypatch.setattr(module, "ratio_check", spy)
+        experiment = experiment_named(module, name)
+        experiment.run(**experiment.defaults())
+    return calls
+
+
+def test_every_call_site_keeps_its_bound_and_its_text(monkeypatch):
+    calls = recorded_calls(monkeypatch)
+    assert sorted(calls) == sorted(ON_MAIN), "a call site appeared or disappeared"
+    changed = []
+    for check_id, (_, _, rows) in ON_MAIN.items():
+        args, kwargs = calls[check_id]
+        for ratio, passed, measured, expected in rows:
+            check = ratio_check(check_id, NAME, ratio, *args, **kwargs)
+            for lang in ("en", "zh"):
+                shown = (check.passed, check.measured_in(lang), check.expected_in(lang))
+                if shown != (passed, measured, expected):
+                    changed.append(f"{check_id} at {ratio!r} ({lang}): {shown}, on main "
+                                   f"{(passed, measured, expected)}")
+    assert not changed, changed
+
+
+def test_the_bound_is_inclusive_unless_strict_and_the_format_is_a_parameter():
+    assert ratio_check("r", NAME, 2.0, at_least=2.0).passed
+    assert not ratio_check("r", NAME, 2.0, at_least=2.0, strict=True).passed
+    assert ratio_check("r", NAME, 1.5, at_most=1.5).passed
+    assert not ratio_check("r", NAME, 1.5, at_most=1.5, strict=True).passed
+    assert ratio_check("r", NAME, float("nan"), at_least=1.0).passed is False
+    check = ratio_check("r", NAME, 123.456, at_most=4.0, strict=True, number_format=".3g")
+    assert (check.measured_in("en"), check.expected_in("zh")) == ("123×", "< 4×")
+
+
+@pytest.mark.parametrize("bounds", [{}, {"at_least": 2.0, "at_most": 3.0}])
+def test_a_ratio_check_needs_exactly_one_bound(bounds):
+    with pytest.raises(ValueError, match="exactly one of at_least and at_most"):
+        ratio_check("r", NAME, 1.0, **bounds)
