@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from whylab.explorer import result_json
 from whylab.explorer.experiment import (
     Check,
     Experiment,
@@ -25,6 +26,7 @@ from whylab.explorer.experiment import (
     report_progress,
 )
 from whylab.explorer.i18n import param_error_message
+from whylab.explorer.render import format_value
 from whylab.explorer.result_json import (
     SerializationError,
     dumps,
@@ -171,21 +173,22 @@ def full_result() -> Result:
                 [[np.int64(3), np.float64(0.5)], ["x", np.bool_(True)]],
             )
         ],
-        metrics={"count": np.int32(4), "ratio": 0.25, "name": "fft", "bad": float("nan")},
+        metrics={"count": np.int32(4), "ratio": 0.25, "name": "fft", "bad": float("nan"),
+                 "bound": float("inf"), "floor": -np.inf},
         notes=[T("note", "注")],
     )
 
 
 def test_results_survive_the_json_round_trip():
     data = result_to_dict(full_result())
-    text = dumps(data)  # strict JSON: NaN/inf became null
+    text = dumps(data)  # strict JSON: NaN/inf became tagged objects
     assert "NaN" not in text and "Infinity" not in text
     again = result_from_dict(json.loads(text))
     assert again.checks == full_result().checks
     assert again.passed
     series = again.figures[0].series[0]
     assert series.x == [0.0, 1.0, 2.0]
-    assert series.y[0] == 1.0 and math.isnan(series.y[1]) and math.isnan(series.y[2])
+    assert series.y[0] == 1.0 and math.isnan(series.y[1]) and series.y[2] == math.inf
     assert again.figures[0].log_y is True
     assert again.figures[1] == full_result().figures[1].__class__(
         T("g", "图"), [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")], [("a", "b", "e")]
@@ -193,7 +196,19 @@ def test_results_survive_the_json_round_trip():
     assert again.tables[0].rows == [[3, 0.5], ["x", True]]  # a bool stays a bool
     assert again.metrics["count"] == 4 and again.metrics["name"] == "fft"
     assert math.isnan(again.metrics["bad"])
+    # a reader sees metrics and table cells: infinity stays infinity, not NaN
+    assert again.metrics["bound"] == math.inf and again.metrics["floor"] == -math.inf
     assert result_to_dict(again) == data
+
+
+def test_infinite_table_cells_read_back_as_infinity_and_show_as_infinity():
+    table = Table(T("t", "表"), [T("a", "甲")], [[np.float32(np.inf)], [-math.inf], [math.nan]])
+    again = result_from_dict(json.loads(dumps(result_to_dict(Result(tables=[table])))))
+    rows = again.tables[0].rows
+    assert rows[0] == [math.inf] and rows[1] == [-math.inf] and math.isnan(rows[2][0])
+    assert [format_value(row[0]) for row in rows] == ["∞", "−∞", "NaN"]
+    # a record cached before the tags held null, which still reads as NaN
+    assert math.isnan(result_json._read_cell(None))
 
 
 def test_check_values_with_words_keep_both_languages_through_json():

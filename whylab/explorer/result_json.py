@@ -3,9 +3,10 @@
 Experiments run in worker processes and their results are cached on disk, so a
 :class:`~whylab.explorer.experiment.Result` has to travel as JSON. This module is
 the one place that knows the JSON shape. Topic code may hand us NumPy scalars
-and arrays; they become plain floats here. JSON has no NaN or infinity, so
-non-finite numbers are written as ``null`` and read back as NaN (charts skip
-them; tables print them as "NaN").
+and arrays; they become plain floats here. JSON has no NaN or infinity, so a
+non-finite number is written as ``{"float": "inf"}`` (``"-inf"``, ``"nan"``) and
+read back as that float: a data table shows ∞ where the run had ∞ (charts skip
+non-finite points). Records written before these tags hold ``null``, read as NaN.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ class SerializationError(TypeError):
     """A result holds something that cannot be written as JSON."""
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> float | dict[str, str]:
     number = float(value)
-    return number if math.isfinite(number) else None
+    return number if math.isfinite(number) else {"float": repr(number)}
 
 
 def _text(text: Text) -> dict[str, str]:
@@ -147,16 +148,20 @@ def _read_words(data: str | dict[str, str]) -> str | Text:
     return data if isinstance(data, str) else _read_text(data)
 
 
-def _read_number(value: float | None) -> float:
-    return math.nan if value is None else float(value)
+def _read_number(value: float | dict[str, str] | None) -> float:
+    if isinstance(value, dict):
+        return float(value["float"])
+    return math.nan if value is None else float(value)  # None: written before the tags
 
 
 def _read_cell(
     value: str | dict[str, str] | bool | float | int | None,
 ) -> str | Text | bool | float | int:
-    if isinstance(value, dict):
+    if isinstance(value, dict) and "float" not in value:
         return _read_text(value)
-    return math.nan if value is None else value
+    if isinstance(value, (dict, type(None))):
+        return _read_number(value)
+    return value
 
 
 def _read_figure(data: dict[str, Any]) -> Figure:
