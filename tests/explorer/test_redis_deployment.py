@@ -131,7 +131,9 @@ class Fleet:
                     start_new_session=True,
                 )  # fmt: skip
             )
-        deadline = time.monotonic() + 60
+        # a worker registers once its pool is up: its fork server compiles the numba
+        # kernels first (up to ~40 s with a cold numba cache on a loaded machine)
+        deadline = time.monotonic() + 120
         while Worker.count(connection=client) < count:
             assert time.monotonic() < deadline, "the workers did not register with RQ"
             time.sleep(0.05)
