@@ -24,10 +24,10 @@ process of its own (started fresh, ``spawn``), a worker that dies is replaced,
 and SIGINT or SIGTERM to the command is passed on to every worker as SIGINT,
 which RQ takes as a *warm shutdown*: the run in hand finishes and its answer is
 sent, then the worker leaves. A second signal more than a second later is
-passed on again, which RQ takes as a *cold shutdown*: the worker stops at once,
-and the run in hand is neither finished nor requeued (RQ requeues nothing by
-itself; the server waiting for it sees the heartbeat stop and answers 503
-``WorkerLost``, which the reader may retry). We do not use ``rq worker-pool``
+passed on again, which RQ takes as a *cold shutdown*: RQ stops the job in hand
+at once (``SystemExit`` inside it), marks it failed and requeues nothing; its
+failure callback (:func:`report_failure`) answers the waiting server with a 503
+the reader may retry, and the worker leaves. We do not use ``rq worker-pool``
 itself: its workers dequeue in a fixed order, not round robin across the
 lanes, and it has no place for each worker's own pool and Redis reconnection.
 """
