@@ -283,6 +283,8 @@ def serve_many(
     """
     if count < 1:
         raise ValueError(f"--workers must be at least 1, got {count}")
+    import rq  # noqa: F401 - missing here is one clear error, not each worker failing in turn
+
     context = multiprocessing.get_context("spawn")
     arguments = (url, None if topics_dir is None else str(topics_dir), memory_limit_mb, log_level)
     signals: list[float] = []  # when each stop signal came
