@@ -528,6 +528,37 @@ def test_when_the_server_computing_a_run_dies_a_server_waiting_for_it_takes_it_o
     assert b.app.state.service.stats.taken_over == taken_over + 1
 
 
+@needs_redis
+def test_a_claim_is_touched_only_by_its_owner_and_a_new_claim_forgets_an_old_failure(
+    deployment,
+):
+    from whylab.explorer.redis_flights import SharedFlights
+    from whylab.explorer.redis_link import RedisLink
+    from whylab.explorer.workers import ExperimentTimeout
+
+    link = RedisLink(deployment["redis"].url)
+    flights = SharedFlights(link, claim_ttl_s=0.3, renew_s=0.1)
+    try:
+        mine = flights.claim("k1")
+        assert mine and flights.claim("k1") is None  # taken: the second asker waits
+        time.sleep(0.4)  # never renewed: it expired (its server died)
+        assert flights.state("k1") == (False, None)
+        theirs = flights.claim("k1")
+        assert theirs and theirs != mine
+        assert not flights.renew("k1", mine)  # a stalled first owner cannot extend it ...
+        flights.release("k1", mine, ExperimentTimeout(1.0))  # ... nor release it
+        assert flights.state("k1") == (True, None)
+        flights.release("k1", theirs, ExperimentTimeout(1.0))
+        claimed, failure = flights.state("k1")
+        assert not claimed and failure is not None and failure.status == 504
+        again = flights.claim("k1")  # a new run of it: the old failure is history
+        assert again and flights.state("k1") == (True, None)
+        flights.release("k1", again)
+        assert flights.state("k1") == (False, None)
+    finally:
+        link.sync.close()
+
+
 # ------------------------------------------------------------ Redis off the event loop
 
 
