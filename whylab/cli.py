@@ -3,7 +3,7 @@
 ::
 
     whylab serve [--host 127.0.0.1] [--port 8000] [--workers N] [--redis-url URL]
-    whylab worker --redis-url URL
+    whylab worker --redis-url URL [--workers N]
     whylab topics
     whylab search QUERY [--lang en|zh]
     whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
@@ -219,12 +219,19 @@ def cmd_worker(args: argparse.Namespace) -> int:
     memory = f"{args.memory_limit_mb} MiB" if args.memory_limit_mb else "no"
     console.print(
         escape(
-            f"whylab worker {whylab.__version__}: {len(registry)} topics, runs from "
-            f"{redacted(args.redis_url)}, {memory} memory limit a run. Ctrl-C stops."
+            f"whylab worker {whylab.__version__}: {len(registry)} topics, {args.workers} "
+            f"{'process' if args.workers == 1 else 'processes'} taking runs from "
+            f"{redacted(args.redis_url)}, {memory} memory limit a run. Ctrl-C stops (after "
+            "the runs in hand; twice: at once)."
         )
     )
     try:
-        remote_worker.serve(args.redis_url, registry, args.memory_limit_mb)
+        if args.workers == 1:
+            remote_worker.serve(args.redis_url, registry, args.memory_limit_mb)
+        else:
+            remote_worker.serve_many(
+                args.workers, args.redis_url, args.topics_dir, args.memory_limit_mb, args.log_level
+            )
     except ModuleNotFoundError as error:
         if error.name not in ("redis", "rq"):
             raise
@@ -643,6 +650,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     worker = commands.add_parser(
         "worker", parents=[common, running], help="run experiments for the servers sharing a Redis"
+    )
+    worker.add_argument(
+        "--workers",
+        type=int_in(1, 256),
+        default=1,
+        help="worker processes under this command, each taking runs (about one per core)",
     )
     worker.set_defaults(handler=cmd_worker)
 

@@ -21,6 +21,9 @@ from whylab.explorer.server import server_settings
 from whylab.explorer.topics import TopicRegistry, load_registry
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
+# How long a server may take to start: its worker pool's fork server compiles the numba
+# kernels first (a few seconds with numba's disk cache, ~40 s cold on a loaded machine).
+START_S = 120.0
 
 
 @pytest.fixture(scope="session")
@@ -105,9 +108,8 @@ def serving(cache_dir: Path, **overrides) -> Iterator[Live]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        for _ in range(3000):
-            if server.started or not thread.is_alive():
-                break
+        deadline = time.monotonic() + START_S
+        while not (server.started or not thread.is_alive() or time.monotonic() > deadline):
             time.sleep(0.01)
         assert server.started, "the server did not start"
         yield Live(app, port)
@@ -165,7 +167,7 @@ def base_url(registry, tmp_path_factory) -> Iterator[str]:
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_S
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the explorer did not start under uvicorn")

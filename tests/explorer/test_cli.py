@@ -161,7 +161,7 @@ def test_serve_starts_the_explorer_and_stops_cleanly_on_ctrl_c(tmp_path):
         command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # its fork server compiles the numba kernels first
         while True:
             try:
                 page = httpx.get(f"http://127.0.0.1:{port}/", follow_redirects=True, timeout=2)

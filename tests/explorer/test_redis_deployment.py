@@ -89,6 +89,19 @@ class RedisServer:
             self.process = None
 
 
+def start_whylab(argv: list[str], log_path: Path, **env: str) -> subprocess.Popen:
+    """``python -m whylab.cli ARGV`` from this checkout, in a session of its own, logged."""
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "whylab.cli", *argv],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO), **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
 class Fleet:
     """``whylab worker`` subprocesses against one Redis."""
 
@@ -107,31 +120,16 @@ class Fleet:
         for extra in self.alive()[count:]:
             self.stop(extra)
         while len(self.alive()) < count:
-            log = open(self.logs / f"worker-{len(self.processes)}.log", "wb")  # noqa: SIM115
             self.processes.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "whylab.cli",
-                        "worker",
-                        "--redis-url",
-                        self.url,
-                        "--topics-dir",
-                        str(FIXTURE_TOPICS),
-                        "--memory-limit-mb",
-                        "1024",
-                        "--log-level",
-                        "warning",
-                    ],
-                    cwd=REPO,
-                    env={**os.environ, "PYTHONPATH": str(REPO)},
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
+                start_whylab(
+                    ["worker", "--redis-url", self.url, "--topics-dir", str(FIXTURE_TOPICS),
+                     "--memory-limit-mb", "1024", "--log-level", "warning"],
+                    self.logs / f"worker-{len(self.processes)}.log",
                 )  # fmt: skip
             )
-        deadline = time.monotonic() + 60
+        # a worker registers once its pool is up: its fork server compiles the numba
+        # kernels first (up to ~40 s with a cold numba cache on a loaded machine)
+        deadline = time.monotonic() + 120
         while Worker.count(connection=client) < count:
             assert time.monotonic() < deadline, "the workers did not register with RQ"
             time.sleep(0.05)
@@ -432,6 +430,268 @@ def test_when_rq_stops_a_job_itself_the_server_gets_a_timeout_answer(deployment)
         decode_answer("backstop", raw)
     assert failure.value.status == 504
     assert not redis_client.exists(request["alive_key"])
+
+
+# ------------------------------------------------------------ runs in flight across servers
+
+
+def _jobs_enqueued(deployment) -> int:
+    return sum(deployment[name].app.state.pool.stats.jobs for name in ("a", "b"))
+
+
+@needs_redis
+def test_a_run_asked_of_two_servers_at_once_is_computed_once_and_both_get_its_answer(
+    deployment,
+):
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(2, redis_client)  # two workers: a second job would run at once
+    a, b = deployment["a"], deployment["b"]
+    jobs_before = _jobs_enqueued(deployment)
+    joined_before = sum(s.app.state.service.stats.joined_elsewhere for s in (a, b))
+    path = f"{API}/sleepy?seconds=0.6"
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        asked = [threads.submit(get, a, path, "10.0.6.1"), threads.submit(get, b, path, "10.0.6.2")]
+        first, second = (answer.result(timeout=60) for answer in asked)
+    assert first.status_code == second.status_code == 200, (first.text, second.text)
+    # Neither came from the cache: the two requests overlapped, and one waited for the other.
+    assert first.json()["cached"] is second.json()["cached"] is False
+    assert first.json() == second.json()
+    assert _jobs_enqueued(deployment) - jobs_before == 1
+    assert sum(s.app.state.service.stats.joined_elsewhere for s in (a, b)) == joined_before + 1
+    assert not any(redis_client.scan_iter("whylab:flight:*"))  # the claim was released
+
+
+@needs_redis
+def test_a_lasting_failure_of_a_claimed_run_is_the_answer_of_the_servers_waiting_for_it(
+    deployment,
+):
+    deployment["fleet"].ensure(2, deployment["redis"].client)
+    a, b = deployment["a"], deployment["b"]
+    jobs_before = _jobs_enqueued(deployment)
+    path = f"{API}/sleepy?seconds=1.4"  # past its 1 s limit: 504
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        asked = [threads.submit(get, a, path, "10.0.6.3"), threads.submit(get, b, path, "10.0.6.4")]
+        first, second = (answer.result(timeout=60) for answer in asked)
+    assert first.status_code == second.status_code == 504, (first.text, second.text)
+    assert first.json()["detail"] == second.json()["detail"]
+    assert _jobs_enqueued(deployment) - jobs_before == 1
+
+
+@needs_redis
+def test_when_the_server_computing_a_run_dies_a_server_waiting_for_it_takes_it_over(
+    deployment, tmp_path
+):
+    from whylab.explorer.redis_flights import CLAIM_TTL_S
+
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(2, redis_client)
+    b = deployment["b"]
+    port = _free_port()
+    claimer = start_whylab(
+        ["serve", "--redis-url", deployment["redis"].url, "--port", str(port),
+         "--topics-dir", str(FIXTURE_TOPICS), "--no-warm", "--log-level", "warning"],
+        tmp_path / "claimer.log",
+        WHYLAB_CACHE_DIR=str(tmp_path),
+    )  # fmt: skip
+    try:
+        claimer_url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(claimer_url + "/api/topics", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert claimer.poll() is None and time.monotonic() < deadline, "no claimer server"
+            time.sleep(0.1)
+        taken_over = b.app.state.service.stats.taken_over
+        path = f"{API}/sleepy?seconds=0.7"
+        with ThreadPoolExecutor(max_workers=2) as threads:
+            threads.submit(httpx.get, claimer_url + path, timeout=60)  # its answer never comes
+            deadline = time.monotonic() + 30
+            while not any(redis_client.scan_iter("whylab:flight:*")):
+                assert time.monotonic() < deadline, "the claimer never claimed the run"
+                time.sleep(0.005)
+            waiting = threads.submit(get, b, path, "10.0.7.1")
+            while not b.app.state.service._in_flight:  # B is waiting for the claimer's run
+                assert time.monotonic() < deadline and not waiting.done(), waiting
+                time.sleep(0.005)
+            os.killpg(claimer.pid, signal.SIGKILL)
+            claimer.wait(timeout=10)
+            # the claim expires, B claims the run and computes it (1 s limit), plus the slack
+            response = waiting.result(timeout=CLAIM_TTL_S + 1.0 + SLACK_S)
+    finally:
+        _kill_group(claimer)
+        claimer.wait(timeout=10)
+    assert response.status_code == 200, response.text
+    assert response.json()["passed"] and response.json()["cached"] is False
+    assert b.app.state.service.stats.taken_over == taken_over + 1
+
+
+@needs_redis
+def test_a_claim_is_touched_only_by_its_owner_and_a_new_claim_forgets_an_old_failure(
+    deployment,
+):
+    from whylab.explorer.redis_flights import SharedFlights
+    from whylab.explorer.redis_link import RedisLink
+    from whylab.explorer.workers import ExperimentTimeout
+
+    link = RedisLink(deployment["redis"].url)
+    flights = SharedFlights(link, claim_ttl_s=0.3, renew_s=0.1)
+    try:
+        mine = flights.claim("k1")
+        assert mine and flights.claim("k1") is None  # taken: the second asker waits
+        time.sleep(0.4)  # never renewed: it expired (its server died)
+        assert flights.state("k1") == (False, None)
+        theirs = flights.claim("k1")
+        assert theirs and theirs != mine
+        assert not flights.renew("k1", mine)  # a stalled first owner cannot extend it ...
+        flights.release("k1", mine, ExperimentTimeout(1.0))  # ... nor release it
+        assert flights.state("k1") == (True, None)
+        flights.release("k1", theirs, ExperimentTimeout(1.0))
+        claimed, failure = flights.state("k1")
+        assert not claimed and failure is not None and failure.status == 504
+        again = flights.claim("k1")  # a new run of it: the old failure is history
+        assert again and flights.state("k1") == (True, None)
+        flights.release("k1", again)
+        assert flights.state("k1") == (False, None)
+    finally:
+        link.sync.close()
+
+
+# ------------------------------------------------------------ Redis off the event loop
+
+
+@needs_redis
+def test_a_redis_that_stops_answering_holds_up_runs_only_not_other_requests(
+    tmp_path, live_server
+):
+    """SIGSTOP: connections are accepted but never answered, so each call waits its timeout."""
+    from whylab.explorer.redis_link import SOCKET_TIMEOUT_S
+
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        live = live_server(redis_url=server.url, trusted_proxies=("127.0.0.1",))
+        assert get(live, "/api/topics").status_code == 200
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            with ThreadPoolExecutor(max_workers=1) as thread:
+                started = time.monotonic()
+                run = thread.submit(get, live, f"{API}/sleepy?seconds=0.07", "10.0.8.1")
+                time.sleep(0.3)  # the run is on its way to the silent Redis
+                asked = time.monotonic()
+                topics = get(live, "/api/topics", timeout=60)
+                answered_in = time.monotonic() - asked
+                run_still_waiting = not run.done()
+                stalled = run.result(timeout=SOCKET_TIMEOUT_S * 3 + SLACK_S)
+                run_took = time.monotonic() - started
+            # Redis is known to be down now: a topic page renders at once, its runs refused.
+            asked = time.monotonic()
+            page = get(live, "/en/topics/tiny-demo", timeout=60)
+            page_in = time.monotonic() - asked
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+    finally:
+        server.stop()
+    assert topics.status_code == 200 and topics.json()
+    assert run_still_waiting, "the topic list was answered only after the stalled run"
+    assert answered_in < SOCKET_TIMEOUT_S / 2, answered_in
+    assert stalled.status_code == 503, stalled.text
+    assert "Retry-After" in stalled.headers
+    assert run_took >= SOCKET_TIMEOUT_S * 0.9  # the run itself did wait for the timeout
+    assert page.status_code == 200
+    assert page_in < SOCKET_TIMEOUT_S / 2, page_in
+
+
+# ------------------------------------------------------------ whylab worker --workers N
+
+
+def test_a_bad_number_of_workers_is_one_line_and_exit_code_2(capsys):
+    for bad in ("0", "-1", "257", "two", "1.5"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["worker", "--redis-url", "redis://127.0.0.1:1/0", "--workers", bad])
+        assert stopped.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "--workers" in err, err
+
+
+def _beats(client) -> set[bytes]:
+    return {beat for key in client.scan_iter("whylab:alive:*") if (beat := client.get(key))}
+
+
+def _parent_of(pid: int) -> int | None:
+    try:  # /proc/PID/stat: "pid (name) state ppid ..."; the name may hold spaces
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _registered_children(client, parent: int) -> set[str]:
+    """The names of the RQ workers that are child processes of ``parent``.
+
+    (A worker SIGKILLed by an earlier test stays registered until its key expires.)
+    """
+    from rq import Worker
+
+    return {w.name for w in Worker.all(connection=client) if _parent_of(w.pid) == parent}
+
+
+@needs_redis
+def test_one_worker_command_runs_n_worker_processes_and_sigterm_stops_them_after_their_runs(
+    deployment, tmp_path
+):
+    from rq import Worker
+
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(0, redis_client)
+    a = deployment["a"]
+    command = start_whylab(
+        ["worker", "--workers", "2", "--redis-url", deployment["redis"].url,
+         "--topics-dir", str(FIXTURE_TOPICS), "--memory-limit-mb", "1024", "--log-level",
+         "warning"],
+        tmp_path / "workers.log",
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120  # each worker's fork server compiles the kernels first
+        while len(names := _registered_children(redis_client, command.pid)) < 2:
+            assert command.poll() is None and time.monotonic() < deadline, "no workers"
+            time.sleep(0.05)
+        with ThreadPoolExecutor(max_workers=2) as threads:
+            # two runs at once: each worker process takes one
+            runs = [
+                threads.submit(get, a, f"{API}/sleepy?seconds={s}", f"10.0.9.{i}")
+                for i, s in ((1, 0.51), (2, 0.52))
+            ]
+            seen: set[bytes] = set()
+            while len(seen) < 2 and not all(run.done() for run in runs):
+                seen |= _beats(redis_client)
+                time.sleep(0.005)
+            assert [run.result(timeout=60).status_code for run in runs] == [200, 200]
+        pids = {int(beat.split()[0]) for beat in seen}
+        assert len(pids) == 2, seen  # two processes ran them, at the same time
+
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            in_hand = thread.submit(get, a, f"{API}/sleepy?seconds=0.53", "10.0.9.3")
+            while not _beats(redis_client):
+                assert not in_hand.done() and time.monotonic() < deadline, in_hand
+                time.sleep(0.005)
+            command.send_signal(signal.SIGTERM)
+            answer = in_hand.result(timeout=60)
+        assert command.wait(timeout=60) == 0
+    finally:
+        _kill_group(command)
+        command.wait(timeout=10)
+    # RQ's warm shutdown: the run in hand finished and was answered before the workers left
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["passed"]
+    assert not names & {w.name for w in Worker.all(connection=redis_client)}  # unregistered
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+# ------------------------------------------------------------ last: Redis restarted empty
 
 
 @needs_redis

@@ -61,7 +61,7 @@ from whylab.explorer.render import (
     topic_context,
 )
 from whylab.explorer.result_json import dumps
-from whylab.explorer.service import ExperimentService, RunAnswer
+from whylab.explorer.service import ExperimentService, RunAnswer, blocking_call
 from whylab.explorer.timing import TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.workers import (
@@ -238,8 +238,8 @@ def create_app(
     """Build the app; topics load (and every formula converts) now, workers start with it."""
     config = config or ExplorerConfig()
     registry = registry or load_registry(config.topics_dir)
-    cache, pool, limiter = _runs_cache_and_budget(config)
-    service = ExperimentService(pool, cache)
+    cache, pool, limiter, flights = _runs_cache_and_budget(config)
+    service = ExperimentService(pool, cache, flights)
     timing = TimingQueue(service)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
@@ -324,15 +324,17 @@ def create_app(
         Raises RunFailure (RateLimited among them).
         """
         client = _client(request)
-        admit = (lambda: limiter.admit(client)) if limiter else None
+        admit = (lambda: blocking_call(limiter, limiter.admit, client)) if limiter else None
         answer = await service.run(topic, experiment, params, client=client, admit=admit)
         if limiter is not None and answer.cost_s:
-            limiter.charge(client, answer.cost_s)
+            await blocking_call(limiter, limiter.charge, client, answer.cost_s)
         return answer
 
-    def rate_limited(request: Request) -> float:
+    async def rate_limited(request: Request) -> float:
         """Seconds this client must wait before starting a run (0: it may start now)."""
-        return 0.0 if limiter is None else limiter.wait_s(_client(request))
+        if limiter is None:
+            return 0.0
+        return await blocking_call(limiter, limiter.wait_s, _client(request))
 
     def rate_limited_json(wait: float) -> JSONResponse:
         return JSONResponse(
@@ -551,7 +553,7 @@ def create_app(
             params = experiment.parse_params(dict(request.query_params))
         except ParamError as error:
             return JSONResponse({"detail": str(error), "param": error.param}, 422)
-        cached = service.cached_json(topic, experiment, params)
+        cached = await service.cached_json(topic, experiment, params)
         if cached is not None:
             return Response(cached, media_type="application/json")
         try:
@@ -592,7 +594,7 @@ def create_app(
         if found is None:
             return JSONResponse({"detail": f"no timing experiment {slug[:60]}/{name[:60]}"}, 404)
         topic, experiment = found
-        wait = rate_limited(request)
+        wait = await rate_limited(request)
         if wait:
             return rate_limited_json(wait)
         try:
@@ -667,7 +669,7 @@ def create_app(
         back = links.topic(lang, topic.slug, urlencode(fields), f"experiment-{experiment.name}")
         prefix = experiment.name + "."
         raw = {k[len(prefix) :]: v for k, v in fields if k.startswith(prefix)}
-        wait = rate_limited(request)
+        wait = await rate_limited(request)
         if wait:
             message = translate("rate_limited", lang, seconds=retry_after_header(wait))
             return error_page(lang, 429, message, {"Retry-After": retry_after_header(wait)})
@@ -886,15 +888,16 @@ def create_app(
 
 
 def _runs_cache_and_budget(config: ExplorerConfig):
-    """Where runs are computed, results kept and clients' CPU time counted.
+    """Where runs are computed, results kept, clients' CPU time counted and runs in flight known.
 
     On this machine alone, or, with ``redis_url``, on the deployment's Redis for
-    every server at once.
+    every server at once (the last item, the shared runs in flight, is None alone).
     """
     max_bytes = max(1, math.floor(config.cache_max_mb * 2**20))
     limited = config.rate_burst > 0
     if config.redis_url is not None:
         from whylab.explorer.redis_cache import RedisResultCache
+        from whylab.explorer.redis_flights import SharedFlights
         from whylab.explorer.redis_link import RedisLink
         from whylab.explorer.redis_ratelimit import RedisRateLimiter
         from whylab.explorer.remote_queue import RemotePool
@@ -903,7 +906,7 @@ def _runs_cache_and_budget(config: ExplorerConfig):
         cache = RedisResultCache(link, max_bytes) if config.use_cache else None
         pool = RemotePool(link, config.max_queue, queue_wait_s=config.queue_wait_s)
         limiter = RedisRateLimiter(link, config.rate_per_s, config.rate_burst) if limited else None
-        return cache, pool, limiter
+        return cache, pool, limiter, SharedFlights(link)
     cache = (
         ResultCache(config.cache_dir or default_cache_dir(), max_bytes=max_bytes)
         if config.use_cache
@@ -917,7 +920,7 @@ def _runs_cache_and_budget(config: ExplorerConfig):
         spawn_timeout_s=config.spawn_timeout_s,
     )
     limiter = RateLimiter(config.rate_per_s, config.rate_burst) if limited else None
-    return cache, pool, limiter
+    return cache, pool, limiter, None
 
 
 async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:

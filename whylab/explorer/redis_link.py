@@ -3,9 +3,23 @@
 Only ``whylab serve --redis-url`` and ``whylab worker`` use this module (the
 embedded default needs no Redis and never imports the ``redis`` package).
 :class:`RedisLink` holds one blocking client (for the quick calls: a cache
-read, an enqueue) and one asyncio client (for waiting on an answer without
-holding a thread), both with short connect and read timeouts, so a Redis that
-is down or unreachable is noticed in seconds rather than hanging a request.
+read, an enqueue, a charge) and one asyncio client (for waiting on an answer
+without holding a thread), both with short connect and read timeouts, so a
+Redis that is down or unreachable is noticed in seconds rather than hanging a
+request.
+
+A server calls the blocking client through :meth:`RedisLink.call`, on a few
+threads of the link's own, never on the event loop: a Redis that stops
+answering (a stopped process, a host gone from the network) holds such a call
+for up to ``SOCKET_TIMEOUT_S``, and on the loop that would hold every other
+request -- pages, search, static files -- for as long. Why threads and not
+``redis.asyncio`` for these calls: the cache, the rate limit and the queue keep
+one blocking implementation each (Lua scripts, a ``WATCH`` transaction, RQ,
+which is blocking only), shared with ``whylab worker`` and the start-up banner,
+which have no event loop; an asyncio copy of each would be a second
+implementation of the same logic. The threads are the link's own so that calls
+stuck on a silent Redis cannot use up the loop's default executor, which other
+work (writing large cache records, joining processes) needs.
 
 When a call fails for want of Redis, :meth:`RedisLink.failed` logs it once and
 Redis is left alone for ``retry_s`` seconds: runs answer 503 with
@@ -16,10 +30,14 @@ back.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from whylab.explorer.workers import RunFailure
@@ -31,6 +49,9 @@ SOCKET_TIMEOUT_S = 5.0  # one command (the blocking waits ask for less than this
 RETRY_S = 5.0  # after a failure, Redis is not tried again for this long
 KEY_PREFIX = "whylab"
 SCHEMES = ("redis", "rediss", "unix")
+CALL_THREADS = 8  # blocking Redis calls of one server at once (each ends within its timeout)
+
+Returned = TypeVar("Returned")
 
 
 class RedisUnavailable(RunFailure):
@@ -112,6 +133,18 @@ class RedisLink:
         self._lock = threading.Lock()
         self._down = False
         self._retry_at = 0.0
+        self._calls = ThreadPoolExecutor(CALL_THREADS, thread_name_prefix="whylab-redis")
+
+    async def call(self, function: Callable[..., Returned], *args: Any, **kwargs: Any) -> Returned:
+        """``function(*args, **kwargs)`` on the link's threads, so the event loop never waits.
+
+        For any blocking call that may talk to Redis (it returns or raises
+        what ``function`` does).
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._calls, functools.partial(function, *args, **kwargs)
+        )
 
     def key(self, *parts: str) -> str:
         return ":".join((KEY_PREFIX, *parts))
@@ -161,4 +194,5 @@ class RedisLink:
 
     async def aclose(self) -> None:
         await self.aio.aclose()
+        self._calls.shutdown(wait=False, cancel_futures=True)
         self.sync.close()

@@ -54,9 +54,9 @@ What each limit becomes here:
   (503, ``Retry-After``), logged once by the :class:`RedisLink`.
 
 The per-client CPU-time budget is shared too
-(:mod:`whylab.explorer.redis_ratelimit`). Not shared across servers (yet): the
-joining of one identical run already in flight (each server joins its own
-readers' runs; another server computes it again).
+(:mod:`whylab.explorer.redis_ratelimit`), and so is a run in flight: a run one
+server computes is not computed again for another server's readers, who wait
+for its result (:mod:`whylab.explorer.redis_flights`).
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ class RemotePool:
         return []  # the workers are other processes, often on other machines
 
     async def start(self) -> None:
-        await asyncio.to_thread(self.link.ping)
+        await self.link.call(self.link.ping)
 
     async def close(self) -> None:
         await self.link.aclose()
@@ -263,7 +263,7 @@ class RemotePool:
             "alive_key": pending.alive_key,
         }
         try:
-            await asyncio.to_thread(self._enqueue, request, lane)
+            await self.link.call(self._enqueue, request, lane)
         except self.link.errors as error:
             raise self._redis_failure(error) from None
         self.stats.jobs += 1
@@ -347,7 +347,7 @@ class RemotePool:
                 self.stats.killed += 1
                 raise WorkerLost()
             elif now > queue_wait_ends:
-                await loop.run_in_executor(None, self._cancel, pending.job_id, pending.lane)
+                await self.link.call(self._cancel, pending.job_id, pending.lane)
                 raise WorkerUnavailable(f"none took this run within {self.queue_wait_s:g} s")
             if now > give_up_at:
                 log.error("experiment job %s/%s passed its deadline", job.topic, job.experiment)

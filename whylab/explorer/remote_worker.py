@@ -17,6 +17,19 @@ While a run is in hand the worker refreshes a heartbeat key every
 ``HEARTBEAT_S`` (it expires ``ALIVE_TTL_S`` later); that is how a server sees
 the worker die mid-run. When Redis goes away, the worker says so once, waits
 for it to come back and carries on.
+
+``whylab worker --workers N`` (:func:`serve_many`) runs N such workers under
+one command, as RQ's own ``rq worker-pool`` does and by its rules: each is a
+process of its own (started fresh, ``spawn``), a worker that dies is replaced,
+and SIGINT or SIGTERM to the command is passed on to every worker as SIGINT,
+which RQ takes as a *warm shutdown*: the run in hand finishes and its answer is
+sent, then the worker leaves. A second signal more than a second later is
+passed on again, which RQ takes as a *cold shutdown*: RQ stops the job in hand
+at once (``SystemExit`` inside it), marks it failed and requeues nothing; its
+failure callback (:func:`report_failure`) answers the waiting server with a 503
+the reader may retry, and the worker leaves. We do not use ``rq worker-pool``
+itself: its workers dequeue in a fixed order, not round robin across the
+lanes, and it has no place for each worker's own pool and Redis reconnection.
 """
 
 from __future__ import annotations
@@ -24,11 +37,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import multiprocessing
 import os
+import signal
 import socket
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from whylab.explorer.redis_link import RedisLink
@@ -42,7 +58,7 @@ from whylab.explorer.remote_queue import (
     outcome_answer,
 )
 from whylab.explorer.timing import machine_description
-from whylab.explorer.topics import TopicRegistry
+from whylab.explorer.topics import TopicRegistry, load_registry
 from whylab.explorer.workers import (
     DEADLINE_MARGIN_S,
     ExperimentTimeout,
@@ -182,7 +198,11 @@ def worker_name(round_: int = 0) -> str:
 def serve(
     url: str, registry: TopicRegistry, memory_limit_mb: int, reconnect_s: float = 1.0
 ) -> None:
-    """Work until SIGTERM or Ctrl-C (after the run in hand), riding out Redis outages."""
+    """Work until SIGTERM or Ctrl-C (after the run in hand), riding out Redis outages.
+
+    RQ's worker handles the signals while it works; between its rounds (Redis
+    away) a signal ends the wait for Redis instead.
+    """
     from rq import Queue, SimpleWorker
     from rq.serializers import JSONSerializer
     from rq.worker import DequeueStrategy
@@ -195,14 +215,25 @@ def serve(
             super().request_stop(signum, frame)
 
     global _runner
+    stop = threading.Event()
+
+    def stop_waiting(signum, frame) -> None:
+        stop.set()
+
+    def listen() -> None:  # RQ's work() installs its own handlers and leaves them
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, stop_waiting)
+
+    listen()
     link = RedisLink(url)
     _runner = Runner(link, registry, memory_limit_mb, worker_name())
     _runner.start()
     rounds = 0
     try:
-        while True:
+        while not stop.is_set():
+            listen()
             if not link.ping():
-                time.sleep(reconnect_s)
+                stop.wait(reconnect_s)
                 continue
             # A worker that lost Redis may not have unregistered: the next one takes a new name.
             name = _runner.name = worker_name(rounds)
@@ -218,7 +249,77 @@ def serve(
                 link.failed(error)
             if worker.stop_asked:
                 return
-            time.sleep(reconnect_s)  # work() gave up: Redis went away; try again shortly
+            stop.wait(reconnect_s)  # work() gave up: Redis went away; try again shortly
     finally:
         _runner.close()
         _runner = None
+
+
+# ---------------------------------------------------------------- several workers
+
+RESPAWN_S = 1.0  # a worker that died is replaced after at most this long
+COLD_AFTER_S = 1.0  # RQ ignores a second signal within a second of the first
+
+
+def _work(url: str, topics_dir: str | None, memory_limit_mb: int, log_level: str) -> None:
+    """One worker process of :func:`serve_many` (the target of a fresh interpreter)."""
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    registry = load_registry(Path(topics_dir) if topics_dir is not None else None)
+    serve(url, registry, memory_limit_mb)
+
+
+def serve_many(
+    count: int,
+    url: str,
+    topics_dir: Path | None,
+    memory_limit_mb: int,
+    log_level: str = "warning",
+) -> None:
+    """Run ``count`` worker processes until SIGINT or SIGTERM, replacing any that dies.
+
+    The first signal stops every worker after its run in hand (RQ's warm
+    shutdown); a second one, a second or more later, stops them at once (cold).
+    Returns when all have stopped.
+    """
+    if count < 1:
+        raise ValueError(f"--workers must be at least 1, got {count}")
+    import rq  # noqa: F401 - missing here is one clear error, not each worker failing in turn
+
+    context = multiprocessing.get_context("spawn")
+    arguments = (url, None if topics_dir is None else str(topics_dir), memory_limit_mb, log_level)
+    signals: list[float] = []  # when each stop signal came
+
+    def asked_to_stop(signum, frame) -> None:
+        signals.append(time.monotonic())
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, asked_to_stop)
+
+    def start() -> multiprocessing.process.BaseProcess:
+        # Not daemonic: a daemonic process may not start children (its own pool's).
+        process = context.Process(target=_work, args=arguments, name="whylab-worker")
+        process.start()
+        return process
+
+    workers = [start() for _ in range(count)]
+    passed_on = 0  # how many of the signals were passed on to the workers
+    last_passed = -float("inf")
+    while any(process.is_alive() for process in workers):
+        if len(signals) > passed_on and signals[-1] - last_passed >= COLD_AFTER_S:
+            for process in workers:
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, signal.SIGINT)
+            passed_on, last_passed = len(signals), signals[-1]
+        if not signals:
+            for index, process in enumerate(workers):
+                if not process.is_alive():
+                    log.warning(
+                        "worker process %d stopped (exit code %s); starting another",
+                        process.pid,
+                        process.exitcode,
+                    )
+                    workers[index] = start()
+        for process in workers:
+            process.join(timeout=RESPAWN_S / max(1, len(workers)))
+    for process in workers:
+        process.join()

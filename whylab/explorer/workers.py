@@ -25,6 +25,8 @@ replacement starts in a fraction of a second), each connected by a pipe:
   multiprocessing starts a fresh one (which gets ``FORKSERVER_START_S`` more to
   come up, and is not killed for being slow). Every :meth:`submit` ends -- with a
   result, a 504 or a 503 -- within :meth:`WorkerPool.deadline_s`.
+* **compiling** -- the fork server compiles the numba kernels before it forks
+  any worker (:mod:`whylab.explorer.kernel_warmup`), so no run pays the compile.
 
 A job names a topic folder and an experiment *that the server looked up in its
 registry*; parameters arrive already parsed, so nothing a visitor typed is ever
@@ -52,10 +54,19 @@ log = logging.getLogger(__name__)
 
 # How long a fork server may take to hand over a new worker before it counts as wedged.
 DEFAULT_SPAWN_TIMEOUT_S = 10.0
-# Extra time allowed for a start while the fork server is new: it imports numpy and the
-# explorer first, which on a loaded machine can take several seconds. A new fork server
-# is never killed for being slow.
-FORKSERVER_START_S = 30.0
+# Extra time allowed for a start while the fork server is new. Before it forks its first
+# worker it imports numpy and the explorer (several seconds on a loaded machine) and
+# compiles the numba kernels (whylab.explorer.warmed_kernels: 2-6 s with numba's disk
+# cache, 37.7 s measured cold on this loaded 2-core machine). The warm-up is inside the
+# allowance, not after the fork server's ready signal: no job is sent to a worker before
+# it exists, so the compile delays the first start (and a start after a fork server
+# restart) but can never count against a job's time limit; and the allowance is long
+# enough that a cold compile is not taken for a wedged fork server (which would be
+# killed, and its successor would compile again). A new fork server is never killed for
+# being slow.
+FORKSERVER_IMPORT_S = 30.0
+KERNEL_WARM_S = 90.0
+FORKSERVER_START_S = FORKSERVER_IMPORT_S + KERNEL_WARM_S
 # A job that waited this long for a free worker is answered 503 instead of started.
 DEFAULT_QUEUE_WAIT_S = 30.0
 # Slack for the machinery (replacing a worker, the pipe round trip) on top of the limits.
@@ -318,8 +329,11 @@ def run_deadline_s(time_limit_s: float, spawn_timeout_s: float = DEFAULT_SPAWN_T
 def _context() -> multiprocessing.context.BaseContext:
     if sys.platform.startswith("linux"):
         context = multiprocessing.get_context("forkserver")
-        # Modules imported once in the fork server are shared by every worker it forks.
-        context.set_forkserver_preload(["numpy", "whylab.explorer.topics"])
+        # Modules imported once in the fork server are shared by every worker it forks;
+        # the last one compiles the numba kernels, so no worker compiles them again.
+        context.set_forkserver_preload(
+            ["numpy", "whylab.explorer.topics", "whylab.explorer.warmed_kernels"]
+        )
         return context
     return multiprocessing.get_context("spawn")
 

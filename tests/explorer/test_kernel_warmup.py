@@ -1,0 +1,50 @@
+"""The numba kernels are compiled in the fork server, so a worker's first run compiles nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import whylab
+from whylab.explorer.kernel_warmup import KERNEL_MODULES, entry_kernels, warm
+from whylab.explorer.workers import Job, WorkerPool
+
+PACKAGE = Path(whylab.__file__).resolve().parent
+PROBE = Path(__file__).resolve().parent / "fixture_kernels" / "kernel_probe"
+# Builds a fresh dispatcher on every run to time the compile itself: never warmed.
+MEASURES_THE_COMPILE = "whylab.topics.benchmarking.warmup_experiment"
+USES_NUMBA = re.compile(r"^\s*(import numba|from numba|from whylab\.numerics\.loops\._jit )", re.M)
+
+
+def test_every_module_with_numba_kernels_is_warmed():
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(("whylab", *path.relative_to(PACKAGE).with_suffix("").parts))
+        if module.endswith("._jit") or module == MEASURES_THE_COMPILE:
+            continue
+        if USES_NUMBA.search(path.read_text(encoding="utf-8")):
+            found.add(module)
+    assert found == set(KERNEL_MODULES)
+
+
+def test_warm_compiles_every_kernel_called_from_python():
+    warm()
+    assert all(kernel.signatures for kernel in entry_kernels().values())
+    assert len(entry_kernels()) == 15  # 6 loop orders, blocked, 2 packers, packed, replay, 4 sym
+
+
+def test_a_worker_runs_its_first_job_with_every_kernel_already_compiled():
+    async def probe():
+        pool = WorkerPool(size=1, memory_limit_mb=0, max_queue=1)
+        await pool.start()
+        try:
+            return await pool.submit(Job(str(PROBE), "compiled", {}, 10.0))
+        finally:
+            await pool.close()
+
+    outcome = asyncio.run(probe())
+    checks = outcome.payload["checks"]
+    assert len(checks) == len(entry_kernels())
+    not_compiled = [c["id"] for c in checks if not c["passed"]]
+    assert not not_compiled, f"compiled on first use in the worker: {not_compiled}"
