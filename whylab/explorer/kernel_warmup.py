@@ -18,7 +18,8 @@ compiled. How that fits the fork server's start allowance is said at
 The kernels (``grep -rn numba whylab``): the loop orders, blocked and packed
 products and the cache simulator of :mod:`whylab.numerics.loops` (its
 :func:`~whylab.numerics.loops.compile_all`), and the packed symmetric
-products of :mod:`whylab.numerics.symmetric`, with and without counters. Not
+products of :mod:`whylab.numerics.symmetric` (one kernel per triangle; counting is a
+flag). Not
 warmed, on purpose: the benchmarking topic's JIT warm-up experiment, which
 builds a fresh dispatcher on every run to measure the compile itself.
 """
@@ -64,7 +65,6 @@ def entry_kernels() -> dict[str, Any]:
     kernels["packing.pack_b_into"] = packing._pack_b_into
     kernels["packing.packed_gemm"] = packing._packed_gemm
     kernels["cache_sim.replay"] = cache_sim._replay
-    for counting, by_triangle in symmetric._KERNELS.items():
-        for uplo, kernel in by_triangle.items():
-            kernels[f"symmetric.{uplo}{'.counting' if counting else ''}"] = kernel
+    for uplo, kernel in symmetric.KERNELS.items():
+        kernels[f"symmetric.{uplo}"] = kernel
     return kernels

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from whylab.numerics.loops._jit import jit
+from whylab.numerics._jit import jit
 from whylab.numerics.loops.validation import check_order, check_positive_int
 
 __all__ = ["ARRAYS", "CacheStats", "access_trace", "simulate_matmul"]

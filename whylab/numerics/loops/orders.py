@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from whylab.numerics.loops._jit import jit
+from whylab.numerics._jit import jit
 from whylab.numerics.loops.validation import (
     LOOP_ORDERS,
     check_order,
@@ -144,7 +144,7 @@ def matmul_loop(A, B, order: str = "ikj", C: np.ndarray | None = None,
     """C += A·B with the three loops nested in ``order`` (one of :data:`LOOP_ORDERS`).
 
     ``C`` (updated in place) defaults to zeros, so ``matmul_loop(A, B)`` is A·B.
-    The first call of each order compiles it (see :mod:`whylab.numerics.loops._jit`).
+    The first call of each order compiles it (see :mod:`whylab.numerics._jit`).
     """
     order = check_order("matmul_loop", order)
     A, B, C = product_operands("matmul_loop", A, B, C)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whylab.numerics.loops._jit import jit, jit_contracting
+from whylab.numerics._jit import jit, jit_contracting
 from whylab.numerics.loops.orders import WorkCount
 from whylab.numerics.loops.validation import as_matrix, check_positive_int, product_operands
 
