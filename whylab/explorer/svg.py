@@ -349,8 +349,8 @@ MARKER_SHAPES: dict[str, tuple[str, str]] = {
 }
 SERIES_CLASSES = frozenset(MARKER_SHAPES)
 MARKERS_AT_EVERY_POINT = 12  # a series of this many points or fewer is marked at each
-MARKER_SPACING_PX = 44.0  # otherwise: one marker about this far along the drawn line ...
-MAX_MARKERS = 16  # ... and no more than this many a series (a wavy line is long)
+MARKER_SPACING_PX = 50.0  # otherwise: one marker about this far along the drawn line ...
+MAX_MARKERS = 10  # ... and no more than this many a series (a wavy line is long)
 
 
 def _marker_path(css: str, centres: Sequence[tuple[float, float]], kind: str = "marker") -> str:
@@ -396,6 +396,9 @@ def _breaks(text: str) -> list[str]:
         if wide and current and not current.endswith(" "):
             pieces.append(current)
             current = ""
+        if ch == " " and not current and pieces:  # a space after a CJK character
+            pieces[-1] += ch
+            continue
         current += ch
         if ch == " " or (wide and unicodedata.category(ch) not in ("Ps", "Pi")):
             pieces.append(current)
