@@ -217,7 +217,7 @@ def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Ax
 # ---------------------------------------------------------------- legend
 
 
-LEGEND_SWATCH = 30.0  # length of a legend's line sample: a whole period of every dash pattern
+LEGEND_SWATCH = 24.0  # a legend's line sample: longer than a period of every dash (21 px at most)
 
 
 def _legend(
