@@ -248,13 +248,13 @@ def test_a_long_series_gets_a_thinned_subset_of_markers_and_a_short_one_all():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="ab 直接求和，（）x.", min_size=1, max_size=40), st.floats(20, 200))
+@given(st.text(alphabet="ab 直接求和，（）x._()", min_size=1, max_size=40), st.floats(20, 200))
 def test_wrapped_labels_read_as_the_name_and_fit_where_they_can(text, max_width):
     lines = svg.wrap_label(text, 12, max_width)
     assert "".join(lines) == text
     for line in lines:
         pieces = svg._breaks(line.rstrip())
-        while len(pieces) > 1 and pieces[-1] in "，）":  # closing marks may stick out
+        while len(pieces) > 1 and pieces[-1].strip() in ("，", "）"):  # closing marks stick out
             pieces.pop()
         if len(pieces) > 1:  # (a single word longer than the width keeps its own line)
             assert svg.text_width("".join(pieces).rstrip(), 12) <= max_width + 1e-9, lines

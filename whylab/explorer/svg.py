@@ -389,18 +389,23 @@ LEADER_MIN_SHIFT = 3.0  # a label moved this far from its line's end gets a lead
 
 
 def _breaks(text: str) -> list[str]:
-    """``text`` cut where a line may break: after a space, and around CJK characters."""
+    """``text`` cut where a line may break: after a space, around CJK characters, and
+    inside a long code name (after ``_``, after a ``.`` that a letter follows, before a
+    ``(`` that holds something), which would otherwise hold a whole line to itself."""
     pieces, current = [], ""
-    for ch in text:
+    for index, ch in enumerate(text):
+        after = text[index + 1 : index + 2]
         wide = unicodedata.east_asian_width(ch) in "WF"
-        if wide and current and not current.endswith(" "):
+        opening = ch == "(" and after not in ("", ")") and len(current) > 5
+        if current and not current.endswith(" ") and (wide or opening):
             pieces.append(current)
             current = ""
         if ch == " " and not current and pieces:  # a space after a CJK character
             pieces[-1] += ch
             continue
         current += ch
-        if ch == " " or (wide and unicodedata.category(ch) not in ("Ps", "Pi")):
+        code_break = ch == "_" or (ch == "." and after.isalpha() and len(current) > 2)
+        if ch == " " or code_break or (wide and unicodedata.category(ch) not in ("Ps", "Pi")):
             pieces.append(current)
             current = ""
     return [*pieces, current] if current else pieces
