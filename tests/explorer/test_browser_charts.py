@@ -3,7 +3,8 @@ width with its tick labels and series labels at 11 px or more; the two series of
 two-series chart are drawn 3:1 apart in contrast, in the light and the dark theme; any
 two series drawn less than 3:1 apart differ in dash pattern and in marker shape; and
 each series' label at its line's end names it in the page's language, inside the
-drawing and clear of the other labels (on the phone and on a wide screen).
+drawing and clear of the other labels, the ticks, the axis names and the legend (on
+the phone and on a wide screen).
 
 Reuses the server and browser fixtures of conftest.py and test_browser.py's phone
 viewport. The contrast is computed here from the colours the browser actually drew
@@ -46,8 +47,13 @@ MEASURE_CHARTS = """() => [...document.querySelectorAll('svg.chart')]
               size: parseFloat(getComputedStyle(t).fontSize) * scale,
               left: r.left, right: r.right, top: r.top, bottom: r.bottom};
     });
+    const texts = [...svg.querySelectorAll('text.tick, text.axis-label, text.legend-label')].map(
+      (t) => {
+        const r = t.getBoundingClientRect();
+        return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+      });
     return {id: svg.id, left: box.left, right: box.right, top: box.top, bottom: box.bottom,
-            ticks: ticks, strokes: strokes, series: series, labels: labels,
+            ticks: ticks, strokes: strokes, series: series, labels: labels, texts: texts,
             scrollWidth: document.documentElement.scrollWidth};
   })"""
 
@@ -104,6 +110,9 @@ def label_problems(chart: dict, names: list[str] | None) -> list[tuple]:
     for a, b in itertools.combinations(labels, 2):
         if overlap(a, b) > 1:
             found.append(("labels overlap", a["text"], b["text"], round(overlap(a, b), 1)))
+    for a, b in itertools.product(labels, chart.get("texts", [])):
+        if overlap(a, b) > 1:  # a tick, an axis name or the legend
+            found.append(("label over other text", a["text"], b["text"], round(overlap(a, b), 1)))
     for label in labels:
         inside = (
             label["left"] >= chart["left"] - 0.5
@@ -148,6 +157,9 @@ def test_a_low_contrast_pair_with_one_look_and_overlapping_labels_is_flagged():
     label = {"series": 0, "text": "a", "left": 50, "right": 90, "top": 10, "bottom": 25}
     crowded = {**box, "labels": [label, {**label, "series": 1, "text": "b", "top": 20}]}
     assert [p[0] for p in label_problems(crowded, ["a", "b"])] == ["labels overlap"]
+    tick = {"text": "1000", "left": 80, "right": 99, "top": 20, "bottom": 30}
+    on_tick = {**box, "labels": [label], "texts": [tick]}
+    assert [p[0] for p in label_problems(on_tick, ["a"])] == ["label over other text"]
     outside = {
         **box,
         "labels": [

@@ -443,35 +443,52 @@ class DirectLabel:
     top: float = 0.0
 
 
-def direct_labels(chart: LineChart, lang: Lang, classes: list[str], size: ChartSize):
-    """The labels of a chart's series (none for a chart of one), not yet placed."""
+def direct_labels(
+    chart: LineChart, lang: Lang, classes: list[str], size: ChartSize, room: float
+) -> list[DirectLabel]:
+    """The labels of a chart's series (none for a chart of one), not yet placed: wrapped
+    to LABEL_WIDTH_SHARE of the drawing's width, or wider where the stack of wrapped
+    labels would be taller than ``room`` (it would then run into the axis below)."""
     if len(chart.series) < 2:
         return []
-    max_width = LABEL_WIDTH_SHARE[size.name] * size.width
-    found = []
-    for index, (series, css) in enumerate(zip(chart.series, classes, strict=True)):
-        lines = wrap_label(series.name.get(lang), size.legend_font, max_width)
-        width = max(text_width(line.rstrip(), size.legend_font) for line in lines)
-        found.append(DirectLabel(index, css, lines, width))
+    shares = (LABEL_WIDTH_SHARE[size.name], 1.6 * LABEL_WIDTH_SHARE[size.name], 1.0)
+    for share in shares:
+        found = []
+        for index, (series, css) in enumerate(zip(chart.series, classes, strict=True)):
+            lines = wrap_label(series.name.get(lang), size.legend_font, share * size.width)
+            width = max(text_width(line.rstrip(), size.legend_font) for line in lines)
+            found.append(DirectLabel(index, css, lines, width))
+        rows = sum(len(label.lines) for label in found)
+        if rows * label_line_height(size) + LABEL_SPACING * (len(found) - 1) <= room:
+            break
     return found
+
+
+def label_line_height(size: ChartSize) -> float:
+    return size.legend_font + 2
 
 
 def place_labels(labels: list[DirectLabel], line_height: float, low: float, high: float) -> None:
     """Set each label's ``top``: centred on its anchor's height where it can be, no two
     overlapping (the least total movement that keeps them in their anchors' order), and
-    inside ``low``..``high`` as far as the stack fits there."""
+    inside ``low``..``high`` as far as the stack fits there: pushed up from ``high``,
+    then down from ``low``."""
     placed = sorted((label for label in labels if label.anchor), key=lambda lb: lb.anchor[1])
     if not placed:
         return
     heights = [len(label.lines) * line_height for label in placed]
     wanted = [label.anchor[1] - h / 2 for label, h in zip(placed, heights, strict=True)]
     tops = pack_in_order(wanted, [h + LABEL_SPACING for h in heights[:-1]])
-    if tops[0] < low:
-        shift = low - tops[0]
-    else:  # up, as far as the stack runs past ``high`` and the room above it allows
-        shift = -max(0.0, min(tops[-1] + heights[-1] - high, tops[0] - low))
+    limit = high
+    for index in reversed(range(len(tops))):
+        tops[index] = min(tops[index], limit - heights[index])
+        limit = tops[index] - LABEL_SPACING
+    limit = low
+    for index, height in enumerate(heights):
+        tops[index] = max(tops[index], limit)
+        limit = tops[index] + height + LABEL_SPACING
     for label, top in zip(placed, tops, strict=True):
-        label.top = top + shift
+        label.top = top
 
 
 def _label_markup(label: DirectLabel, x: float, line_height: float, font_size: float) -> str:
@@ -498,7 +515,7 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
     width, plot_height = size.width, size.plot_height
     left, top = size.left, 16.0
     classes = series_classes(chart)
-    labels = direct_labels(chart, lang, classes, size)
+    labels = direct_labels(chart, lang, classes, size, room=top + plot_height - 2)
     widest_label = max((label.width for label in labels), default=0.0)
     right = max(size.right, LABEL_GAP + widest_label + 4) if labels else size.right
     all_points = [_finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series]
@@ -550,7 +567,7 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
             if labels:
                 labels[index].anchor = pixels[-1]
 
-    line_height = size.legend_font + 2
+    line_height = label_line_height(size)
     place_labels(labels, line_height, 2.0, bottom)
     legend_top = bottom + 48
     for label in labels:
