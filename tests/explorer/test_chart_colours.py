@@ -1,22 +1,29 @@
-"""Chart series colours: 3:1 contrast between the series of a chart, one colour per series name.
+"""Chart series colours: 3:1 contrast between the series of a chart, one colour per series name;
+where two series of a chart are less than 3:1 apart, a dash pattern and a marker shape
+of their own; and each series of a chart of several named at its line's end.
 
 The colours are the stylesheet's ``--c0``..``--c7`` in the light and the dark
 theme; WCAG 2's relative luminance and contrast ratio are computed here from
 their definition (WCAG 2.2, "relative luminance"), not taken from the renderer.
+Dash patterns are read from the stylesheet and marker shapes from the drawn
+SVG, so a rule or a shape that does not reach the drawing fails too.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from whylab.explorer import svg
 from whylab.explorer.experiment import LineChart, Series, T
 from whylab.explorer.render import STATIC_DIR
-from whylab.explorer.svg import series_classes
+from whylab.explorer.svg import COMPACT, WIDE, render_line_chart, series_classes
 from whylab.explorer.topics import load_registry
 
 CSS = (STATIC_DIR / "explorer.css").read_text()
@@ -130,4 +137,150 @@ def test_a_series_keeps_its_colour_across_the_charts_of_a_topic(topic_charts):
             for series, css in zip(figure.series, series_classes(figure), strict=True):
                 seen.setdefault(series.name.en, set()).add(css)
         problems += [(slug, name, sorted(c)) for name, c in seen.items() if len(c) > 1]
+    assert problems == []
+
+
+# ---------------------------------------------------------------- cues beside colour
+
+DASHES = dict(re.findall(r"svg \.(s\d) \{ stroke-dasharray: ([^;]+); \}", CSS))
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def parse(markup: str) -> ET.Element:
+    return ET.fromstring(markup.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+
+
+def marker_shape(path_data: str) -> str:
+    """A marker path's shape: its first marker's commands after the move to its centre."""
+    first = re.split(r"(?=M)", path_data.strip())[1]
+    return re.sub(r"^M[-\d.]+ [-\d.]+", "", first)
+
+
+def drawn_series(markup: str, dashes: dict[str, str] = DASHES) -> list[dict[str, str]]:
+    """Per series line of a rendered chart: its colour class, dash pattern and marker shape."""
+    root = parse(markup)
+    markers = {
+        p.get("class").split()[1]: marker_shape(p.get("d"))
+        for p in root.iter(f"{SVG_NS}path")
+        if p.get("class", "").startswith("marker ")
+    }
+    found = []
+    for path in root.iter(f"{SVG_NS}path"):
+        kind, _, css = path.get("class", "").partition(" ")
+        if kind == "series":
+            found.append({"css": css, "dash": dashes.get(css, "none"), "marker": markers.get(css)})
+    return found
+
+
+def pairs_without_other_cues(series: list[dict[str, str]], theme: str) -> list[tuple]:
+    """Pairs of series less than 3:1 apart in ``theme`` that do not differ in both
+    dash pattern and marker shape (a missing marker differs from nothing)."""
+    colours = THEMES[theme]
+    found = []
+    for a, b in itertools.combinations(series, 2):
+        ratio = contrast(colours["c" + a["css"][1:]], colours["c" + b["css"][1:]])
+        differ = a["dash"] != b["dash"] and None not in (a["marker"], b["marker"])
+        if ratio < 3 and not (differ and a["marker"] != b["marker"]):
+            found.append((a["css"], b["css"], round(ratio, 2)))
+    return found
+
+
+def direct_label_texts(markup: str) -> dict[int, str]:
+    """Series index -> the text of its direct label (its lines joined, as read aloud)."""
+    return {
+        int(t.get("data-series")): "".join(t.itertext())
+        for t in parse(markup).iter(f"{SVG_NS}text")
+        if t.get("class") == "direct-label"
+    }
+
+
+def test_same_dash_and_marker_below_three_to_one_is_flagged():
+    """Negative controls of the check below: two series of one tier (less than 2:1
+    apart) that share a dash and a marker, or only one of them, are flagged."""
+    first = {"css": "s0", "dash": "none", "marker": "o"}
+    same = [first, {**first, "css": "s1"}]
+    dash_only = [first, {**same[1], "dash": "7 4"}]
+    marker_only = [first, {**same[1], "marker": "x"}]
+    unmarked = [first, {**same[1], "dash": "7 4", "marker": None}]
+    for theme in THEMES:
+        for case in (same, dash_only, marker_only, unmarked):
+            assert [p[:2] for p in pairs_without_other_cues(case, theme)] == [("s0", "s1")]
+    both = [first, {**same[1], "dash": "7 4", "marker": "x"}]
+    other_tier = [first, {**first, "css": "s4"}]  # same dash and marker, but 3:1 apart
+    for theme in THEMES:
+        assert pairs_without_other_cues(both, theme) == []
+        assert pairs_without_other_cues(other_tier, theme) == []
+
+
+def test_a_drawn_chart_with_one_marker_and_dash_for_two_slots_is_flagged(monkeypatch):
+    """The check reads real drawings: draw one slot like another of its tier (same
+    marker shape, same dash) and a chart holding both is flagged for that pair."""
+    figure = chart("a", "b", "c")
+    classes = series_classes(figure)
+    tiers = [[c for c in classes if svg.series_tier(int(c[1:])) == tier] for tier in (0, 1)]
+    first, second = next(group for group in tiers if len(group) == 2)
+    assert (
+        pairs_without_other_cues(drawn_series(render_line_chart(figure, "en", "t")), "light") == []
+    )
+    monkeypatch.setitem(svg.MARKER_SHAPES, second, svg.MARKER_SHAPES[first])
+    dashes = {**DASHES, second: DASHES.get(first, "none")}
+    drawn = drawn_series(render_line_chart(figure, "en", "t", WIDE), dashes)
+    assert [p[:2] for p in pairs_without_other_cues(drawn, "light")] == [(first, second)]
+
+
+def test_every_slot_has_its_own_dash_and_marker_shape():
+    styles = [
+        (DASHES.get(f"s{slot}", "none"), svg.MARKER_SHAPES[f"s{slot}"][1]) for slot in range(8)
+    ]
+    assert len({dash for dash, _ in styles}) == 8
+    assert len({shape for _, shape in styles}) == 8
+
+
+def test_a_long_series_gets_a_thinned_subset_of_markers_and_a_short_one_all():
+    wave = [(float(x), 50 + 40 * math.sin(x / 8)) for x in range(600)]
+    chosen = svg.marker_points(wave, 0.5)
+    assert 2 <= len(chosen) <= svg.MAX_MARKERS
+    assert set(chosen) <= set(wave)
+    short = wave[: svg.MARKERS_AT_EVERY_POINT]
+    assert svg.marker_points(short, 0.5) == short
+    other = svg.marker_points(wave, 0.1)
+    assert other != chosen  # series drawn on top of each other get markers in other places
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab 直接求和，（）x._()", min_size=1, max_size=40), st.floats(20, 200))
+def test_wrapped_labels_read_as_the_name_and_fit_where_they_can(text, max_width):
+    lines = svg.wrap_label(text, 12, max_width)
+    assert "".join(lines) == text
+    for line in lines:
+        pieces = svg._breaks(line.rstrip())
+        while len(pieces) > 1 and pieces[-1].strip() in ("，", "）"):  # closing marks stick out
+            pieces.pop()
+        if len(pieces) > 1:  # (a single word longer than the width keeps its own line)
+            assert svg.text_width("".join(pieces).rstrip(), 12) <= max_width + 1e-9, lines
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [WIDE, COMPACT], ids=["wide", "compact"])
+def test_series_below_three_to_one_differ_in_dash_and_marker_and_are_named_at_their_ends(
+    topic_charts, size
+):
+    problems, low_pairs, multi = [], 0, 0
+    for slug, charts in topic_charts.items():
+        for number, figure in enumerate(charts):
+            for lang in ("en", "zh"):
+                markup = render_line_chart(figure, lang, f"c{number}", size)
+                drawn = drawn_series(markup)
+                for theme in THEMES:
+                    found = pairs_without_other_cues(drawn, theme)
+                    problems += [(slug, figure.title.en, lang, theme, p) for p in found]
+                    low_pairs += len(colour_pairs_below_three([d["css"] for d in drawn], theme))
+                names = [s.name.get(lang) for s in figure.series]
+                multi += len(names) >= 3
+                if len(names) >= 2:  # charts of two are labelled too: it costs little
+                    wanted = dict(enumerate(names))
+                    got = direct_label_texts(markup)
+                    if got != wanted:
+                        problems.append((slug, figure.title.en, lang, "labels", got, wanted))
+    assert multi >= 10 and low_pairs >= 10  # the shipped charts do reach the premise
     assert problems == []

@@ -3,7 +3,8 @@
 Two figure types exist (see :mod:`whylab.explorer.experiment`):
 
 * :class:`LineChart` -- axes with "nice" ticks (1-2-5 steps, or decades on a
-  log axis), one path per series, markers on short series, a legend;
+  log axis), one path per series with markers at some of its points, each
+  series named at its line's end, a legend;
 * :class:`GraphDiagram` -- a layered drawing of a directed graph, top to
   bottom or left to right: nodes get a layer by longest path from the sources,
   long edges pass through invisible routing points, layers are ordered by the
@@ -32,13 +33,15 @@ one-line boxes and the butterfly's single row of stages, so a diagram that
 fits a phone as it is drawn goes out once and the others twice.
 
 Colours come from CSS classes (``s0``..``s7``, ``g0``..``g7``), so the page's
-light and dark themes apply. Series also differ by dash pattern, so the chart
-reads without colour. Every SVG carries ``role="img"``, a title and a short
-description; the page adds the full data table next to it.
+light and dark themes apply. Series also differ by dash pattern and marker
+shape, and carry their names beside them, so the chart reads without colour.
+Every SVG carries ``role="img"``, a title and a short description; the page
+adds the full data table next to it.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -241,19 +244,31 @@ def log_axis(values: Sequence[float], pixel_low: float, pixel_high: float) -> Ax
 # ---------------------------------------------------------------- legend
 
 
+LEGEND_SWATCH = 24.0  # a legend's line sample: longer than a period of every dash (21 px at most)
+
+
 def _legend(
     items: list[tuple[str, str]], left: float, top: float, width: float, font_size: float = 12
 ) -> tuple[str, float]:
-    """Legend rows of (css class, name) starting at ``top``; returns (svg, height used)."""
+    """Legend rows of (css class, name) starting at ``top``; returns (svg, height used).
+
+    A series' sample shows its dash pattern and, for the ``s0``..``s7`` classes of a
+    line chart, its marker shape in the middle of the line."""
     parts, x, y, row_height = [], left, top + 14, font_size + 8
     for css_class, name in items:
-        item_width = 30 + text_width(name, font_size) + 18
+        item_width = LEGEND_SWATCH + 6 + text_width(name, font_size) + 18
         if x > left and x + item_width > left + width:
             x, y = left, y + row_height
         parts.append(
             f'<line class="legend-swatch {css_class}" x1="{x:.1f}" y1="{y - 4:.1f}" '
-            f'x2="{x + 24:.1f}" y2="{y - 4:.1f}"/>'
-            f'<text class="legend-label" x="{x + 30:.1f}" y="{y:.1f}">{escape(name)}</text>'
+            f'x2="{x + LEGEND_SWATCH:.1f}" y2="{y - 4:.1f}"/>'
+        )
+        if css_class in SERIES_CLASSES:
+            centre = [(x + LEGEND_SWATCH / 2, y - 4)]
+            parts.append(_marker_path(css_class, centre, "legend-marker"))
+        parts.append(
+            f'<text class="legend-label" x="{x + LEGEND_SWATCH + 6:.1f}" y="{y:.1f}">'
+            f"{escape(name)}</text>"
         )
         x += item_width
     return "".join(parts), (y - top) + 8
@@ -343,10 +358,193 @@ def series_classes(chart: LineChart) -> list[str]:
     return [f"s{slots[s.name.en]}" for s in chart.series]
 
 
+# Non-colour cues (WCAG 1.4.1): two lines of one tier are less than 3:1 apart, so every
+# colour slot also has its own dash pattern (explorer.css, ``svg .s0``..``svg .s7``)
+# and its own marker shape, drawn at a thinned subset of the series' points and in
+# the legend; and each series of a chart of two or more is named at its line's end.
+# Shapes are path data around the point (0, 0), about 8 px across; a cross and a
+# plus are drawn by their stroke alone.
+MARKER_SHAPES: dict[str, tuple[str, str]] = {
+    "s0": ("circle", "m-3.5 0a3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0-7 0z"),
+    "s1": ("square", "m-3.2-3.2h6.4v6.4h-6.4z"),
+    "s2": ("triangle", "m0-4.2l4 7h-8z"),
+    "s3": ("diamond", "m0-4.4l4.4 4.4-4.4 4.4-4.4-4.4z"),
+    "s4": ("cross", "m-3.4-3.4l6.8 6.8m0-6.8l-6.8 6.8"),
+    "s5": ("plus", "m-4.2 0h8.4m-4.2-4.2v8.4"),
+    "s6": ("triangle-down", "m0 4.2l4-7h-8z"),
+    "s7": ("star", "m0-4.6l1.2 3 3.2.2-2.5 2 .8 3.1-2.7-1.7-2.7 1.7.8-3.1-2.5-2 3.2-.2z"),
+}
+SERIES_CLASSES = frozenset(MARKER_SHAPES)
+MARKERS_AT_EVERY_POINT = 12  # a series of this many points or fewer is marked at each
+MARKER_SPACING_PX = 50.0  # otherwise: one marker about this far along the drawn line ...
+MAX_MARKERS = 10  # ... and no more than this many a series (a wavy line is long)
+
+
+def _marker_path(css: str, centres: Sequence[tuple[float, float]], kind: str = "marker") -> str:
+    """One ``<path>`` holding the marker shape of ``css`` at each centre (pixels)."""
+    shape = MARKER_SHAPES[css][1]
+    data = "".join(f"M{x:.1f} {y:.1f}{shape}" for x, y in centres)
+    return f'<path class="{kind} {css}" d="{data}"/>'
+
+
+def marker_points(pixels: Sequence[tuple[float, float]], phase: float) -> list[tuple[float, float]]:
+    """Where one series gets its markers: every point of a short series; for a longer
+    one, the first point past each multiple of the spacing along the drawn line,
+    starting ``phase`` (0 to 1) of a spacing in, so that the markers of series drawn
+    on top of each other fall in different places."""
+    if len(pixels) <= MARKERS_AT_EVERY_POINT:
+        return list(pixels)
+    steps = [math.dist(a, b) for a, b in itertools.pairwise(pixels)]
+    spacing = max(MARKER_SPACING_PX, sum(steps) / MAX_MARKERS)
+    chosen, travelled, target = [], 0.0, phase * spacing
+    for point, step in zip(pixels, [0.0, *steps], strict=True):
+        travelled += step
+        if travelled >= target:
+            chosen.append(point)
+            target = travelled + spacing
+    return chosen
+
+
+# ---------------------------------------------------------------- direct labels
+
+LABEL_GAP = 6.0  # between a line's last point and its label
+LABEL_SPACING = 2.0  # between two labels, above and below
+# A label wraps to lines no wider than this share of the chart's width (a long name
+# would otherwise take the plot's room); a word longer than that keeps its line.
+LABEL_WIDTH_SHARE = {"wide": 0.24, "compact": 0.28}
+LEADER_MIN_SHIFT = 3.0  # a label moved this far from its line's end gets a leader line
+
+
+def _breaks(text: str) -> list[str]:
+    """``text`` cut where a line may break: after a space, around CJK characters, and
+    inside a long code name (after ``_``, after a ``.`` that a letter follows, before a
+    ``(`` that holds something), which would otherwise hold a whole line to itself."""
+    pieces, current = [], ""
+    for index, ch in enumerate(text):
+        after = text[index + 1 : index + 2]
+        wide = unicodedata.east_asian_width(ch) in "WF"
+        opening = ch == "(" and after not in ("", ")") and len(current) > 5
+        if current and not current.endswith(" ") and (wide or opening):
+            pieces.append(current)
+            current = ""
+        if ch == " " and not current and pieces:  # a space after a CJK character
+            pieces[-1] += ch
+            continue
+        current += ch
+        code_break = ch == "_" or (ch == "." and after.isalpha() and len(current) > 2)
+        if ch == " " or code_break or (wide and unicodedata.category(ch) not in ("Ps", "Pi")):
+            pieces.append(current)
+            current = ""
+    return [*pieces, current] if current else pieces
+
+
+def wrap_label(text: str, font_size: float, max_width: float) -> list[str]:
+    """``text`` in lines no wider than ``max_width`` where the break points allow; the
+    lines keep their spaces, so that joined they are ``text`` again (as the label's
+    text content reads). A closing CJK punctuation mark stays on the line before it."""
+    lines: list[str] = []
+    current = ""
+    for piece in _breaks(text):
+        closing = (
+            unicodedata.east_asian_width(piece[0]) in "WF"
+            and unicodedata.category(piece[0]) in ("Pe", "Pf", "Po")
+        )
+        candidate = current + piece
+        if current and not closing and text_width(candidate.rstrip(), font_size) > max_width:
+            lines.append(current)
+            current = piece
+        else:
+            current = candidate
+    return [*lines, current] if current else lines
+
+
+@dataclass
+class DirectLabel:
+    """A series' name beside its line's last point, wrapped, moved up or down as needed."""
+
+    series: int
+    css: str
+    lines: list[str]
+    width: float
+    anchor: tuple[float, float] | None = None  # the last point, in pixels
+    top: float = 0.0
+
+
+def direct_labels(
+    chart: LineChart, lang: Lang, classes: list[str], size: ChartSize, room: float
+) -> list[DirectLabel]:
+    """The labels of a chart's series (none for a chart of one), not yet placed: wrapped
+    to LABEL_WIDTH_SHARE of the drawing's width, or wider where the stack of wrapped
+    labels would be taller than ``room`` (it would then run into the axis below)."""
+    if len(chart.series) < 2:
+        return []
+    shares = (LABEL_WIDTH_SHARE[size.name], 1.6 * LABEL_WIDTH_SHARE[size.name], 1.0)
+    for share in shares:
+        found = []
+        for index, (series, css) in enumerate(zip(chart.series, classes, strict=True)):
+            lines = wrap_label(series.name.get(lang), size.legend_font, share * size.width)
+            width = max(text_width(line.rstrip(), size.legend_font) for line in lines)
+            found.append(DirectLabel(index, css, lines, width))
+        rows = sum(len(label.lines) for label in found)
+        if rows * label_line_height(size) + LABEL_SPACING * (len(found) - 1) <= room:
+            break
+    return found
+
+
+def label_line_height(size: ChartSize) -> float:
+    return size.legend_font + 2
+
+
+def place_labels(labels: list[DirectLabel], line_height: float, low: float, high: float) -> None:
+    """Set each label's ``top``: centred on its anchor's height where it can be, no two
+    overlapping (the least total movement that keeps them in their anchors' order), and
+    inside ``low``..``high`` as far as the stack fits there: pushed up from ``high``,
+    then down from ``low``."""
+    placed = sorted((label for label in labels if label.anchor), key=lambda lb: lb.anchor[1])
+    if not placed:
+        return
+    heights = [len(label.lines) * line_height for label in placed]
+    wanted = [label.anchor[1] - h / 2 for label, h in zip(placed, heights, strict=True)]
+    tops = pack_in_order(wanted, [h + LABEL_SPACING for h in heights[:-1]])
+    limit = high
+    for index in reversed(range(len(tops))):
+        tops[index] = min(tops[index], limit - heights[index])
+        limit = tops[index] - LABEL_SPACING
+    limit = low
+    for index, height in enumerate(heights):
+        tops[index] = max(tops[index], limit)
+        limit = tops[index] + height + LABEL_SPACING
+    for label, top in zip(placed, tops, strict=True):
+        label.top = top
+
+
+def _label_markup(label: DirectLabel, x: float, line_height: float, font_size: float) -> str:
+    assert label.anchor is not None
+    ax, ay = label.anchor
+    parts = []
+    centre = label.top + len(label.lines) * line_height / 2
+    if abs(centre - ay) > LEADER_MIN_SHIFT:
+        parts.append(
+            f'<line class="label-leader {label.css}" x1="{ax + 2:.1f}" y1="{ay:.1f}" '
+            f'x2="{x - 2:.1f}" y2="{centre:.1f}"/>'
+        )
+    baseline = label.top + (line_height + font_size * 0.7) / 2
+    spans = "".join(
+        f'<tspan x="{x:.1f}" y="{baseline + row * line_height:.1f}">{escape(line)}</tspan>'
+        for row, line in enumerate(label.lines)
+    )
+    parts.append(f'<text class="direct-label" data-series="{label.series}">{spans}</text>')
+    return "".join(parts)
+
+
 def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: ChartSize = WIDE) -> str:
     """The chart as an ``<svg>`` element (a string of markup) drawn at ``size``."""
     width, plot_height = size.width, size.plot_height
-    left, right, top = size.left, size.right, 16.0
+    left, top = size.left, 16.0
+    classes = series_classes(chart)
+    labels = direct_labels(chart, lang, classes, size, room=top + plot_height - 2)
+    widest_label = max((label.width for label in labels), default=0.0)
+    right = max(size.right, LABEL_GAP + widest_label + 4) if labels else size.right
     all_points = [_finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series]
     xs = [p[0] for pts in all_points for p in pts if p]
     ys = [p[1] for pts in all_points for p in pts if p]
@@ -387,25 +585,31 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
         f'text-anchor="middle">{escape(chart.y_label.get(lang))}</text>'
     )
 
-    classes = series_classes(chart)
-    for css, points in zip(classes, all_points, strict=True):
+    for index, (css, points) in enumerate(zip(classes, all_points, strict=True)):
         parts.append(f'<path class="series {css}" d="{_series_path(points, x_axis, y_axis)}"/>')
-        drawn = [p for p in points if p]
-        if len(drawn) <= 40:
-            parts.extend(
-                f'<circle class="marker {css}" cx="{x_axis.to_pixel(x):.1f}" '
-                f'cy="{y_axis.to_pixel(y):.1f}" r="3"/>'
-                for x, y in drawn
-            )
+        pixels = [(x_axis.to_pixel(x), y_axis.to_pixel(y)) for x, y in (p for p in points if p)]
+        if pixels:
+            phase = (index + 0.5) / len(chart.series)
+            parts.append(_marker_path(css, marker_points(pixels, phase)))
+            if labels:
+                labels[index].anchor = pixels[-1]
 
+    line_height = label_line_height(size)
+    place_labels(labels, line_height, 2.0, bottom)
+    legend_top = bottom + 48
+    for label in labels:
+        if label.anchor:
+            x = min(label.anchor[0] + LABEL_GAP, width - 2 - label.width)
+            parts.append(_label_markup(label, x, line_height, size.legend_font))
+            legend_top = max(legend_top, label.top + len(label.lines) * line_height + 12)
     legend, legend_height = _legend(
         [(css, s.name.get(lang)) for css, s in zip(classes, chart.series, strict=True)],
         left,
-        bottom + 48,
-        width - left - right,
+        legend_top,
+        width - left - size.right,
         size.legend_font,
     )
-    height = bottom + 48 + legend_height
+    height = legend_top + legend_height
     readout = _readout_points(chart, lang, all_points, x_axis, y_axis)
     description = "; ".join(
         f"{s.name.get(lang)}: {sum(1 for p in pts if p)} {POINTS.get(lang)}"
