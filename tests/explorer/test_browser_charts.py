@@ -2,7 +2,7 @@
 width with its tick labels and series labels at 11 px or more; the two series of a
 two-series chart are drawn 3:1 apart in contrast, in the light and the dark theme; any
 two series drawn less than 3:1 apart differ in dash pattern and in marker shape; and
-each series' label at its line's end names it in the page's language, inside the
+in a chart of three or more each series' label at its line's end names it in the page's language, inside the
 drawing and clear of the other labels, the ticks, the axis names and the legend (on
 the phone and on a wide screen).
 
@@ -19,6 +19,8 @@ import re
 
 import pytest
 from test_browser import PHONE, open_in
+
+from whylab.explorer.svg import DIRECT_LABELS_FROM
 
 pytestmark = pytest.mark.browser
 
@@ -103,9 +105,9 @@ def label_problems(chart: dict, names: list[str] | None) -> list[tuple]:
     """What is wrong with a drawn chart's direct labels (``names``: the series' names)."""
     found = []
     labels = chart["labels"]
-    if names is not None and len(names) >= 2:
+    if names is not None:
         got = {label["series"]: label["text"] for label in labels}
-        if got != dict(enumerate(names)):
+        if got != (dict(enumerate(names)) if len(names) >= DIRECT_LABELS_FROM else {}):
             found.append(("labels do not name the series", got, names))
     for a, b in itertools.combinations(labels, 2):
         if overlap(a, b) > 1:
@@ -156,10 +158,10 @@ def test_a_low_contrast_pair_with_one_look_and_overlapping_labels_is_flagged():
     box = {"left": 0, "right": 100, "top": 0, "bottom": 100}
     label = {"series": 0, "text": "a", "left": 50, "right": 90, "top": 10, "bottom": 25}
     crowded = {**box, "labels": [label, {**label, "series": 1, "text": "b", "top": 20}]}
-    assert [p[0] for p in label_problems(crowded, ["a", "b"])] == ["labels overlap"]
+    assert [p[0] for p in label_problems(crowded, None)] == ["labels overlap"]
     tick = {"text": "1000", "left": 80, "right": 99, "top": 20, "bottom": 30}
     on_tick = {**box, "labels": [label], "texts": [tick]}
-    assert [p[0] for p in label_problems(on_tick, ["a"])] == ["label over other text"]
+    assert [p[0] for p in label_problems(on_tick, None)] == ["label over other text"]
     outside = {
         **box,
         "labels": [
@@ -167,14 +169,18 @@ def test_a_low_contrast_pair_with_one_look_and_overlapping_labels_is_flagged():
             {**label, "series": 1, "text": "b", "left": 95, "right": 120, "top": 40, "bottom": 55},
         ],
     }
-    assert [p[0] for p in label_problems(outside, ["a", "b"])] == ["label leaves the drawing"]
+    assert [p[0] for p in label_problems(outside, None)] == ["label leaves the drawing"]
+    third = {**label, "series": 2, "text": "c", "top": 60, "bottom": 75}
     english = {
         **box,
-        "labels": [label, {**label, "series": 1, "text": "sum", "top": 40, "bottom": 55}],
+        "labels": [label, {**label, "series": 1, "text": "sum", "top": 40, "bottom": 55}, third],
     }
-    assert [p[0] for p in label_problems(english, ["a", "合成波"])] == [
+    assert [p[0] for p in label_problems(english, ["a", "合成波", "c"])] == [
         "labels do not name the series"
     ]
+    # a chart of two is named by its legend alone: labels at its ends are flagged
+    two = {**box, "labels": [label, {**label, "series": 1, "text": "b", "top": 40, "bottom": 55}]}
+    assert [p[0] for p in label_problems(two, ["a", "b"])] == ["labels do not name the series"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Chart series colours: 3:1 contrast between the series of a chart, one colour per series name;
 where two series of a chart are less than 3:1 apart, a dash pattern and a marker shape
-of their own; and each series of a chart of several named at its line's end.
+of their own; and each series of a chart of three or more named at its line's end.
 
 The colours are the stylesheet's ``--c0``..``--c7`` in the light and the dark
 theme; WCAG 2's relative luminance and contrast ratio are computed here from
@@ -23,7 +23,13 @@ from hypothesis import strategies as st
 from whylab.explorer import svg
 from whylab.explorer.experiment import LineChart, Series, T
 from whylab.explorer.render import STATIC_DIR
-from whylab.explorer.svg import COMPACT, WIDE, render_line_chart, series_classes
+from whylab.explorer.svg import (
+    COMPACT,
+    DIRECT_LABELS_FROM,
+    WIDE,
+    render_line_chart,
+    series_classes,
+)
 from whylab.explorer.topics import load_registry
 
 CSS = (STATIC_DIR / "explorer.css").read_text()
@@ -277,8 +283,8 @@ def test_series_below_three_to_one_differ_in_dash_and_marker_and_are_named_at_th
                     low_pairs += len(colour_pairs_below_three([d["css"] for d in drawn], theme))
                 names = [s.name.get(lang) for s in figure.series]
                 multi += len(names) >= 3
-                if len(names) >= 2:  # charts of two are labelled too: it costs little
-                    wanted = dict(enumerate(names))
+                if len(names) >= DIRECT_LABELS_FROM or direct_label_texts(markup):
+                    wanted = dict(enumerate(names)) if len(names) >= DIRECT_LABELS_FROM else {}
                     got = direct_label_texts(markup)
                     if got != wanted:
                         problems.append((slug, figure.title.en, lang, "labels", got, wanted))

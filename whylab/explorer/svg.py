@@ -4,7 +4,7 @@ Two figure types exist (see :mod:`whylab.explorer.experiment`):
 
 * :class:`LineChart` -- axes with "nice" ticks (1-2-5 steps, or decades on a
   log axis), one path per series with markers at some of its points, each
-  series named at its line's end, a legend;
+  series of a chart of three or more named at its line's end, a legend;
 * :class:`GraphDiagram` -- a layered drawing of a directed graph, top to
   bottom or left to right: nodes get a layer by longest path from the sources,
   long edges pass through invisible routing points, layers are ordered by the
@@ -361,7 +361,7 @@ def series_classes(chart: LineChart) -> list[str]:
 # Non-colour cues (WCAG 1.4.1): two lines of one tier are less than 3:1 apart, so every
 # colour slot also has its own dash pattern (explorer.css, ``svg .s0``..``svg .s7``)
 # and its own marker shape, drawn at a thinned subset of the series' points and in
-# the legend; and each series of a chart of two or more is named at its line's end.
+# the legend; and each series of a chart of three or more is named at its line's end.
 # Shapes are path data around the point (0, 0), about 8 px across; a cross and a
 # plus are drawn by their stroke alone.
 MARKER_SHAPES: dict[str, tuple[str, str]] = {
@@ -413,6 +413,11 @@ LABEL_SPACING = 2.0  # between two labels, above and below
 # would otherwise take the plot's room); a word longer than that keeps its line.
 LABEL_WIDTH_SHARE = {"wide": 0.24, "compact": 0.28}
 LEADER_MIN_SHIFT = 3.0  # a label moved this far from its line's end gets a leader line
+# Series are named at their lines' ends from this many on. Two series differ by a colour
+# pair >= 3:1 as well as dash and marker, and the legend names them; from three on no
+# palette can keep every pair 3:1 apart, so each line carries its own name. The label
+# column costs the plot about 100 px, too much to pay where the legend suffices.
+DIRECT_LABELS_FROM = 3
 
 
 def _breaks(text: str) -> list[str]:
@@ -473,10 +478,10 @@ class DirectLabel:
 def direct_labels(
     chart: LineChart, lang: Lang, classes: list[str], size: ChartSize, room: float
 ) -> list[DirectLabel]:
-    """The labels of a chart's series (none for a chart of one), not yet placed: wrapped
+    """The labels of a chart's series (none below DIRECT_LABELS_FROM), not yet placed: wrapped
     to LABEL_WIDTH_SHARE of the drawing's width, or wider where the stack of wrapped
     labels would be taller than ``room`` (it would then run into the axis below)."""
-    if len(chart.series) < 2:
+    if len(chart.series) < DIRECT_LABELS_FROM:
         return []
     shares = (LABEL_WIDTH_SHARE[size.name], 1.6 * LABEL_WIDTH_SHARE[size.name], 1.0)
     for share in shares:
