@@ -64,7 +64,7 @@ async def main(args: argparse.Namespace) -> None:
         f"(quartiles {q1:.0f}-{q3:.0f}) over {args.rounds} rounds of {args.requests}"
     )
     if profiler is not None:
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.top)
 
 
 if __name__ == "__main__":
@@ -73,4 +73,5 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
     parser.add_argument("--top", type=int, default=25, help="functions --profile prints")
+    parser.add_argument("--sort", default="tottime", help="cProfile order: tottime, cumulative")
     asyncio.run(main(parser.parse_args()))

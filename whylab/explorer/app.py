@@ -747,20 +747,24 @@ def create_app(
             return HTMLResponse(text)
         return await keep_page(request, key, text)
 
-    @app.get("/{lang}/", include_in_schema=False)
-    async def home(request: Request, lang: str, q: str = "", tag: str = "") -> Response:
-        if lang not in LANGS:
-            return not_found("en")
-        return await cards_page(request, "home.html", lang, q, tag)
+    # The pages that are kept whole are plain Starlette routes: FastAPI's parameter
+    # solving would cost a page-cache hit about a fifth of its time
+    # (benchmarks/profile_page_hit.py); they read their few parameters themselves.
 
-    @app.get("/{lang}/cards", include_in_schema=False)
-    async def cards(request: Request, lang: str, q: str = "", tag: str = "") -> Response:
-        if lang not in LANGS:
-            return not_found("en")
-        return await cards_page(request, "_cards.html", lang, q, tag)
+    def cards_route(template: str):
+        """The endpoint of the home page (``home.html``) or its card list (``_cards.html``)."""
 
-    @app.get("/{lang}/topics/{slug}", include_in_schema=False)
-    async def topic_page(request: Request, lang: str, slug: str) -> Response:
+        async def endpoint(request: Request) -> Response:
+            lang, query = request.path_params["lang"], request.query_params
+            if lang not in LANGS:
+                return not_found("en")
+            q, tag = query.get("q", ""), query.get("tag", "")
+            return await cards_page(request, template, lang, q, tag)
+
+        return endpoint
+
+    async def topic_page(request: Request) -> Response:
+        lang, slug = request.path_params["lang"], request.path_params["slug"]
         topic = registry.get(slug)
         if lang not in LANGS:
             return not_found("en")
@@ -776,15 +780,24 @@ def create_app(
                 message = translate("page_param_unknown", lang, name=key[:40])
                 return error_page(lang, 422, message)
             raw.setdefault(name, {})[param] = value
-        views = {
+        placements = topic.placements()
+        # Only the timing blocks name the page's key (by their latest measurement); the
+        # other views are built when the page is not kept.
+        timing_views = {
             p.name: new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
-            for p in topic.placements()
+            for p in placements
+            if topic.experiments[p.name].timing
         }
         page_query = [(k, v) for k, v in request.query_params.items()]
-        key = page_key(lang, topic, views, raw, page_query)
+        key = page_key(lang, topic, timing_views, raw, page_query)
         kept = kept_page(request, key) if key is not None else None
         if kept is not None:
             return kept
+        views = {
+            p.name: timing_views.get(p.name)
+            or new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
+            for p in placements
+        }
         try:
             runs = [
                 fill_view(request, view, topic, raw.get(name, {}), lang)
@@ -804,10 +817,16 @@ def create_app(
             return await keep_page(request, key, text)
         return HTMLResponse(text, status)
 
+    app.add_route("/{lang}/", cards_route("home.html"), methods=["GET"], include_in_schema=False)
+    app.add_route(
+        "/{lang}/cards", cards_route("_cards.html"), methods=["GET"], include_in_schema=False
+    )
+    app.add_route("/{lang}/topics/{slug}", topic_page, methods=["GET"], include_in_schema=False)
+
     def page_key(
         lang: str,
         topic: Topic,
-        views: dict[str, ExperimentView],
+        timing_views: dict[str, ExperimentView],
         raw: dict[str, dict[str, str]],
         page_query: list[tuple[str, str]],
     ):
@@ -817,13 +836,12 @@ def create_app(
         query string, once its ordinary results are cached; its timing blocks show
         the latest measurement, so the key names each one's time. A page with a
         timing run queued or running (its progress changes) is never kept.
+        ``timing_views`` are the page's timing blocks, filled here.
         """
         if pages is None:
             return None
         measured = []
-        for name, view in views.items():
-            if not view.experiment.timing:
-                continue
+        for name, view in timing_views.items():
             if timing_view(view, topic, raw.get(name, {}), lang) != 200:
                 return None
             if view.timing_run is not None:
@@ -941,6 +959,8 @@ def create_app(
             match, _ = route.matches({**request.scope, "method": "GET"})
             if match != Match.NONE and getattr(route, "methods", None):
                 methods |= set(route.methods)
+        # Starlette's own routes list HEAD and FastAPI's do not; named the same way for all.
+        methods.discard("HEAD")
         return ", ".join(sorted(methods))
 
     # ------------------------------------------------------------ errors
