@@ -87,7 +87,8 @@ def start_server(
         "--log-level",
         log_level,
     ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
     log = subprocess.DEVNULL if log_level == "warning" else subprocess.PIPE
     return subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True
