@@ -1,6 +1,7 @@
 """Load test of the explorer: throughput and latency of cached experiments and search.
 
     PYTHONPATH=. python benchmarks/load_explorer.py [--duration 20] [--users 16] [--pages]
+    PYTHONPATH=. python benchmarks/load_explorer.py --matrix [--duration 20] [--server-no-warm]
 
 Starts ``whylab serve`` on a free loopback port with its default limits (the
 per-client CPU-time limit charges only computed runs, so cached reads and pages
@@ -13,6 +14,16 @@ only (home and every topic page, both languages; no timing experiment is run by
 a page view) instead of the mix of cached runs, fragments and search. Load
 generator and server share this machine's cores, so the numbers are a floor for
 a dedicated server.
+
+``--matrix`` measures page views four ways in one invocation -- 16 and 64
+users, each as readers (1-3 s between pages) and closed loop (no pause) --
+and prints one summary table. The results are computed once; then each
+configuration gets a freshly started server on that result cache and locust
+begins once the server has filled its page cache at start-up (it says so in its
+log; servers run at log level info, as by default, access log included) --
+or, with ``--server-no-warm``, as soon as it answers, so the first page views
+render concurrently, as after a restart of a server started cold. About 3
+minutes at 20 s per configuration.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -42,7 +54,21 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_server(port: int, cache_dir: str, workers: int, rate_limit: bool) -> subprocess.Popen:
+# (users, seconds between a reader's pages LOW,HIGH) of --matrix: readers, then closed loop.
+MATRIX = [(16, "1,3"), (16, "0,0.01"), (64, "1,3"), (64, "0,0.01")]
+CLOSED_LOOP = "0,0.01"
+
+
+def start_server(
+    port: int,
+    cache_dir: str,
+    workers: int,
+    rate_limit: bool,
+    warm_at_start: bool = False,
+    log_level: str = "warning",
+) -> subprocess.Popen:
+    """``whylab serve`` on ``port``; with ``warm_at_start`` it fills its page cache at
+    start-up. Below warning level its log goes to a pipe that :func:`read_log` reads."""
     command = [
         sys.executable,
         "-m",
@@ -57,12 +83,37 @@ def start_server(port: int, cache_dir: str, workers: int, rate_limit: bool) -> s
         "--cache-dir",
         cache_dir,
         *([] if rate_limit else ["--burst", "0"]),
-        "--no-warm",
+        *([] if warm_at_start else ["--no-warm"]),
         "--log-level",
-        "warning",
+        log_level,
     ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    log = subprocess.DEVNULL if log_level == "warning" else subprocess.PIPE
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, text=True
+    )
+
+
+def read_log(server: subprocess.Popen, wait: bool, timeout_s: float = 300) -> str:
+    """Drain the server's log in a thread (so the pipe never fills); with ``wait``, wait for
+    its "page cache filled" line and return it."""
+    found: list[str] = []
+    seen = threading.Event()
+
+    def read() -> None:
+        for line in server.stderr:
+            if not found and "page cache filled" in line:
+                found.append(line.strip())
+                seen.set()
+        seen.set()  # the server ended
+
+    threading.Thread(target=read, daemon=True).start()
+    if not wait:
+        return ""
+    if not seen.wait(timeout_s) or not found:
+        raise SystemExit("the explorer did not report a filled page cache")
+    return found[0]
 
 
 def stop_server(server: subprocess.Popen) -> None:
@@ -133,16 +184,30 @@ def run_locust(
         "WARNING",
     ]
     env = {**os.environ, "WHYLAB_LOCUST_THINK_S": think}
-    subprocess.run(
-        command, cwd=ROOT, env=env, check=False, timeout=duration + 60, stdout=subprocess.DEVNULL
+    finished = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env,
+        check=False,
+        timeout=duration + 60,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    if finished.returncode not in (0, 1):  # 1: some requests failed (the table shows them)
+        print(finished.stderr[-2000:], file=sys.stderr)
+        raise SystemExit(f"locust exited with {finished.returncode}")
+
+
+def read_rows(csv_prefix: str) -> list[dict[str, str]]:
+    with open(f"{csv_prefix}_stats.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def report(
     csv_prefix: str, duration: int, users: int, workers: int, rate_limit: bool, load: tuple
 ) -> None:
-    with open(f"{csv_prefix}_stats.csv", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = read_rows(csv_prefix)
     print(
         f"\nexplorer load test: {users} locust users, {duration} s, {workers} experiment workers, "
         f"{os.cpu_count()} cores shared by server and load generator, "
@@ -163,6 +228,66 @@ def report(
         )
 
 
+def pace(think: str) -> str:
+    return "closed loop" if think == CLOSED_LOOP else f"think {think.replace(',', '-')} s"
+
+
+def run_matrix(args: argparse.Namespace, rate_limit: bool) -> None:
+    """Each configuration of MATRIX on a fresh server over one precomputed result cache."""
+    warm_at_start = not args.server_no_warm
+    lines = []
+    warm_line = ""
+    with tempfile.TemporaryDirectory() as scratch:
+        cache_dir = str(Path(scratch) / "cache")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = start_server(port, cache_dir, args.workers, rate_limit)
+        try:
+            wait_until_up(base)
+            warm_pages(base)
+        finally:
+            stop_server(server)
+        for number, (users, think) in enumerate(MATRIX):
+            port = free_port()
+            base = f"http://127.0.0.1:{port}"
+            # Info level, as `whylab serve` runs by default (its access log included).
+            server = start_server(
+                port, cache_dir, args.workers, rate_limit, warm_at_start, log_level="info"
+            )
+            try:
+                wait_until_up(base)
+                warm_line = read_log(server, wait=warm_at_start) or warm_line
+                prefix = str(Path(scratch) / f"locust{number}")
+                load_before = os.getloadavg()[0]
+                run_locust(base, users, args.duration, prefix, "PageReader", think)
+                load_after = os.getloadavg()[0]
+            finally:
+                stop_server(server)
+            for row in read_rows(prefix):
+                lines.append((users, pace(think), row, load_before, load_after))
+    print(
+        f"\nexplorer page views: {args.duration} s per configuration, fresh server each "
+        f"({'page cache filled at start-up' if warm_at_start else 'started with --no-warm'}), "
+        f"{args.workers} experiment workers, {os.cpu_count()} cores shared with locust"
+    )
+    if warm_line:
+        print(f"locust starts once the server says (last run): {warm_line}")
+    print()
+    header = (
+        f"{'users':>5} {'pace':16} {'endpoint':11} {'requests':>8} {'failed':>6} {'req/s':>7} "
+        f"{'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} {'load before-after':>18}"
+    )
+    print(header)
+    print("-" * len(header))
+    for users, label, row, before, after in lines:
+        print(
+            f"{users:5d} {label:16} {row['Name'][:11]:11} {int(row['Request Count']):8d} "
+            f"{int(row['Failure Count']):6d} {float(row['Requests/s']):7.1f} "
+            f"{float(row['50%']):7.0f} {float(row['95%']):7.0f} {float(row['99%']):7.0f} "
+            f"{before:11.1f}-{after:.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=int, default=20, help="seconds of load")
@@ -179,8 +304,21 @@ def main() -> None:
         default="0,0.01",
         help="with --pages: seconds a reader waits between pages, LOW,HIGH (default: none)",
     )
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="page views at 16 and 64 users, readers and closed loop, one table",
+    )
+    parser.add_argument(
+        "--server-no-warm",
+        action="store_true",
+        help="with --matrix: start each server with --no-warm (no page cache fill)",
+    )
     args = parser.parse_args()
     rate_limit = not args.no_rate_limit
+    if args.matrix:
+        run_matrix(args, rate_limit)
+        return
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as scratch:

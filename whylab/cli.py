@@ -140,6 +140,8 @@ def _registry(args: argparse.Namespace):
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
     import uvicorn
 
     from whylab.explorer.app import ExplorerConfig, create_app
@@ -169,6 +171,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if config.redis_url is None or error.name not in ("redis", "rq"):
             raise
         raise UsageError(REDIS_EXTRA) from None
+    # whylab's own log lines (the start-up warm-up's, the cache's faults) beside uvicorn's.
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     # Each connection holds a descriptor; leave room for the cache, pipes and workers too.
     raise_descriptor_limit(config.max_connections + 256)
     url = f"http://{args.host}:{args.port}/"
@@ -644,7 +648,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=256,
         help="open connections before new ones get 503",
     )
-    serve.add_argument("--no-warm", action="store_true", help="do not precompute defaults")
+    serve.add_argument(
+        "--no-warm",
+        action="store_true",
+        help="start cold: do not compute every default result at start-up nor then render "
+        "the home, topic and not-found pages into the page cache (first visits render them)",
+    )
     serve.add_argument("--open", action="store_true", help="open a browser")
     serve.set_defaults(handler=cmd_serve)
 

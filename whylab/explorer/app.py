@@ -64,6 +64,7 @@ from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer, blocking_call
 from whylab.explorer.timing import TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
+from whylab.explorer.warm_up import WarmUp, warm_up
 from whylab.explorer.workers import (
     DEFAULT_QUEUE_WAIT_S,
     DEFAULT_SPAWN_TIMEOUT_S,
@@ -112,7 +113,9 @@ class ExplorerConfig:
     max_query_bytes: int = 4096
     max_query_params: int = 64
     max_search_chars: int = 200
-    warm_cache: bool = False  # run every default in the background at start-up
+    # At start-up, compute every default in the background, then fill the page cache
+    # with every landing page (whylab.explorer.warm_up).
+    warm_cache: bool = False
     # Rendered result blocks kept in memory (deterministic, cached results only);
     # 0 entries turns this off. Off too when the result cache is.
     fragment_cache_entries: int = 256
@@ -191,6 +194,19 @@ def preferred_lang(accept_language: str) -> str:
     return "en"
 
 
+def accepted_encoding(request: Request) -> str:
+    """``gzip`` when the client accepts it (as the gzip middleware decides), else ``identity``."""
+    return "gzip" if "gzip" in request.headers.get("accept-encoding", "") else "identity"
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (or is ``*``); weak tags compare
+    by their opaque part, as RFC 9110 says If-None-Match does."""
+    if if_none_match.strip() == "*":
+        return True
+    return any(tag.strip().removeprefix("W/") == etag for tag in if_none_match.split(","))
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -258,7 +274,9 @@ def create_app(
     async def lifespan(app: FastAPI):
         await pool.start()
         await timing.start()
-        warming = asyncio.create_task(_warm(registry, service)) if config.warm_cache else None
+        warming = None
+        if config.warm_cache:
+            warming = asyncio.create_task(warm_up(app, registry, service, app.state.warm_up))
         try:
             yield
         finally:
@@ -287,6 +305,7 @@ def create_app(
     app.state.fragments = fragments
     app.state.pages = pages
     app.state.timing = timing
+    app.state.warm_up = WarmUp()  # what the start-up work did (config.warm_cache)
     # Pages are 56-120 KB of HTML and compress to about a quarter. Inside the guard,
     # so a HEAD answer gives the compressed length of its GET.
     # Level 1: a 190 KB page packs to 45 KB in about 2.5 ms; level 9 takes 3.5x as long for 36 KB.
@@ -314,7 +333,16 @@ def create_app(
         return html("error.html", context, status, headers)
 
     def not_found(lang: str) -> HTMLResponse:
-        return error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
+        """The not-found page: the same text for every path in one language, so it is kept
+        (as text; the middleware compresses it) in the page cache."""
+        key = ("not-found", lang, whylab.__version__)
+        stored = pages.get(key) if pages is not None else None
+        if isinstance(stored, str):
+            return HTMLResponse(stored, 404)
+        response = error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
+        if pages is not None:
+            pages.put(key, bytes(response.body).decode())
+        return response
 
     async def run_for(
         request: Request, topic: Topic, experiment: Experiment, params: dict[str, Any]
@@ -416,7 +444,9 @@ def create_app(
             return failure.status, failure.retry_after_s
         if key is not None and fragments is not None and view.record.cached:
             context = {"lang": lang, "links": links, "topic": topic, "view": view}
-            view.result_html = Markup(env.get_template("_result.html").render(**context))
+            # Drawing a block's figures can take ~10 ms: off the event loop, like a page.
+            block = await asyncio.to_thread(env.get_template("_result.html").render, **context)
+            view.result_html = Markup(block)
             fragments.put(key, str(view.result_html))
         return 200, None
 
@@ -696,25 +726,47 @@ def create_app(
             return not_found("en")
         return RedirectResponse(f"/{lang}/", status_code=308)
 
-    def cards_context(lang: str, q: str, tag: str) -> dict[str, Any]:
+    tag_keys = {tag.key for tag in registry.tags()}
+
+    async def cards_page(request: Request, template: str, lang: str, q: str, tag: str):
+        """The home page or its card list (``template``), kept whole in the page cache.
+
+        The HTML depends only on the language, the search text as it is searched
+        (spaces collapsed, cut to length) and the tag filter when the tag exists
+        (an unknown tag filters nothing), so those are the key; the topics are
+        loaded once per process.
+        """
         query = " ".join(q.split())[: config.max_search_chars]
+        active_tag = tag if tag in tag_keys else ""
+        key = (template, lang, query, active_tag, whylab.__version__)
+        kept = kept_page(request, key)
+        if kept is not None:
+            return kept
         hits = registry.search_index.search(query, lang, limit=50) if query else None
-        return home_context(registry, lang, links, query=query, tag=tag[:64], hits=hits)
+        context = home_context(registry, lang, links, query=query, tag=active_tag, hits=hits)
+        text = env.get_template(template).render(**context)
+        if pages is None:
+            return HTMLResponse(text)
+        return await keep_page(request, key, text)
 
-    @app.get("/{lang}/", include_in_schema=False)
-    async def home(lang: str, q: str = "", tag: str = "") -> Response:
-        if lang not in LANGS:
-            return not_found("en")
-        return html("home.html", cards_context(lang, q, tag))
+    # The pages that are kept whole are plain Starlette routes: FastAPI's parameter
+    # solving would cost a page-cache hit about a fifth of its time
+    # (benchmarks/profile_page_hit.py); they read their few parameters themselves.
 
-    @app.get("/{lang}/cards", include_in_schema=False)
-    async def cards(lang: str, q: str = "", tag: str = "") -> Response:
-        if lang not in LANGS:
-            return not_found("en")
-        return html("_cards.html", cards_context(lang, q, tag))
+    def cards_route(template: str):
+        """The endpoint of the home page (``home.html``) or its card list (``_cards.html``)."""
 
-    @app.get("/{lang}/topics/{slug}", include_in_schema=False)
-    async def topic_page(request: Request, lang: str, slug: str) -> Response:
+        async def endpoint(request: Request) -> Response:
+            lang, query = request.path_params["lang"], request.query_params
+            if lang not in LANGS:
+                return not_found("en")
+            q, tag = query.get("q", ""), query.get("tag", "")
+            return await cards_page(request, template, lang, q, tag)
+
+        return endpoint
+
+    async def topic_page(request: Request) -> Response:
+        lang, slug = request.path_params["lang"], request.path_params["slug"]
         topic = registry.get(slug)
         if lang not in LANGS:
             return not_found("en")
@@ -730,16 +782,24 @@ def create_app(
                 message = translate("page_param_unknown", lang, name=key[:40])
                 return error_page(lang, 422, message)
             raw.setdefault(name, {})[param] = value
-        views = {
+        placements = topic.placements()
+        # Only the timing blocks name the page's key (by their latest measurement); the
+        # other views are built when the page is not kept.
+        timing_views = {
             p.name: new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
-            for p in topic.placements()
+            for p in placements
+            if topic.experiments[p.name].timing
         }
         page_query = [(k, v) for k, v in request.query_params.items()]
-        key = page_key(lang, topic, views, raw, page_query)
-        encoding = "gzip" if "gzip" in request.headers.get("accept-encoding", "") else "identity"
-        stored = pages.get((key, encoding)) if key is not None and pages is not None else None
-        if isinstance(stored, bytes):
-            return page_response(stored, encoding)
+        key = page_key(lang, topic, timing_views, raw, page_query)
+        kept = kept_page(request, key) if key is not None else None
+        if kept is not None:
+            return kept
+        views = {
+            p.name: timing_views.get(p.name)
+            or new_view(topic.experiments[p.name], p.kind, raw.get(p.name, {}))
+            for p in placements
+        }
         try:
             runs = [
                 fill_view(request, view, topic, raw.get(name, {}), lang)
@@ -756,16 +816,19 @@ def create_app(
         # from memory meanwhile are not held up behind it.
         text = await asyncio.to_thread(env.get_template("topic.html").render, **context)
         if key is not None and pages is not None and status == 200 and all_from_cache(views):
-            bodies = await asyncio.to_thread(page_encodings, text)
-            for name in ENCODINGS:
-                pages.put((key, name), bodies[name])
-            return page_response(bodies[encoding], encoding)
+            return await keep_page(request, key, text)
         return HTMLResponse(text, status)
+
+    app.add_route("/{lang}/", cards_route("home.html"), methods=["GET"], include_in_schema=False)
+    app.add_route(
+        "/{lang}/cards", cards_route("_cards.html"), methods=["GET"], include_in_schema=False
+    )
+    app.add_route("/{lang}/topics/{slug}", topic_page, methods=["GET"], include_in_schema=False)
 
     def page_key(
         lang: str,
         topic: Topic,
-        views: dict[str, ExperimentView],
+        timing_views: dict[str, ExperimentView],
         raw: dict[str, dict[str, str]],
         page_query: list[tuple[str, str]],
     ):
@@ -775,13 +838,12 @@ def create_app(
         query string, once its ordinary results are cached; its timing blocks show
         the latest measurement, so the key names each one's time. A page with a
         timing run queued or running (its progress changes) is never kept.
+        ``timing_views`` are the page's timing blocks, filled here.
         """
         if pages is None:
             return None
         measured = []
-        for name, view in views.items():
-            if not view.experiment.timing:
-                continue
+        for name, view in timing_views.items():
             if timing_view(view, topic, raw.get(name, {}), lang) != 200:
                 return None
             if view.timing_run is not None:
@@ -811,10 +873,41 @@ def create_app(
 
         return all(from_cache(view) for view in views.values())
 
-    def page_response(body: bytes, encoding: str) -> Response:
+    def kept_page(request: Request, key) -> Response | None:
+        """The whole page kept under ``key``, in the encoding this client takes, or None."""
+        if pages is None:
+            return None
+        encoding = accepted_encoding(request)
+        stored = pages.get_with_digest((key, encoding))
+        if stored is None or not isinstance(stored[0], bytes):
+            return None
+        body, digest = stored
+        return page_response(request, body, encoding, digest)
+
+    async def keep_page(request: Request, key, text: str) -> Response:
+        """Keep a rendered page in both encodings (compressed off the event loop) and send it."""
+        bodies = await asyncio.to_thread(page_encodings, text)
+        digests = {name: pages.put((key, name), bodies[name]) for name in ENCODINGS}
+        encoding = accepted_encoding(request)
+        return page_response(request, bodies[encoding], encoding, digests[encoding])
+
+    def page_response(
+        request: Request, body: bytes, encoding: str, digest: bytes | None
+    ) -> Response:
         """A kept page in ``encoding`` (gzip for clients that accept it, as the middleware
-        would choose); the middleware passes an encoded body through as it is."""
-        headers = {"Vary": "Accept-Encoding"}
+        would choose; the middleware passes an encoded body through as it is).
+
+        Its ETag is the SHA-256 the page cache checks the body by; a client that
+        sends it back in ``If-None-Match`` gets 304 and no body. ``no-cache``
+        makes browsers ask each time, since a page changes when a timing
+        measurement arrives.
+        """
+        headers = {"Vary": "Accept-Encoding", "Cache-Control": "no-cache"}
+        if digest is not None:
+            etag = f'"{digest.hex()}"'
+            headers["ETag"] = etag
+            if etag_matches(request.headers.get("if-none-match", ""), etag):
+                return Response(status_code=304, headers=headers)
         if encoding != "identity":
             headers["Content-Encoding"] = encoding
         return Response(body, 200, headers=headers, media_type="text/html")
@@ -868,6 +961,8 @@ def create_app(
             match, _ = route.matches({**request.scope, "method": "GET"})
             if match != Match.NONE and getattr(route, "methods", None):
                 methods |= set(route.methods)
+        # Starlette's own routes list HEAD and FastAPI's do not; named the same way for all.
+        methods.discard("HEAD")
         return ", ".join(sorted(methods))
 
     # ------------------------------------------------------------ errors
@@ -921,15 +1016,3 @@ def _runs_cache_and_budget(config: ExplorerConfig):
     )
     limiter = RateLimiter(config.rate_per_s, config.rate_burst) if limited else None
     return cache, pool, limiter, None
-
-
-async def _warm(registry: TopicRegistry, service: ExperimentService) -> None:
-    """Compute every deterministic default in the background, one at a time."""
-    for topic in registry:
-        for experiment in topic.experiments.values():
-            if experiment.timing:
-                continue
-            try:
-                await service.run(topic, experiment, experiment.defaults(), client="warm-up")
-            except RunFailure:
-                continue  # the page will show the failure when someone asks

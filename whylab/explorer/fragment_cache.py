@@ -10,7 +10,11 @@ whose point is a fresh measurement.
 
 Whole topic pages are kept the same way, as bytes once per encoding (UTF-8 and
 gzip: :func:`page_encodings`), when every block on them came from the cache: a
-page view is then a lookup, with no template rendering and no compression.
+page view is then a lookup, with no template rendering and no compression. The
+home page and its card list (keyed by language, search text and tag) are kept
+so too, and the not-found page as text; the app sends a kept page's digest as
+its ETag. ``whylab serve`` fills this cache at start-up
+(:mod:`whylab.explorer.warm_up`).
 
 The cache is bounded twice: by the number of entries and by their total size in
 characters (bytes for a page), so a few huge diagrams cannot crowd out memory.
@@ -74,6 +78,11 @@ class FragmentCache:
     def get(self, key: Hashable) -> Entry | None:
         """The entry stored under ``key`` (now the most recently used), or None when there is
         none or it fails its check (then it is dropped)."""
+        found = self.get_with_digest(key)
+        return None if found is None else found[0]
+
+    def get_with_digest(self, key: Hashable) -> tuple[Entry, bytes] | None:
+        """Like :meth:`get`, with the entry's SHA-256 digest (a page's ETag is made from it)."""
         with self._lock:
             stored = self._entries.get(key)
             if stored is None:
@@ -88,16 +97,17 @@ class FragmentCache:
                 return None
             self._entries.move_to_end(key)
             self.stats.hits += 1
-            return value
+            return value, digest
 
-    def put(self, key: Hashable, value: Entry) -> None:
-        """Store ``value``, evicting the least recently used entries until both bounds hold.
+    def put(self, key: Hashable, value: Entry) -> bytes | None:
+        """Store ``value``, evicting the least recently used entries until both bounds hold;
+        returns its digest, or None when it was not stored.
 
         An entry larger than an eighth of ``max_chars`` is not stored: it would
         push out many others for one page.
         """
         if len(value) > self.max_chars // 8:
-            return
+            return None
         digest = _digest(key, value)
         with self._lock:
             previous = self._entries.pop(key, None)
@@ -109,6 +119,7 @@ class FragmentCache:
                 _, (evicted, _) = self._entries.popitem(last=False)
                 self._chars -= len(evicted)
                 self.stats.evictions += 1
+        return digest
 
     def __len__(self) -> int:
         return len(self._entries)
