@@ -2,9 +2,9 @@
 width with its tick labels and series labels at 11 px or more; the two series of a
 two-series chart are drawn 3:1 apart in contrast, in the light and the dark theme; any
 two series drawn less than 3:1 apart differ in dash pattern and in marker shape; and
-in a chart of three or more each series' label at its line's end names it in the page's language, inside the
-drawing and clear of the other labels, the ticks, the axis names and the legend (on
-the phone and on a wide screen).
+in a chart of three or more each series' label at its line's end names it in the
+page's language, inside the drawing and clear of the other labels, the ticks, the
+axis names and the legend (on the phone and on a wide screen).
 
 Reuses the server and browser fixtures of conftest.py and test_browser.py's phone
 viewport. The contrast is computed here from the colours the browser actually drew
