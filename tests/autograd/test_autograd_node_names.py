@@ -4,9 +4,8 @@ Each case runs the same expression under whylab and torch 2.13 and compares the
 names of every node reachable from the output's ``grad_fn``, not only the
 top one, so a composite that records other nodes than PyTorch's shows up.
 
-Known differences, not listed below and documented where they arise:
-``outer``, ``stack``, ``split``/``chunk``/``unbind`` and ``1-D @ 2-D`` matmul
-are composites here (derivatives.py, inplace.py); PyTorch's ``name()`` of its
+tests/ops/test_ops.py compares the same over every sample of the OpInfo table
+(``test_recorded_nodes_match_torch``). Known difference: PyTorch's ``name()`` of its
 C++-only nodes is namespaced (``torch::autograd::AccumulateGrad``,
 ``torch::autograd::CopySlices``) where whylab's is the bare class name.
 """
@@ -18,21 +17,9 @@ import pytest
 import torch
 
 import whylab
+from tests.ops.core import node_names
 
 torch.set_num_threads(1)
-
-
-def _node_names(grad_fn) -> list[str]:
-    """Class names of every node reachable from ``grad_fn``, sorted."""
-    names, seen, stack = [], set(), [grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return sorted(names)
 
 
 def _setitem_slice(m, a, b, v):
@@ -151,7 +138,7 @@ def test_recorded_nodes_have_torchs_names(name):
     for module in (whylab, torch):
         leaves = [module.tensor(array, requires_grad=True) for array in data]
         out = CASES[name](module, *leaves)
-        graphs[module.__name__] = _node_names(out.grad_fn)
+        graphs[module.__name__] = node_names(out.grad_fn)
         tops[module.__name__] = out.grad_fn.name().removeprefix("torch::autograd::")
     assert graphs["whylab"] == graphs["torch"]
     assert tops["whylab"] == tops["torch"]
@@ -161,4 +148,4 @@ def test_node_name_comparison_sees_a_wrong_name():
     """Negative control: the comparison above tells two different graphs apart."""
     a = whylab.ones(3, requires_grad=True)
     t = torch.ones(3, requires_grad=True)
-    assert _node_names((a * 2).grad_fn) != _node_names((t + 2).grad_fn)
+    assert node_names((a * 2).grad_fn) != node_names((t + 2).grad_fn)

@@ -83,8 +83,9 @@ class DType:
 class Sample:
     """One call: ``op(input, *args, **kwargs)``; ``Arr``/``DType`` anywhere are converted.
 
-    ``xfail`` maps a test kind (``forward``, ``meta``, ``grad``, ``gradgrad``,
-    ``inplace``, ``method``) to the reason the sample is a known, strict failure there.
+    ``xfail`` maps a test kind (``forward``, ``strides``, ``meta``, ``grad``,
+    ``gradgrad``, ``nodes``, ``inplace``, ``method``) to the reason the sample is a
+    known, strict failure there.
     """
 
     input: Any
@@ -235,6 +236,20 @@ def sample_arrs(sample: Sample) -> list:
 
 
 # ------------------------------------------------------------------------ comparing
+
+
+def node_names(grad_fn) -> list[str]:
+    """Class names of every node reachable from ``grad_fn`` (None: no node), sorted."""
+    names, seen, stack = [], set(), [grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return sorted(names)
+
 
 
 def tolerances(dtype, info: OpInfo) -> tuple[float, float]:

@@ -26,8 +26,10 @@ def both(name, module=None):
 
 
 def aten(name, overload="default"):
-    """(whylab.ops.NAME, torch.ops.aten.NAME.overload): operators without a public binding."""
-    return getattr(whylab.ops, name), getattr(getattr(torch.ops.aten, name), overload)
+    """(whylab.ops.NAME, torch.ops.aten.NAME.overload): operators without a public binding
+    (whylab's overload of that name where it has one, ``mul.Scalar``)."""
+    ours = getattr(whylab.ops, f"{name}.{overload}", None) or getattr(whylab.ops, name)
+    return ours, getattr(getattr(torch.ops.aten, name), overload)
 
 
 def method(name):
@@ -137,6 +139,29 @@ def _pow_samples(m: Maker):
     return out
 
 
+def _scalar_samples(alpha=False, nonzero=False):
+    """op(tensor, number): each layout, a 0-d and an empty tensor, an int and a float
+    number (a float with an integer tensor gives a float result)."""
+
+    def samples(m: Maker):
+        number = -1.5 if m.dtype == "float64" else -3
+        out = [
+            Sample(m((3, 4)), (number,)),
+            Sample(m((3, 4), "T"), (2,)),
+            Sample(m((3, 5), "step"), (0.5,)),
+            Sample(m((3, 4), "expand"), (number,)),
+            Sample(m(()), (number,)),
+            Sample(m((0, 3)), (number,)),
+        ]
+        if alpha:
+            out.append(Sample(m((3, 4)), (number, 2), name="alpha"))
+        if nonzero:
+            out.append(Sample(m((3, 4)), (0,), name="by-zero"))
+        return out
+
+    return samples
+
+
 def _where_samples(m: Maker):
     cond = Maker(m.rng, "bool")
     return [
@@ -186,6 +211,10 @@ BINARY_OPS = [
         ),
         covers=("pow.Scalar",),
     ),
+    # the Scalar overloads torch's C++ composites call (whylab's cross_entropy too)
+    entry("add.Scalar", aten("add", "Scalar"), _scalar_samples(alpha=True), dtypes=INTS),
+    entry("mul.Scalar", aten("mul", "Scalar"), _scalar_samples(), dtypes=INTS),
+    entry("div.Scalar", aten("div", "Scalar"), _scalar_samples(nonzero=True), dtypes=INTS),
     entry("maximum", both("maximum"), binary(scalar=False), dtypes=ALL, method="maximum"),
     entry("minimum", both("minimum"), binary(scalar=False), dtypes=ALL, method="minimum"),
     entry("where", both("where"), _where_samples, dtypes=ALL),
@@ -484,7 +513,8 @@ SHAPE_OPS = [
                method="narrow"),
     view_entry("permute", both("permute"), shaped(call((2, 0, 1)), call((0, 2, 1))),
                method="permute", dtypes=ALL),
-    view_entry("reshape", both("reshape"), _reshape_samples, method="reshape"),
+    view_entry("reshape", both("reshape"), _reshape_samples, method="reshape",
+               covers=("_reshape_alias",)),
     view_entry("select", both("select"), shaped(call(0, 1), call(-1, 2), call(1, -1)),
                method="select"),
     view_entry("slice", aten("slice", "Tensor"), _slice_samples),
@@ -500,6 +530,21 @@ SHAPE_OPS = [
     view_entry("unsqueeze", both("unsqueeze"), shaped(call(0), call(-1), call(2)),
                method="unsqueeze"),
     view_entry("view", method("view"), _view_samples, dtypes=ALL),
+    view_entry(
+        "_reshape_alias",
+        aten("_reshape_alias"),
+        lambda m: [
+            Sample(m((3, 4), "T"), ((3, 2, 2), (1, 6, 3))),
+            Sample(m((2, 3, 4), "step"), ((6, 4), (8, 2))),
+        ],
+    ),
+    entry(
+        "squeeze_",
+        aten("squeeze_", "dim"),
+        # only matmul calls it, on a fresh mm result: a view is refused (see views.squeeze_)
+        shaped(call(1), call(-1), call(0), shape=(3, 1, 4), layouts=("contiguous",)),
+        mutates=True,
+    ),
     view_entry("_unsafe_view", aten("_unsafe_view"), shaped(call((4, 6)), call((-1,)),
                                                             layouts=("contiguous",))),
     entry("_to_copy", method("to"), _to_samples),
@@ -740,7 +785,7 @@ LINALG = [
             ((4,), (4,)),
         ),
         method="matmul",
-        covers=("mm", "mv", "dot", "bmm"),
+        covers=("mm", "mv", "dot", "bmm", "squeeze_"),
     ),
     entry("addmm", both("addmm"), _addmm_samples, method="addmm"),
     entry("linear", both("linear", "F"), _linear_samples, covers=("addmm", "mm")),
@@ -761,12 +806,6 @@ def _targets(m: Maker, shape, classes, ignore=None):
     return make_arr(target)
 
 
-NLL_WEIGHT_GRAD = (
-    "whylab accepts a class weight that requires grad in nll_loss; torch refuses it "
-    "(nll_loss_forward is not differentiable with respect to argument 'weight')"
-)
-
-
 def _weight(m: Maker, classes, grad=False):
     return make_arr(m.values((classes,), "positive"), grad=grad)
 
@@ -778,9 +817,9 @@ def _nll_samples(m: Maker):
                {"weight": _weight(m, 3), "reduction": "sum"}),
         Sample(_log_probs(m, (5, 3)), (_targets(m, (5,), 3, ignore=1),),
                {"ignore_index": 1, "weight": _weight(m, 3)}),
+        # torch refuses a class weight that requires grad (an error in the forward call)
         Sample(_log_probs(m, (4, 3)), (_targets(m, (4,), 3),), {"weight": _weight(m, 3, True)},
-               name="weight-requires-grad",
-               xfail={"grad": NLL_WEIGHT_GRAD, "gradgrad": NLL_WEIGHT_GRAD}),
+               name="weight-requires-grad"),
         Sample(_log_probs(m, (3,)), (make_arr(np.array(2)),), name="unbatched"),
         Sample(_log_probs(m, (2, 3, 2, 2)), (_targets(m, (2, 2, 2), 3),), {"reduction": "none"},
                name="image"),
@@ -799,10 +838,11 @@ def _cross_entropy_samples(m: Maker):
         Sample(m((2, 3, 2, 2)), (_targets(m, (2, 2, 2), 3),), {"reduction": "none"},
                name="image"),
         Sample(m((5, 3)), (_targets(m, (5,), 3, ignore=0),),
-               {"ignore_index": 0, "label_smoothing": 0.1, "weight": _weight(m, 3)},
-               xfail={"meta": "cross_entropy with label_smoothing, weight and mean reduction "
-                              "uses masked_select (data-dependent), so it fails on Meta; "
-                              "torch's does not"}),
+               {"ignore_index": 0, "label_smoothing": 0.1, "weight": _weight(m, 3)}),
+        Sample(m((5, 3)), (_targets(m, (5,), 3, ignore=2),),
+               {"ignore_index": 2, "label_smoothing": 0.3, "reduction": "sum"}),
+        Sample(m((4, 3)), (make_arr(probs),), {"label_smoothing": 0.2, "weight": _weight(m, 3)},
+               name="smoothed-probabilities"),
     ]
 
 
@@ -818,7 +858,7 @@ LOSSES = [
         "cross_entropy_loss",
         both("cross_entropy", "F"),
         _cross_entropy_samples,
-        covers=("log_softmax", "nll_loss_nd"),
+        covers=("log_softmax", "nll_loss_nd", "mul.Scalar", "div.Scalar", "add.Scalar"),
         backward_ops=("_log_softmax_backward_data", "nll_loss_backward"),
     ),
 ]

@@ -29,6 +29,7 @@ from .core import (
     assert_tensor_equal,
     call_both,
     method_caller,
+    node_names,
     run_both,
     sample_arrs,
     tensors_of,
@@ -229,6 +230,20 @@ def test_gradients_match_torch(info: OpInfo, sample: Sample):
         return
     shapes = [tuple(leaf.shape) for leaf in t_args.leaves]
     _assert_grads_equal(w_grads, t_grads, shapes, info, "gradient of input")
+
+
+@pytest.mark.parametrize(
+    ("info", "sample"), params("nodes", lambda info: info.supports_autograd, float_only=True)
+)
+def test_recorded_nodes_match_torch(info: OpInfo, sample: Sample):
+    """Every node reachable from each output's ``grad_fn`` has torch's name: a composite
+    records the operators torch's composite calls, an operator torch's node."""
+    run = _differentiated(info, sample)
+    if run is None:
+        return
+    w_outs, t_outs, _, _ = run
+    for index, (w, t) in enumerate(zip(w_outs, t_outs, strict=True)):
+        assert node_names(w.grad_fn) == node_names(t.grad_fn), f"output {index}"
 
 
 def _second_order(lib, outs, leaves, seeds, directions):

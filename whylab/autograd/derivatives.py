@@ -24,13 +24,10 @@ Deviations from PyTorch (documented here and in the formulas):
 
 * ``div`` with a ``rounding_mode`` and the rounding ops (``floor``...) have
   zero gradients, as in PyTorch; ``sign`` too.
-* ``outer`` is a single operator here (node ``OuterBackward0``); PyTorch
-  records the ops it decomposes into.
-* composite operators (``matmul``, ``reshape``, ``narrow``, ``split``,
-  ``stack``...) have no entry: the operators they call record themselves.
-  So ``split`` gives one ``SliceBackward0`` per piece where PyTorch has one
-  ``SplitBackward0``, and ``stack`` gives ``CatBackward0`` (PyTorch:
-  ``StackBackward0``).
+* composite operators (``matmul``, ``reshape``, ``narrow``, ``outer``,
+  ``chunk``...) have no entry: the operators they call record themselves, and
+  they call the ones PyTorch's CompositeImplicitAutograd kernels call, so the
+  recorded nodes are PyTorch's.
 * views that pick scattered elements (``diagonal``, ``unfold``, ``as_strided``,
   strided slices, indexing) share one backward: move each gradient element to
   the source element it came from, found by applying the same op to the
@@ -47,7 +44,7 @@ from whylab._tensor.tensor import Tensor
 from whylab.autograd._broadcast import sum_to_size
 from whylab.autograd._ops import ops, zeros_like
 from whylab.autograd._strided import source_element_index
-from whylab.autograd.spec import Derivative
+from whylab.autograd.spec import REFUSES_GRAD, Derivative
 
 # ----------------------------------------------------------------------------------
 # Helpers the formulas share (all built from differentiable ops)
@@ -166,6 +163,13 @@ def select_backward(grad, self_shape, dim, index):
     dim = dim % len(self_shape)
     index = index % self_shape[dim]
     return _pad_along(grad.unsqueeze(dim), dim, index, self_shape[dim] - index - 1)
+
+
+def squeeze_overload(dim) -> int:
+    """Which of torch's squeeze overloads a call is: 0 all dims, 1 one dim, 2 a list."""
+    if dim is None:
+        return 0
+    return 1 if isinstance(dim, int) else 2
 
 
 def indexed_mask(shape, indices):
@@ -393,8 +397,11 @@ DERIVATIVES = [
         self=lambda grad: grad,
         other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
     ),
+    Derivative("add.Scalar", "AddBackward1", self=lambda grad: grad),
+    Derivative("mul.Scalar", "MulBackward1", self=lambda grad, other: grad * other),
+    Derivative("div.Scalar", "DivBackward1", self=lambda grad, other: grad / other),
     Derivative(
-        "rsub", "RsubBackward1",
+        "rsub", lambda other: "RsubBackward0" if _is_tensor(other) else "RsubBackward1",
         self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
         other=lambda grad: grad,
     ),
@@ -574,14 +581,9 @@ DERIVATIVES = [
         self=lambda grad, tensor: grad * tensor,
         tensor=lambda grad, self: grad * self,
     ),
-    Derivative(
-        "outer", "OuterBackward0",
-        self=lambda grad, vec2: grad.mv(vec2),
-        vec2=lambda grad, self: grad.t().mv(self),
-    ),
     # -- losses ----------------------------------------------------------------------
-    # Only the log-probabilities are differentiable (targets are class indices; torch
-    # does not differentiate the class weights either).
+    # Only the log-probabilities are differentiable (targets are class indices); a class
+    # weight that requires grad is an error, as in torch.
     Derivative(
         "nll_loss_forward", "NllLossBackward0",
         self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
@@ -589,6 +591,7 @@ DERIVATIVES = [
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
+        weight=REFUSES_GRAD,
     ),
     Derivative(
         "nll_loss2d_forward", "NllLoss2DBackward0",
@@ -597,6 +600,7 @@ DERIVATIVES = [
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
+        weight=REFUSES_GRAD,
     ),
     # The backward is linear in grad_output: its derivative there is the loss itself.
     Derivative(
@@ -615,6 +619,7 @@ DERIVATIVES = [
     ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),
+    Derivative("stack", "StackBackward0", tensors=lambda grad, dim: ops.unbind(grad, dim)),
     Derivative(
         "gather", "GatherBackward0",
         self=lambda grad, self_shape, dim, index: ops.zeros(
@@ -661,6 +666,10 @@ DERIVATIVES = [
     # -- views -----------------------------------------------------------------------
     Derivative("view", "ViewBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)),
     Derivative(
+        "_reshape_alias", "ReshapeAliasBackward0",
+        self=lambda grad, self_shape: grad.reshape(self_shape),
+    ),
+    Derivative(
         "_unsafe_view", "UnsafeViewBackward0",
         self=lambda grad, self_shape: grad.reshape(self_shape),
     ),
@@ -678,13 +687,27 @@ DERIVATIVES = [
     ),
     Derivative(
         "squeeze",
-        lambda dim: "SqueezeBackward0" if dim is None else "SqueezeBackward1",
+        lambda dim: f"SqueezeBackward{squeeze_overload(dim)}",
+        self=lambda grad, self_shape: grad.reshape(self_shape),
+    ),
+    Derivative(
+        "squeeze_",
+        lambda dim: f"SqueezeBackward{3 + squeeze_overload(dim)}",
         self=lambda grad, self_shape: grad.reshape(self_shape),
     ),
     Derivative(
         "unsqueeze", "UnsqueezeBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)
     ),
     Derivative("slice", "SliceBackward0", self=slice_backward),
+    # One node for all pieces, as in torch (split.Tensor and split_with_sizes)
+    Derivative(
+        "split",
+        lambda split_size: (
+            "SplitBackward0" if isinstance(split_size, int) else "SplitWithSizesBackward0"
+        ),
+        self=lambda grads, dim: ops.cat(list(grads), dim),
+    ),
+    Derivative("unbind", "UnbindBackward0", self=lambda grads, dim: ops.stack(list(grads), dim)),
     Derivative("select", "SelectBackward0", self=select_backward),
     Derivative(
         "diagonal", "DiagonalBackward0",
@@ -756,8 +779,8 @@ DERIVATIVES = [
         self=lambda grad: zeros_like(grad),
         src=lambda grad: grad,
     ),
-    Derivative(
-        "fill", "FillBackward0",
+    Derivative(  # fill_.Scalar and fill_.Tensor
+        "fill", lambda value: "FillBackward3" if _is_tensor(value) else "FillBackward2",
         self=lambda grad: zeros_like(grad),
         value=lambda grad: grad.sum(),
     ),

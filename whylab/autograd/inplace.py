@@ -20,9 +20,6 @@ returns several views.
 
 Deviations from PyTorch:
 
-* ``split``, ``chunk`` and ``unbind`` are composites here (one ``narrow`` or
-  ``select`` per piece), so their outputs are ordinary views and writing one in
-  place works instead of raising PyTorch's multiple-views error.
 * A view made under ``no_grad`` of a tensor that requires grad, then written
   in place with grad mode on, raises in PyTorch; here the write is recorded
   like any other write through a view (gradients flow to the base).

@@ -71,6 +71,24 @@ NATIVE_FUNCTIONS = [
         method=("sub", "subtract", "__sub__"),
         out=True,
     ),
+    # The Scalar overloads have no public binding (Python's ``x * 2`` is mul with a wrapped
+    # number, as in torch): torch's C++ composites call them, and so do whylab's
+    # (cross_entropy's label smoothing), so that they record torch's MulBackward1...
+    F(
+        "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        cpu=cpu_elementwise.add,
+        meta=meta_elementwise.add_sub("add"),
+    ),
+    F(
+        "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+        cpu=cpu_elementwise.mul,
+        meta=meta_elementwise.binary("mul"),
+    ),
+    F(
+        "div.Scalar(Tensor self, Scalar other) -> Tensor",
+        cpu=cpu_elementwise.div,
+        meta=meta_elementwise.div,
+    ),
     F(
         "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         cpu=cpu_elementwise.rsub,
@@ -432,7 +450,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
-        composite=elementwise.masked_fill_composite,
+        cpu=cpu_indexing.masked_fill,
+        meta=meta_indexing.masked_fill,
         function=("masked_fill",),
         method=("masked_fill",),
     ),
@@ -656,8 +675,7 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "outer(Tensor self, Tensor vec2) -> Tensor",
-        cpu=cpu_linalg.outer,
-        meta=meta_linalg.outer,
+        composite=linalg.outer_composite,
         function=("outer", "ger"),
         method=("outer", "ger"),
         out=True,
@@ -738,6 +756,13 @@ NATIVE_FUNCTIONS = [
         method=("squeeze",),
         python={"Tensor.squeeze_": shape.in_place_view("squeeze_")},
     ),
+    # No public binding (Tensor.squeeze_ above refuses tensors that require grad): matmul
+    # of a vector and a matrix squeezes its mm result in place, as torch's does.
+    F(
+        "squeeze_(Tensor(a!) self, int[]? dim=None) -> Tensor(a!)",
+        cpu=views.squeeze_,
+        meta=views.squeeze_,
+    ),
     F(
         "select(Tensor(a) self, int dim, int index) -> Tensor(a)",
         cpu=views.select,
@@ -787,6 +812,11 @@ NATIVE_FUNCTIONS = [
         python={"Tensor.detach_": shape.detach_},
     ),
     F(
+        "_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)",
+        cpu=views.reshape_alias,
+        meta=views.reshape_alias,
+    ),
+    F(
         "_unsafe_view(Tensor self, int[] size) -> Tensor",
         cpu=shape.unsafe_view_kernel,
         meta=shape.unsafe_view_kernel,
@@ -806,7 +836,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "split(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]",
-        composite=shape.split_composite,
+        cpu=views.split,
+        meta=views.split,
         function=("split",),
         method=("split",),
         rename={"self": "tensor", "split_size": "split_size_or_sections"},
@@ -819,7 +850,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]",
-        composite=shape.unbind_composite,
+        cpu=views.unbind,
+        meta=views.unbind,
         function=("unbind",),
         method=("unbind",),
     ),
@@ -972,7 +1004,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "stack(Tensor[] tensors, int dim=0) -> Tensor",
-        composite=indexing.stack_composite,
+        cpu=cpu_indexing.stack,
+        meta=meta_indexing.stack,
         function=("stack",),
         out=True,
     ),

@@ -14,9 +14,10 @@ from whylab._tensor.geometry import (
     wrap_dim,
 )
 from whylab._tensor.tensor import Tensor
+from whylab.kernels import views
 from whylab.kernels.cpu.common import empty_strided
 from whylab.kernels.cpu.common import wrap_contiguous as wrap
-from whylab.kernels.cpu.inplace import check_no_internal_overlap
+from whylab.kernels.cpu.inplace import check_no_internal_overlap, masked_fill_
 
 
 def check_index_dtypes(indices) -> None:
@@ -179,6 +180,45 @@ def cat(tensors, dim=0):
         return wrap(np.empty((0,), dtype=dtype.numpy), dtype)
     arrays = [t._array for t in kept]
     return wrap(np.concatenate(arrays, axis=d, dtype=dtype.numpy, casting="unsafe"), dtype)
+
+
+def stack_pieces(tensors, dim):
+    """``stack``'s checks, and its inputs each viewed with a new size-1 dimension at
+    ``dim``, ready for ``cat`` (shared with meta)."""
+    if len(tensors) == 0:
+        raise ValueError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    for entry, t in enumerate(tensors):
+        if t._sizes != first._sizes:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first._sizes)} at "
+                f"entry 0 and {list(t._sizes)} at entry {entry}"
+            )
+    d = wrap_dim(dim, first.ndim + 1, "stack")
+    return [views.unsqueeze(t, d) for t in tensors], d
+
+
+def stack(tensors, dim=0):
+    pieces, d = stack_pieces(tensors, dim)
+    return cat(pieces, d)
+
+
+def masked_fill_shape(self, mask):
+    """The shape of ``masked_fill``'s result: ``self`` broadcast with ``mask`` (shared with
+    meta)."""
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    return broadcast_all([self._sizes, mask._sizes], "masked_fill")
+
+
+def masked_fill(self, mask, value):
+    """A row-major copy of ``self`` (broadcast with ``mask``), then ``masked_fill_``, as in
+    torch (one node, ``MaskedFillBackward0``)."""
+    shape = masked_fill_shape(self, mask)
+    out = wrap(np.array(np.broadcast_to(self._array, shape), order="C"), self.dtype)
+    return masked_fill_(out, mask, value)
 
 
 def check_gather(op: str, self, dim, index) -> int:
