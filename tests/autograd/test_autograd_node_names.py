@@ -127,6 +127,29 @@ CASES = {
     "inplace_chain": _inplace_chain,
     "fill_view": _view_write,
     "copy_": lambda m, a, b, v: (a * 1).copy_(v),
+    # composites that once recorded other nodes than torch's
+    "outer": lambda m, a, b, v: m.outer(v, a[0]),
+    "stack": lambda m, a, b, v: m.stack([a, b[:3]], 1),
+    "split": lambda m, a, b, v: a.split(3, 1)[1],
+    "split_sizes": lambda m, a, b, v: a.split([1, 3], 1)[0],
+    "chunk": lambda m, a, b, v: a.chunk(2, 1)[1],
+    "unbind": lambda m, a, b, v: a.unbind(1)[2],
+    "matmul_vector_matrix": lambda m, a, b, v: v @ b,
+    "masked_fill": lambda m, a, b, v: a.masked_fill(a > 0, 0.5),
+    "squeeze_dims": lambda m, a, b, v: a.unsqueeze(0).squeeze((0,)),
+    "rsub_tensor": lambda m, a, b, v: m.rsub(a, v),
+    "reshape_alias": lambda m, a, b, v: a.t().reshape(2, 2, 3),
+    "broadcast_tensors": lambda m, a, b, v: sum(t.sum() for t in m.broadcast_tensors(a, v)),
+    "gelu": lambda m, a, b, v: m.nn.functional.gelu(a),
+    "gelu_tanh": lambda m, a, b, v: m.nn.functional.gelu(a, approximate="tanh"),
+    "mse_loss": lambda m, a, b, v: m.nn.functional.mse_loss(a, b[:3]),
+    "layer_norm": lambda m, a, b, v: m.nn.functional.layer_norm(a, (4,), v, b[0]),
+    "label_smoothing": lambda m, a, b, v: m.nn.functional.cross_entropy(
+        a, m.tensor([0, 2, 1]), label_smoothing=0.1
+    ),
+    "nll_loss_3d": lambda m, a, b, v: m.nn.functional.nll_loss(
+        a.reshape(1, 3, 4)[..., ::2], m.tensor([[0, 2]])
+    ),
 }
 
 

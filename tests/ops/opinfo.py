@@ -846,6 +846,44 @@ def _cross_entropy_samples(m: Maker):
     ]
 
 
+def _gelu_samples(m: Maker):
+    out = unary()(m)
+    out.append(Sample(m((3, 4), "T"), (), {"approximate": "tanh"}, name="tanh"))
+    out.append(Sample(m((5,), "step"), (), {"approximate": "tanh"}, name="tanh-step"))
+    out.append(Sample(m((2,)), (), {"approximate": "cubic"}, name="bad-approximation"))
+    return out
+
+
+def _mse_samples(m: Maker):
+    return [
+        Sample(m((3, 4)), (m((3, 4)),)),
+        Sample(m((3, 4), "T"), (m((3, 4), "step"),), {"reduction": "sum"}),
+        Sample(m((2, 3), "step"), (m((2, 3), "T"),), {"reduction": "none"}),
+        Sample(m(()), (m(()),)),
+        Sample(m((0, 3)), (m((0, 3)),), {"reduction": "sum"}),
+    ]
+
+
+def _layer_norm_samples(m: Maker):
+    return [
+        Sample(m((3, 4)), ((4,), m((4,)), m((4,)))),
+        Sample(m((2, 3, 4), "T"), ((3, 4),), {"eps": 1e-3}),
+        Sample(m((2, 5), "step"), ((5,),), {"weight": m((5,), "step")}),
+        Sample(m((3, 4)), ((4,),), {"bias": m((4,), "expand")}, name="bias-only",
+               xfail={"gradgrad": "torch 2.13's double backward of layer_norm with a bias "
+                                  "but no weight raises (an undefined weight reaches a mul); "
+                                  "whylab computes it"}),
+        Sample(m((3, 4)), ((3,),), name="shape-mismatch"),
+    ]
+
+
+NN_OPS = [
+    entry("gelu", both("gelu", "F"), _gelu_samples, backward_ops=("gelu_backward",)),
+    entry("mse_loss", both("mse_loss", "F"), _mse_samples, backward_ops=("mse_loss_backward",)),
+    entry("layer_norm", both("layer_norm", "F"), _layer_norm_samples,
+          covers=("native_layer_norm",)),
+]
+
 LOSSES = [
     entry(
         "nll_loss",
@@ -947,6 +985,7 @@ OP_DB: list[OpInfo] = (
     + SHAPE_OPS
     + INDEXING
     + LINALG
+    + NN_OPS
     + LOSSES
     + ORDERING
     + FACTORIES

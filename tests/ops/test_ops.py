@@ -47,7 +47,11 @@ def _describe(sample: Sample) -> str:
     for arr in sample_arrs(sample)[:3]:
         shape = "x".join(map(str, arr.shape)) or "0d"
         parts.append(shape if arr.layout == "contiguous" else f"{shape}{arr.layout}")
-    parts += [f"{key}={value}" for key, value in sample.kwargs.items() if key != "weight"]
+    parts += [
+        f"{key}={value}"
+        for key, value in sample.kwargs.items()
+        if key != "weight" and not sample_arrs(Sample(value))
+    ]
     if sample.name:
         parts.append(sample.name)
     return "-".join(parts) or "call"

@@ -165,6 +165,50 @@ def select_backward(grad, self_shape, dim, index):
     return _pad_along(grad.unsqueeze(dim), dim, index, self_shape[dim] - index - 1)
 
 
+GELU_TANH_SCALE = math.sqrt(2.0 / math.pi)
+GELU_TANH_CUBIC = 0.044715
+
+
+def gelu_second_derivative(x, approximate):
+    """``gelu''(x)``: ``φ(x) (2 - x²)``, or for the tanh form with ``u = k (x + c x³)``,
+    ``t = tanh u``: ``(1 - t²) (u' - x t u'² + 3 k c x²)``."""
+    if approximate == "tanh":
+        k, c = GELU_TANH_SCALE, GELU_TANH_CUBIC
+        t = ((x + c * x * x * x) * k).tanh()
+        slope = (1 + 3 * c * x * x) * k
+        return (1 - t * t) * (slope - x * t * slope * slope + 3 * k * c * x * x)
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+def mse_scale(reduction, count) -> float:
+    """The factor of ``mse_loss_backward``: 2, or 2/N for the mean of N elements."""
+    return 2.0 / count if reduction == 1 and count else 2.0
+
+
+def _layer_norm_parts(input, normalized_shape, eps):
+    """(normalized dims, normalized input, 1/std), recomputed from ``input`` with
+    differentiable ops so that second derivatives flow through the statistics."""
+    dims = tuple(range(-len(normalized_shape), 0))
+    centered = input - input.mean(dims, keepdim=True)
+    rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    return dims, centered * rstd, rstd
+
+
+def layer_norm_input_backward(grad, input, normalized_shape, weight, eps):
+    """``rstd (g - mean(g) - x̂ mean(g x̂))`` with ``g = grad * weight``, over the
+    normalized dims."""
+    dims, normalized, rstd = _layer_norm_parts(input, normalized_shape, eps)
+    g = grad if weight is None else grad * weight
+    mean_g = g.mean(dims, keepdim=True)
+    mean_gx = (g * normalized).mean(dims, keepdim=True)
+    return rstd * (g - mean_g - normalized * mean_gx)
+
+
+def layer_norm_weight_backward(grad, input, normalized_shape, eps):
+    """``grad * x̂`` (the engine sums it over the batch dimensions)."""
+    return grad * _layer_norm_parts(input, normalized_shape, eps)[1]
+
+
 def squeeze_overload(dim) -> int:
     """Which of torch's squeeze overloads a call is: 0 all dims, 1 one dim, 2 a list."""
     if dim is None:
@@ -616,6 +660,48 @@ DERIVATIVES = [
             grad, target, weight, reduction, ignore_index
         ),
         self=lambda grad: zeros_like(grad),
+    ),
+    # -- neural-network operators ------------------------------------------------------
+    Derivative(
+        "gelu", "GeluBackward0",
+        self=lambda grad, self, approximate: ops.gelu_backward(grad, self, approximate),
+    ),
+    Derivative(
+        "gelu_backward", "GeluBackwardBackward0",
+        grad_output=lambda grad, self, approximate: ops.gelu_backward(grad, self, approximate),
+        self=lambda grad, grad_output, self, approximate: (
+            grad * grad_output * gelu_second_derivative(self, approximate)
+        ),
+    ),
+    Derivative(
+        "mse_loss", "MseLossBackward0",
+        self=lambda grad, self, target, reduction: ops.mse_loss_backward(
+            grad, self, target, reduction
+        ),
+        target=lambda grad, self, target, reduction: ops.mse_loss_backward(
+            grad, target, self, reduction
+        ),
+    ),
+    Derivative(
+        "mse_loss_backward", "MseLossBackwardBackward0",
+        grad_output=lambda grad, self, target, reduction: (
+            grad * (self - target) * mse_scale(reduction, grad.numel())
+        ),
+        self=lambda grad, grad_output, reduction: grad * grad_output * mse_scale(
+            reduction, grad.numel()
+        ),
+        target=lambda grad, grad_output, reduction: grad * grad_output * -mse_scale(
+            reduction, grad.numel()
+        ),
+    ),
+    # Only the output's gradient counts, as in torch (mean and 1/std are for backward).
+    # Deviation: torch's formula is one native_layer_norm_backward operator (and its
+    # double backward NativeLayerNormBackwardBackward0); here it is composed of ops.
+    Derivative(
+        "native_layer_norm", "NativeLayerNormBackward0",
+        input=layer_norm_input_backward,
+        weight=layer_norm_weight_backward,
+        bias=lambda grad: grad,
     ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),

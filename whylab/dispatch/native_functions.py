@@ -25,6 +25,7 @@ from whylab.dispatch.native import (
     legacy,
     linalg,
     loss,
+    nn,
     ordering,
     reduction,
     sampling,
@@ -40,6 +41,7 @@ from whylab.kernels.cpu import indexing as cpu_indexing
 from whylab.kernels.cpu import inplace as cpu_inplace
 from whylab.kernels.cpu import linalg as cpu_linalg
 from whylab.kernels.cpu import loss as cpu_loss
+from whylab.kernels.cpu import nn as cpu_nn
 from whylab.kernels.cpu import ordering as cpu_ordering
 from whylab.kernels.cpu import reduction as cpu_reduction
 from whylab.kernels.meta import backward_ops as meta_backward
@@ -48,6 +50,7 @@ from whylab.kernels.meta import factory as meta_factory
 from whylab.kernels.meta import indexing as meta_indexing
 from whylab.kernels.meta import linalg as meta_linalg
 from whylab.kernels.meta import loss as meta_loss
+from whylab.kernels.meta import nn as meta_nn
 from whylab.kernels.meta import ordering as meta_ordering
 from whylab.kernels.meta import reduction as meta_reduction
 
@@ -1168,7 +1171,41 @@ NATIVE_FUNCTIONS = [
         " int ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         composite=loss.cross_entropy_composite,
     ),
+    # -- neural-network operators (nn.functional calls them, as torch's does) -------------
+    F(
+        "gelu(Tensor self, *, str approximate='none') -> Tensor",
+        cpu=cpu_nn.gelu,
+        meta=meta_nn.gelu,
+    ),
+    F(
+        "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+        cpu=cpu_nn.mse_loss,
+        meta=meta_nn.mse_loss,
+    ),
+    F(
+        "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias,"
+        " float eps) -> (Tensor, Tensor, Tensor)",
+        cpu=cpu_nn.native_layer_norm,
+        meta=meta_nn.native_layer_norm,
+    ),
+    F(
+        "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None,"
+        " Tensor? bias=None, float eps=1e-05) -> Tensor",
+        composite=nn.layer_norm_composite,
+        function=("layer_norm",),
+    ),
     # -- fused backward operators (for the formulas in autograd/derivatives.py) -----------
+    F(
+        "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+        cpu=cpu_nn.gelu_backward,
+        meta=meta_nn.gelu_backward,
+    ),
+    F(
+        "mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction)"
+        " -> Tensor",
+        cpu=cpu_nn.mse_loss_backward,
+        meta=meta_nn.mse_loss_backward,
+    ),
     F(
         "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
         cpu=cpu_backward.threshold_backward,

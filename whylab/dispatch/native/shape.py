@@ -127,9 +127,12 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Views of all tensors expanded to their common broadcast shape."""
+    """Views of all tensors expanded to their common broadcast shape (a tensor that already
+    has it is returned as it is, as torch's ``expand_outplace`` does)."""
     shape = broadcast_shapes(*(tensor.shape for tensor in tensors))
-    return tuple(ops.expand(tensor, shape) for tensor in tensors)
+    return tuple(
+        tensor if tensor._sizes == shape else ops.expand(tensor, shape) for tensor in tensors
+    )
 
 
 # -------------------------------------------------------------- hand-written methods
