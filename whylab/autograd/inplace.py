@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whylab._tensor.geometry import INTERNAL_OVERLAP_ERROR, has_internal_overlap
 from whylab._tensor.tensor import Tensor
 from whylab.autograd._ops import ops
 from whylab.autograd._strided import source_element_index
@@ -116,6 +117,10 @@ class CopySlices(Node):
         self._base_dtype = base.dtype
 
     def apply(self, grad_outputs):
+        # as in torch: the gradient of the view's old values cannot be cut out of a
+        # view whose elements alias each other (zero_ on an expanded view)
+        if has_internal_overlap(*self._view_geometry[:2]):
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         grad = grad_outputs[0]
         base_sizes = self._base_geometry[0]
         view_sizes = self._view_geometry[0]

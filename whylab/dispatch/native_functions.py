@@ -211,7 +211,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_and(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_and,
-        meta=meta_elementwise.comparison("logical_and"),
+        meta=meta_elementwise.logical("logical_and"),
         function=("logical_and",),
         method=("logical_and",),
         out=True,
@@ -219,7 +219,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_or(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_or,
-        meta=meta_elementwise.comparison("logical_or"),
+        meta=meta_elementwise.logical("logical_or"),
         function=("logical_or",),
         method=("logical_or",),
         out=True,
@@ -227,7 +227,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_xor(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_xor,
-        meta=meta_elementwise.comparison("logical_xor"),
+        meta=meta_elementwise.logical("logical_xor"),
         function=("logical_xor",),
         method=("logical_xor",),
         out=True,

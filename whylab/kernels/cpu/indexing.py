@@ -351,8 +351,11 @@ def triu(self, diagonal=0):
 
 def nonzero(self):
     coordinates = np.nonzero(self._array) if self.ndim else np.nonzero(self._array.reshape(1))
-    stacked = np.stack(coordinates, axis=1) if self.ndim else np.zeros((len(coordinates[0]), 0))
-    return wrap(np.asarray(stacked, dtype=np.int64, order="C"), dtypes.int64)
+    if not self.ndim:
+        return wrap(np.zeros((len(coordinates[0]), 0), dtype=np.int64), dtypes.int64)
+    # one row per dimension, seen transposed: torch's (n, ndim) result has strides (1, n)
+    rows = wrap(np.asarray(np.stack(coordinates), dtype=np.int64), dtypes.int64)
+    return views.t(rows)
 
 
 def masked_select(self, mask):
