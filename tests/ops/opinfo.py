@@ -7,6 +7,8 @@ entry, each with the reason. See README.md in this folder for how to add an op.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
 import torch.nn.functional as torch_F
@@ -35,19 +37,6 @@ def aten(name, overload="default"):
 def method(name):
     """The same call in both libraries as the Tensor method ``name``."""
     return method_caller(name), method_caller(name)
-
-
-def xfail_samples(samples, kinds, reason, where=lambda sample: True):
-    """``samples`` with the ones ``where`` selects marked as strict failures of ``kinds``."""
-
-    def marked(m):
-        out = samples(m)
-        for sample in out:
-            if where(sample):
-                sample.xfail.update(dict.fromkeys(kinds, reason))
-        return out
-
-    return marked
 
 
 def entry(name, fns, samples, **flags):
@@ -102,12 +91,12 @@ UNARY_OPS = [
 
 
 def _alpha(m: Maker):
-    return {"alpha": 2.5 if m.dtype == "float64" else 3}
+    return {"alpha": 2.5 if m.is_float else 3}
 
 
 def _alpha_samples(m: Maker):
     out = binary(extra_kwargs=(_alpha,))(m)
-    if m.dtype == "int64":
+    if m.is_int:
         # whylab.tensor([1, 2, 3]).add_(whylab.tensor([1, 1, 1]), alpha=0.5) once silently
         # returned [1, 2, 3] (sub_ likewise); torch raises, as whylab.add and sub did.
         out.append(Sample(m((3,)), (m((3,)),), {"alpha": 0.5}, name="float-alpha"))
@@ -125,12 +114,12 @@ def _div_samples(m: Maker):
 
 def _pow_samples(m: Maker):
     out = binary("positive", "real")(m)
-    if m.dtype == "int64":
+    if m.is_int:
         # negative integer powers of integers are an error in torch (one error sample)
         out = binary("positive", "positive")(m)
         out.append(Sample(m((3,)), (-1,), name="negative-power"))
     out.append(Sample(m((3, 4), domain="positive"), (3,), name="int-exponent"))
-    out.append(Sample(m((3, 4), "T", "positive"), (0.5 if m.dtype == "float64" else 2,)))
+    out.append(Sample(m((3, 4), "T", "positive"), (0.5 if m.is_float else 2,)))
     return out
 
 
@@ -139,7 +128,7 @@ def _scalar_samples(alpha=False, nonzero=False):
     number (a float with an integer tensor gives a float result)."""
 
     def samples(m: Maker):
-        number = -1.5 if m.dtype == "float64" else -3
+        number = -1.5 if m.is_float else -3
         out = [
             Sample(m((3, 4)), (number,)),
             Sample(m((3, 4), "T"), (2,)),
@@ -168,8 +157,8 @@ def _where_samples(m: Maker):
 
 
 def _clamp_samples(m: Maker):
-    low = -0.5 if m.dtype == "float64" else -1
-    high = 0.5 if m.dtype == "float64" else 2
+    low = -0.5 if m.is_float else -1
+    high = 0.5 if m.is_float else 2
     return [
         Sample(m((3, 4)), (low, high)),
         Sample(m((3, 4), "T"), (), {"min": low}),
@@ -637,7 +626,7 @@ def _copy_samples(m: Maker):
         Sample(m((3, 4)), (m((3, 4)),)),
         Sample(m((3, 4), "T"), (m((4,)),)),
         Sample(m((3, 4), "step"), (m((3, 1), "T"),)),
-        Sample(m((3, 4)), (Maker(m.rng, "float64" if m.dtype != "float64" else "int64")((3, 4)),),
+        Sample(m((3, 4)), (Maker(m.rng, "int64" if m.is_float else "float64")((3, 4)),),
                name="other-dtype"),
     ]
 
@@ -790,7 +779,7 @@ def _nll_samples(m: Maker):
 
 
 def _cross_entropy_samples(m: Maker):
-    probs = m.rng.dirichlet(np.ones(3), size=4)
+    probs = m.rng.dirichlet(np.ones(3), size=4).astype(m.dtype)  # in the input's dtype
     return [
         Sample(m((4, 3)), (_targets(m, (4,), 3),)),
         Sample(m((4, 3), "T"), (_targets(m, (4,), 3),), {"label_smoothing": 0.2}),
@@ -932,20 +921,32 @@ FACTORIES = [
     factory_entry("randint", _factory(call(0, 5, (3, 2)), call(-2, 2, (4,))), random=True),
 ]
 
-OP_DB: list[OpInfo] = (
-    UNARY_OPS
-    + BINARY_OPS
-    + COMPARISONS
-    + BITWISE
-    + REDUCTIONS
-    + SHAPE_OPS
-    + INDEXING
-    + LINALG
-    + NN_OPS
-    + LOSSES
-    + ORDERING
-    + FACTORIES
-)
+# Every entry that takes float64 (int64) tensors runs on float32 (int32) too: forward
+# values and dtypes, strides, Meta, and gradients at float32's tolerances (core.tolerances).
+NARROW = {"float64": "float32", "int64": "int32"}
+
+
+def with_narrow_dtypes(info: OpInfo) -> OpInfo:
+    narrow = tuple(NARROW[d] for d in info.dtypes if d in NARROW and NARROW[d] not in info.dtypes)
+    return dataclasses.replace(info, dtypes=info.dtypes + narrow)
+
+
+OP_DB: list[OpInfo] = [
+    with_narrow_dtypes(info)
+    for info in (
+        UNARY_OPS
+        + BINARY_OPS
+        + COMPARISONS
+        + BITWISE
+        + REDUCTIONS
+        + SHAPE_OPS
+        + INDEXING
+        + LINALG
+        + NN_OPS
+        + LOSSES
+        + ORDERING
+    )
+] + FACTORIES
 
 # Registered operators without an entry of their own, and why.
 SKIPS: dict[str, str] = {}
