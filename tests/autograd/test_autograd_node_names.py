@@ -4,9 +4,8 @@ Each case runs the same expression under whylab and torch 2.13 and compares the
 names of every node reachable from the output's ``grad_fn``, not only the
 top one, so a composite that records other nodes than PyTorch's shows up.
 
-Known differences, not listed below and documented where they arise:
-``outer``, ``stack``, ``split``/``chunk``/``unbind`` and ``1-D @ 2-D`` matmul
-are composites here (derivatives.py, inplace.py); PyTorch's ``name()`` of its
+tests/ops/test_ops.py compares the same over every sample of the OpInfo table
+(``test_recorded_nodes_match_torch``). Known difference: PyTorch's ``name()`` of its
 C++-only nodes is namespaced (``torch::autograd::AccumulateGrad``,
 ``torch::autograd::CopySlices``) where whylab's is the bare class name.
 """
@@ -18,21 +17,9 @@ import pytest
 import torch
 
 import whylab
+from tests.ops.core import node_names
 
 torch.set_num_threads(1)
-
-
-def _node_names(grad_fn) -> list[str]:
-    """Class names of every node reachable from ``grad_fn``, sorted."""
-    names, seen, stack = [], set(), [grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return sorted(names)
 
 
 def _setitem_slice(m, a, b, v):
@@ -140,6 +127,29 @@ CASES = {
     "inplace_chain": _inplace_chain,
     "fill_view": _view_write,
     "copy_": lambda m, a, b, v: (a * 1).copy_(v),
+    # composites that once recorded other nodes than torch's
+    "outer": lambda m, a, b, v: m.outer(v, a[0]),
+    "stack": lambda m, a, b, v: m.stack([a, b[:3]], 1),
+    "split": lambda m, a, b, v: a.split(3, 1)[1],
+    "split_sizes": lambda m, a, b, v: a.split([1, 3], 1)[0],
+    "chunk": lambda m, a, b, v: a.chunk(2, 1)[1],
+    "unbind": lambda m, a, b, v: a.unbind(1)[2],
+    "matmul_vector_matrix": lambda m, a, b, v: v @ b,
+    "masked_fill": lambda m, a, b, v: a.masked_fill(a > 0, 0.5),
+    "squeeze_dims": lambda m, a, b, v: a.unsqueeze(0).squeeze((0,)),
+    "rsub_tensor": lambda m, a, b, v: m.rsub(a, v),
+    "reshape_alias": lambda m, a, b, v: a.t().reshape(2, 2, 3),
+    "broadcast_tensors": lambda m, a, b, v: sum(t.sum() for t in m.broadcast_tensors(a, v)),
+    "gelu": lambda m, a, b, v: m.nn.functional.gelu(a),
+    "gelu_tanh": lambda m, a, b, v: m.nn.functional.gelu(a, approximate="tanh"),
+    "mse_loss": lambda m, a, b, v: m.nn.functional.mse_loss(a, b[:3]),
+    "layer_norm": lambda m, a, b, v: m.nn.functional.layer_norm(a, (4,), v, b[0]),
+    "label_smoothing": lambda m, a, b, v: m.nn.functional.cross_entropy(
+        a, m.tensor([0, 2, 1]), label_smoothing=0.1
+    ),
+    "nll_loss_3d": lambda m, a, b, v: m.nn.functional.nll_loss(
+        a.reshape(1, 3, 4)[..., ::2], m.tensor([[0, 2]])
+    ),
 }
 
 
@@ -151,7 +161,7 @@ def test_recorded_nodes_have_torchs_names(name):
     for module in (whylab, torch):
         leaves = [module.tensor(array, requires_grad=True) for array in data]
         out = CASES[name](module, *leaves)
-        graphs[module.__name__] = _node_names(out.grad_fn)
+        graphs[module.__name__] = node_names(out.grad_fn)
         tops[module.__name__] = out.grad_fn.name().removeprefix("torch::autograd::")
     assert graphs["whylab"] == graphs["torch"]
     assert tops["whylab"] == tops["torch"]
@@ -161,4 +171,4 @@ def test_node_name_comparison_sees_a_wrong_name():
     """Negative control: the comparison above tells two different graphs apart."""
     a = whylab.ones(3, requires_grad=True)
     t = torch.ones(3, requires_grad=True)
-    assert _node_names((a * 2).grad_fn) != _node_names((t + 2).grad_fn)
+    assert node_names((a * 2).grad_fn) != node_names((t + 2).grad_fn)

@@ -1,5 +1,6 @@
 """The op table (whylab/dispatch/native_functions.py) and the bindings generated from it."""
 
+import functools
 import inspect
 import re
 import traceback
@@ -178,6 +179,29 @@ def test_numpy_keywords_reach_the_generated_reductions():
         whylab.sum(t, 0, axis=1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'axes'"):
         whylab.sum(t, axes=1)
+
+
+@pytest.mark.parametrize("name", ["max", "min", "var", "std", "all", "any"])
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_numpy_keywords_reach_the_hand_written_reductions(name, form):
+    """``axis=``/``keepdims=`` in the hand-written bindings: torch's results, torch's errors."""
+    values = [[1.0, 0.0, 4.0], [3.0, 2.0, 5.0]]
+    results = {}
+    for lib in (whylab, torch):
+        t = lib.tensor(values, dtype=lib.float64)
+        fn = getattr(t, name) if form == "method" else functools.partial(getattr(lib, name), t)
+        out = fn(axis=1, keepdims=True)
+        results[lib.__name__] = [o.tolist() for o in (out if isinstance(out, tuple) else (out,))]
+        with pytest.raises(TypeError):
+            fn(dim=1, axis=0)
+        with pytest.raises(TypeError):
+            fn(axes=1)
+    assert results["whylab"] == results["torch"]
+    t = whylab.tensor(values)
+    with pytest.raises(TypeError, match="both dim= and axis="):
+        getattr(whylab, name)(t, dim=1, axis=0)
+    with pytest.raises(TypeError, match="both keepdim= and keepdims="):
+        getattr(whylab, name)(t, 1, keepdim=True, keepdims=True)
 
 
 def test_list_arguments_are_converted_for_the_kernels():

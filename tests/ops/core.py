@@ -83,8 +83,9 @@ class DType:
 class Sample:
     """One call: ``op(input, *args, **kwargs)``; ``Arr``/``DType`` anywhere are converted.
 
-    ``xfail`` maps a test kind (``forward``, ``meta``, ``grad``, ``gradgrad``,
-    ``inplace``, ``method``) to the reason the sample is a known, strict failure there.
+    ``xfail`` maps a test kind (``forward``, ``strides``, ``meta``, ``grad``,
+    ``gradgrad``, ``nodes``, ``inplace``, ``method``) to the reason the sample is a
+    known, strict failure there.
     """
 
     input: Any
@@ -237,6 +238,20 @@ def sample_arrs(sample: Sample) -> list:
 # ------------------------------------------------------------------------ comparing
 
 
+def node_names(grad_fn) -> list[str]:
+    """Class names of every node reachable from ``grad_fn`` (None: no node), sorted."""
+    names, seen, stack = [], set(), [grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return sorted(names)
+
+
+
 def tolerances(dtype, info: OpInfo) -> tuple[float, float]:
     """(rtol, atol) for a result of ``dtype``: ``info``'s for float64, float32's own
     precision for float32 results (integer inputs to float ops), exact otherwise."""
@@ -245,6 +260,15 @@ def tolerances(dtype, info: OpInfo) -> tuple[float, float]:
     if dtype == torch.float32:
         return 1e-6, 1e-6
     return 0.0, 0.0
+
+
+def gradient_tolerances(dtype, info: OpInfo) -> tuple[float, float]:
+    """(rtol, atol) for a gradient: ``info``'s in float64; in float32 looser than forward
+    values, since a gradient chains several rounded float32 steps (``dtype`` is torch's, or
+    a whylab tensor when torch gave no gradient)."""
+    if dtype == torch.float32 or getattr(dtype, "dtype", None) is whylab.float32:
+        return 1e-4, 1e-5
+    return info.rtol, info.atol
 
 
 def assert_tensor_equal(w, t, info: OpInfo, what: str, strides=True, values=True):

@@ -14,7 +14,7 @@ from .core import Arr, Sample, make_arr
 
 # Python numbers paired with tensors of each dtype (a float with an int tensor would
 # change the result dtype, which binary samples test separately).
-SCALARS = {"float64": 2.5, "int64": 2, "bool": True}
+SCALARS = {"float64": 2.5, "float32": 2.5, "int64": 2, "int32": 2, "bool": True}
 
 
 class Maker:
@@ -34,6 +34,14 @@ class Maker:
     def scalar(self):
         return SCALARS[self.dtype]
 
+    @property
+    def is_float(self) -> bool:
+        return self.dtype in ("float64", "float32")
+
+    @property
+    def is_int(self) -> bool:
+        return self.dtype in ("int64", "int32")
+
     def values(self, shape, domain="real") -> np.ndarray:
         shape = tuple(shape)
         rng = self.rng
@@ -41,8 +49,8 @@ class Maker:
             return rng.random(shape) > 0.5
         if domain == "distinct":
             flat = rng.permutation(int(np.prod(shape, dtype=np.int64))).astype(np.float64)
-            data = (flat.reshape(shape) - flat.size / 2) * (0.37 if self.dtype == "float64" else 1)
-        elif self.dtype == "int64":
+            data = (flat.reshape(shape) - flat.size / 2) * (0.37 if self.is_float else 1)
+        elif self.is_int:
             low = 1 if domain in ("positive",) else -4
             data = rng.integers(low, 5, size=shape)
             if domain == "nonzero":

@@ -252,6 +252,18 @@ VIEW_ERROR = (
     "spans across two contiguous subspaces). Use .reshape(...) instead."
 )
 
+#: PyTorch's words for a write into elements that alias each other (an expand).
+INTERNAL_OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def has_internal_overlap(sizes, strides) -> bool:
+    """Whether elements provably alias each other: a dimension of stride 0 and size above 1
+    (the case PyTorch's ``assert_no_internal_overlap`` proves cheaply)."""
+    return any(stride == 0 and size > 1 for size, stride in zip(sizes, strides, strict=True))
+
 
 # --------------------------------------------------------------- elementwise layout
 

@@ -24,13 +24,10 @@ Deviations from PyTorch (documented here and in the formulas):
 
 * ``div`` with a ``rounding_mode`` and the rounding ops (``floor``...) have
   zero gradients, as in PyTorch; ``sign`` too.
-* ``outer`` is a single operator here (node ``OuterBackward0``); PyTorch
-  records the ops it decomposes into.
-* composite operators (``matmul``, ``reshape``, ``narrow``, ``split``,
-  ``stack``...) have no entry: the operators they call record themselves.
-  So ``split`` gives one ``SliceBackward0`` per piece where PyTorch has one
-  ``SplitBackward0``, and ``stack`` gives ``CatBackward0`` (PyTorch:
-  ``StackBackward0``).
+* composite operators (``matmul``, ``reshape``, ``narrow``, ``outer``,
+  ``chunk``...) have no entry: the operators they call record themselves, and
+  they call the ones PyTorch's CompositeImplicitAutograd kernels call, so the
+  recorded nodes are PyTorch's.
 * views that pick scattered elements (``diagonal``, ``unfold``, ``as_strided``,
   strided slices, indexing) share one backward: move each gradient element to
   the source element it came from, found by applying the same op to the
@@ -47,7 +44,7 @@ from whylab._tensor.tensor import Tensor
 from whylab.autograd._broadcast import sum_to_size
 from whylab.autograd._ops import ops, zeros_like
 from whylab.autograd._strided import source_element_index
-from whylab.autograd.spec import Derivative
+from whylab.autograd.spec import REFUSES_GRAD, Derivative
 
 # ----------------------------------------------------------------------------------
 # Helpers the formulas share (all built from differentiable ops)
@@ -166,6 +163,57 @@ def select_backward(grad, self_shape, dim, index):
     dim = dim % len(self_shape)
     index = index % self_shape[dim]
     return _pad_along(grad.unsqueeze(dim), dim, index, self_shape[dim] - index - 1)
+
+
+GELU_TANH_SCALE = math.sqrt(2.0 / math.pi)
+GELU_TANH_CUBIC = 0.044715
+
+
+def gelu_second_derivative(x, approximate):
+    """``gelu''(x)``: ``φ(x) (2 - x²)``, or for the tanh form with ``u = k (x + c x³)``,
+    ``t = tanh u``: ``(1 - t²) (u' - x t u'² + 3 k c x²)``."""
+    if approximate == "tanh":
+        k, c = GELU_TANH_SCALE, GELU_TANH_CUBIC
+        t = ((x + c * x * x * x) * k).tanh()
+        slope = (1 + 3 * c * x * x) * k
+        return (1 - t * t) * (slope - x * t * slope * slope + 3 * k * c * x * x)
+    return (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi)) * (2 - x * x)
+
+
+def mse_scale(reduction, count) -> float:
+    """The factor of ``mse_loss_backward``: 2, or 2/N for the mean of N elements."""
+    return 2.0 / count if reduction == 1 and count else 2.0
+
+
+def _layer_norm_parts(input, normalized_shape, eps):
+    """(normalized dims, normalized input, 1/std), recomputed from ``input`` with
+    differentiable ops so that second derivatives flow through the statistics."""
+    dims = tuple(range(-len(normalized_shape), 0))
+    centered = input - input.mean(dims, keepdim=True)
+    rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    return dims, centered * rstd, rstd
+
+
+def layer_norm_input_backward(grad, input, normalized_shape, weight, eps):
+    """``rstd (g - mean(g) - x̂ mean(g x̂))`` with ``g = grad * weight``, over the
+    normalized dims."""
+    dims, normalized, rstd = _layer_norm_parts(input, normalized_shape, eps)
+    g = grad if weight is None else grad * weight
+    mean_g = g.mean(dims, keepdim=True)
+    mean_gx = (g * normalized).mean(dims, keepdim=True)
+    return rstd * (g - mean_g - normalized * mean_gx)
+
+
+def layer_norm_weight_backward(grad, input, normalized_shape, eps):
+    """``grad * x̂`` (the engine sums it over the batch dimensions)."""
+    return grad * _layer_norm_parts(input, normalized_shape, eps)[1]
+
+
+def squeeze_overload(dim) -> int:
+    """Which of torch's squeeze overloads a call is: 0 all dims, 1 one dim, 2 a list."""
+    if dim is None:
+        return 0
+    return 1 if isinstance(dim, int) else 2
 
 
 def indexed_mask(shape, indices):
@@ -393,8 +441,11 @@ DERIVATIVES = [
         self=lambda grad: grad,
         other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
     ),
+    Derivative("add.Scalar", "AddBackward1", self=lambda grad: grad),
+    Derivative("mul.Scalar", "MulBackward1", self=lambda grad, other: grad * other),
+    Derivative("div.Scalar", "DivBackward1", self=lambda grad, other: grad / other),
     Derivative(
-        "rsub", "RsubBackward1",
+        "rsub", lambda other: "RsubBackward0" if _is_tensor(other) else "RsubBackward1",
         self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
         other=lambda grad: grad,
     ),
@@ -574,14 +625,9 @@ DERIVATIVES = [
         self=lambda grad, tensor: grad * tensor,
         tensor=lambda grad, self: grad * self,
     ),
-    Derivative(
-        "outer", "OuterBackward0",
-        self=lambda grad, vec2: grad.mv(vec2),
-        vec2=lambda grad, self: grad.t().mv(self),
-    ),
     # -- losses ----------------------------------------------------------------------
-    # Only the log-probabilities are differentiable (targets are class indices; torch
-    # does not differentiate the class weights either).
+    # Only the log-probabilities are differentiable (targets are class indices); a class
+    # weight that requires grad is an error, as in torch.
     Derivative(
         "nll_loss_forward", "NllLossBackward0",
         self=lambda grad, self, target, weight, reduction, ignore_index, result1: (
@@ -589,6 +635,7 @@ DERIVATIVES = [
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
+        weight=REFUSES_GRAD,
     ),
     Derivative(
         "nll_loss2d_forward", "NllLoss2DBackward0",
@@ -597,6 +644,7 @@ DERIVATIVES = [
                 grad, self, target, weight, reduction, ignore_index, result1
             )
         ),
+        weight=REFUSES_GRAD,
     ),
     # The backward is linear in grad_output: its derivative there is the loss itself.
     Derivative(
@@ -613,8 +661,51 @@ DERIVATIVES = [
         ),
         self=lambda grad: zeros_like(grad),
     ),
+    # -- neural-network operators ------------------------------------------------------
+    Derivative(
+        "gelu", "GeluBackward0",
+        self=lambda grad, self, approximate: ops.gelu_backward(grad, self, approximate),
+    ),
+    Derivative(
+        "gelu_backward", "GeluBackwardBackward0",
+        grad_output=lambda grad, self, approximate: ops.gelu_backward(grad, self, approximate),
+        self=lambda grad, grad_output, self, approximate: (
+            grad * grad_output * gelu_second_derivative(self, approximate)
+        ),
+    ),
+    Derivative(
+        "mse_loss", "MseLossBackward0",
+        self=lambda grad, self, target, reduction: ops.mse_loss_backward(
+            grad, self, target, reduction
+        ),
+        target=lambda grad, self, target, reduction: ops.mse_loss_backward(
+            grad, target, self, reduction
+        ),
+    ),
+    Derivative(
+        "mse_loss_backward", "MseLossBackwardBackward0",
+        grad_output=lambda grad, self, target, reduction: (
+            grad * (self - target) * mse_scale(reduction, grad.numel())
+        ),
+        self=lambda grad, grad_output, reduction: grad * grad_output * mse_scale(
+            reduction, grad.numel()
+        ),
+        target=lambda grad, grad_output, reduction: grad * grad_output * -mse_scale(
+            reduction, grad.numel()
+        ),
+    ),
+    # Only the output's gradient counts, as in torch (mean and 1/std are for backward).
+    # Deviation: torch's formula is one native_layer_norm_backward operator (and its
+    # double backward NativeLayerNormBackwardBackward0); here it is composed of ops.
+    Derivative(
+        "native_layer_norm", "NativeLayerNormBackward0",
+        input=layer_norm_input_backward,
+        weight=layer_norm_weight_backward,
+        bias=lambda grad: grad,
+    ),
     # -- joining and indexing --------------------------------------------------------
     Derivative("cat", "CatBackward0", tensors=cat_backward),
+    Derivative("stack", "StackBackward0", tensors=lambda grad, dim: ops.unbind(grad, dim)),
     Derivative(
         "gather", "GatherBackward0",
         self=lambda grad, self_shape, dim, index: ops.zeros(
@@ -661,6 +752,10 @@ DERIVATIVES = [
     # -- views -----------------------------------------------------------------------
     Derivative("view", "ViewBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)),
     Derivative(
+        "_reshape_alias", "ReshapeAliasBackward0",
+        self=lambda grad, self_shape: grad.reshape(self_shape),
+    ),
+    Derivative(
         "_unsafe_view", "UnsafeViewBackward0",
         self=lambda grad, self_shape: grad.reshape(self_shape),
     ),
@@ -678,13 +773,27 @@ DERIVATIVES = [
     ),
     Derivative(
         "squeeze",
-        lambda dim: "SqueezeBackward0" if dim is None else "SqueezeBackward1",
+        lambda dim: f"SqueezeBackward{squeeze_overload(dim)}",
+        self=lambda grad, self_shape: grad.reshape(self_shape),
+    ),
+    Derivative(
+        "squeeze_",
+        lambda dim: f"SqueezeBackward{3 + squeeze_overload(dim)}",
         self=lambda grad, self_shape: grad.reshape(self_shape),
     ),
     Derivative(
         "unsqueeze", "UnsqueezeBackward0", self=lambda grad, self_shape: grad.reshape(self_shape)
     ),
     Derivative("slice", "SliceBackward0", self=slice_backward),
+    # One node for all pieces, as in torch (split.Tensor and split_with_sizes)
+    Derivative(
+        "split",
+        lambda split_size: (
+            "SplitBackward0" if isinstance(split_size, int) else "SplitWithSizesBackward0"
+        ),
+        self=lambda grads, dim: ops.cat(list(grads), dim),
+    ),
+    Derivative("unbind", "UnbindBackward0", self=lambda grads, dim: ops.stack(list(grads), dim)),
     Derivative("select", "SelectBackward0", self=select_backward),
     Derivative(
         "diagonal", "DiagonalBackward0",
@@ -756,8 +865,8 @@ DERIVATIVES = [
         self=lambda grad: zeros_like(grad),
         src=lambda grad: grad,
     ),
-    Derivative(
-        "fill", "FillBackward0",
+    Derivative(  # fill_.Scalar and fill_.Tensor
+        "fill", lambda value: "FillBackward3" if _is_tensor(value) else "FillBackward2",
         self=lambda grad: zeros_like(grad),
         value=lambda grad: grad.sum(),
     ),

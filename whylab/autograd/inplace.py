@@ -20,9 +20,6 @@ returns several views.
 
 Deviations from PyTorch:
 
-* ``split``, ``chunk`` and ``unbind`` are composites here (one ``narrow`` or
-  ``select`` per piece), so their outputs are ordinary views and writing one in
-  place works instead of raising PyTorch's multiple-views error.
 * A view made under ``no_grad`` of a tensor that requires grad, then written
   in place with grad mode on, raises in PyTorch; here the write is recorded
   like any other write through a view (gradients flow to the base).
@@ -35,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whylab._tensor.geometry import INTERNAL_OVERLAP_ERROR, has_internal_overlap
 from whylab._tensor.tensor import Tensor
 from whylab.autograd._ops import ops
 from whylab.autograd._strided import source_element_index
@@ -119,6 +117,10 @@ class CopySlices(Node):
         self._base_dtype = base.dtype
 
     def apply(self, grad_outputs):
+        # as in torch: the gradient of the view's old values cannot be cut out of a
+        # view whose elements alias each other (zero_ on an expanded view)
+        if has_internal_overlap(*self._view_geometry[:2]):
+            raise RuntimeError(INTERNAL_OVERLAP_ERROR)
         grad = grad_outputs[0]
         base_sizes = self._base_geometry[0]
         view_sizes = self._view_geometry[0]

@@ -44,7 +44,7 @@ from whylab.autograd.graph import (
     gradient_edge,
 )
 from whylab.autograd.inplace import check_inplace, rebase_history
-from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, RESULT, metadata_of
+from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, METADATA, RESULT, metadata_of
 from whylab.dispatch.tls import local_keys
 
 __all__ = [
@@ -293,12 +293,16 @@ class SavingPlan:
         """For an in-place op, save the tensor arguments as they are before the write.
 
         The written tensor's old value (``self`` in a formula) is saved as a
-        copy, as PyTorch does with ``original_self``. Deviation: the copy is
+        copy, as PyTorch does with ``original_self``; shapes and dtypes are read
+        before the write too. Deviation: the copy is
         made without recording, so a second derivative does not flow through
         that old value. Returns ``{slot: SavedTensor}``.
         """
         saved = {}
         for slot, parameter in enumerate(self.parameters):
+            if parameter.kind == METADATA:  # squeeze_ changes its target's shape
+                saved[slot] = metadata_of(parameter.suffix, values[self.positions[slot]])
+                continue
             if parameter.kind != ARGUMENT:
                 continue
             value = values[self.positions[slot]]
@@ -368,6 +372,7 @@ class RecordingPlan:
         "node_class",
         "name_positions",
         "records_nothing",
+        "refused",
         "_node_classes",
         "saving_plans",
     )
@@ -403,8 +408,21 @@ class RecordingPlan:
             tuple(i for i, arg in enumerate(arguments) if arg.is_tensor),
             tuple(i for i, arg in enumerate(arguments) if arg.is_tensor_list),
         )
+        # (name, position) of each input that may not require grad
+        refused = spec.refused if spec is not None else ()
+        self.refused = tuple((name, self.position_of[name]) for name in refused)
         self._node_classes = {}
         self.saving_plans = {}  # needed inputs -> SavingPlan, filled on first use
+
+    def check_refused(self, values) -> None:
+        """PyTorch's error for an input without a derivative that requires grad."""
+        for name, position in self.refused:
+            value = values[position]
+            if isinstance(value, Tensor) and value._requires_grad:
+                raise RuntimeError(
+                    f"The function '{self.op_name}' is not differentiable with respect to "
+                    f"argument '{name}'. This input cannot have requires_grad True."
+                )
 
     def bind(self, args, kwargs):
         """Every argument by position: ``args`` itself when the call passed them all."""
@@ -593,6 +611,7 @@ def make_autograd_kernel(op, spec):
     arity = plan.arity
     saving_plans = plan.saving_plans
     redispatch = op.redispatch
+    refused = plan.refused
 
     def autograd_kernel(keyset, *args, **kwargs):
         # The dispatcher enters this kernel only when ``plan.records_nothing`` is
@@ -601,6 +620,8 @@ def make_autograd_kernel(op, spec):
         if not grad_mode_state.enabled:
             return redispatch(keyset, *args, **kwargs)
         values = args if not kwargs and len(args) == arity else plan.bind(args, kwargs)
+        if refused:
+            plan.check_refused(values)
         edges, groups, needed = plan.collect_edges(values)
         if not needed:
             return redispatch(keyset, *args, **kwargs)

@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from whylab._tensor.tensor import Tensor
 
-__all__ = ["Derivative", "Parameter", "metadata_of"]
+__all__ = ["REFUSES_GRAD", "Derivative", "Parameter", "metadata_of"]
 
 #: What a formula parameter refers to (``Parameter.kind``).
 GRAD, GRADS, RESULT, ARGUMENT, METADATA = "grad", "grads", "result", "argument", "metadata"
@@ -96,12 +96,27 @@ def metadata_of(suffix: str, value):
     return (value._sizes, value._strides, value._offset)
 
 
-class Derivative:
-    """The backward formulas of one operator (see the module docstring)."""
+class _RefusesGrad:
+    def __repr__(self) -> str:
+        return "REFUSES_GRAD"
 
-    __slots__ = ("op", "name", "formulas", "parameters", "name_parameters")
+
+#: In place of a formula: the input may not require grad; the forward pass raises
+#: PyTorch's error when it does (``nll_loss_forward``'s ``weight``).
+REFUSES_GRAD = _RefusesGrad()
+
+
+class Derivative:
+    """The backward formulas of one operator (see the module docstring).
+
+    ``refused`` names the inputs given ``REFUSES_GRAD`` instead of a formula.
+    """
+
+    __slots__ = ("op", "name", "formulas", "refused", "parameters", "name_parameters")
 
     def __init__(self, op: str, name, /, **formulas):
+        self.refused = tuple(key for key, value in formulas.items() if value is REFUSES_GRAD)
+        formulas = {key: value for key, value in formulas.items() if value is not REFUSES_GRAD}
         if not formulas:
             raise ValueError(f"Derivative({op!r}) needs at least one formula")
         self.op = op
@@ -122,7 +137,7 @@ class Derivative:
         :class:`Parameter`. Runs once per operator, at registration.
         """
         arguments = {arg.name: arg.is_tensor or arg.is_tensor_list for arg in schema_arguments}
-        for input_name in self.formulas:
+        for input_name in (*self.formulas, *self.refused):
             if input_name not in arguments:
                 raise ValueError(f"derivative of {op_name}: {input_name!r} is not an argument")
         resolved = {}

@@ -25,6 +25,7 @@ from whylab.dispatch.native import (
     legacy,
     linalg,
     loss,
+    nn,
     ordering,
     reduction,
     sampling,
@@ -40,6 +41,7 @@ from whylab.kernels.cpu import indexing as cpu_indexing
 from whylab.kernels.cpu import inplace as cpu_inplace
 from whylab.kernels.cpu import linalg as cpu_linalg
 from whylab.kernels.cpu import loss as cpu_loss
+from whylab.kernels.cpu import nn as cpu_nn
 from whylab.kernels.cpu import ordering as cpu_ordering
 from whylab.kernels.cpu import reduction as cpu_reduction
 from whylab.kernels.meta import backward_ops as meta_backward
@@ -48,6 +50,7 @@ from whylab.kernels.meta import factory as meta_factory
 from whylab.kernels.meta import indexing as meta_indexing
 from whylab.kernels.meta import linalg as meta_linalg
 from whylab.kernels.meta import loss as meta_loss
+from whylab.kernels.meta import nn as meta_nn
 from whylab.kernels.meta import ordering as meta_ordering
 from whylab.kernels.meta import reduction as meta_reduction
 
@@ -70,6 +73,24 @@ NATIVE_FUNCTIONS = [
         function=("sub", "subtract"),
         method=("sub", "subtract", "__sub__"),
         out=True,
+    ),
+    # The Scalar overloads have no public binding (Python's ``x * 2`` is mul with a wrapped
+    # number, as in torch): torch's C++ composites call them, and so do whylab's
+    # (cross_entropy's label smoothing), so that they record torch's MulBackward1...
+    F(
+        "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        cpu=cpu_elementwise.add,
+        meta=meta_elementwise.add_sub("add"),
+    ),
+    F(
+        "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+        cpu=cpu_elementwise.mul,
+        meta=meta_elementwise.binary("mul"),
+    ),
+    F(
+        "div.Scalar(Tensor self, Scalar other) -> Tensor",
+        cpu=cpu_elementwise.div,
+        meta=meta_elementwise.div,
     ),
     F(
         "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
@@ -190,7 +211,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_and(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_and,
-        meta=meta_elementwise.comparison("logical_and"),
+        meta=meta_elementwise.logical("logical_and"),
         function=("logical_and",),
         method=("logical_and",),
         out=True,
@@ -198,7 +219,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_or(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_or,
-        meta=meta_elementwise.comparison("logical_or"),
+        meta=meta_elementwise.logical("logical_or"),
         function=("logical_or",),
         method=("logical_or",),
         out=True,
@@ -206,7 +227,7 @@ NATIVE_FUNCTIONS = [
     F(
         "logical_xor(Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.logical_xor,
-        meta=meta_elementwise.comparison("logical_xor"),
+        meta=meta_elementwise.logical("logical_xor"),
         function=("logical_xor",),
         method=("logical_xor",),
         out=True,
@@ -432,7 +453,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
-        composite=elementwise.masked_fill_composite,
+        cpu=cpu_indexing.masked_fill,
+        meta=meta_indexing.masked_fill,
         function=("masked_fill",),
         method=("masked_fill",),
     ),
@@ -656,8 +678,7 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "outer(Tensor self, Tensor vec2) -> Tensor",
-        cpu=cpu_linalg.outer,
-        meta=meta_linalg.outer,
+        composite=linalg.outer_composite,
         function=("outer", "ger"),
         method=("outer", "ger"),
         out=True,
@@ -738,6 +759,13 @@ NATIVE_FUNCTIONS = [
         method=("squeeze",),
         python={"Tensor.squeeze_": shape.in_place_view("squeeze_")},
     ),
+    # No public binding (Tensor.squeeze_ above refuses tensors that require grad): matmul
+    # of a vector and a matrix squeezes its mm result in place, as torch's does.
+    F(
+        "squeeze_(Tensor(a!) self, int[]? dim=None) -> Tensor(a!)",
+        cpu=views.squeeze_,
+        meta=views.squeeze_,
+    ),
     F(
         "select(Tensor(a) self, int dim, int index) -> Tensor(a)",
         cpu=views.select,
@@ -787,6 +815,11 @@ NATIVE_FUNCTIONS = [
         python={"Tensor.detach_": shape.detach_},
     ),
     F(
+        "_reshape_alias(Tensor(a) self, int[] size, int[] stride) -> Tensor(a)",
+        cpu=views.reshape_alias,
+        meta=views.reshape_alias,
+    ),
+    F(
         "_unsafe_view(Tensor self, int[] size) -> Tensor",
         cpu=shape.unsafe_view_kernel,
         meta=shape.unsafe_view_kernel,
@@ -806,7 +839,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "split(Tensor(a) self, int[] split_size, int dim=0) -> Tensor(a)[]",
-        composite=shape.split_composite,
+        cpu=views.split,
+        meta=views.split,
         function=("split",),
         method=("split",),
         rename={"self": "tensor", "split_size": "split_size_or_sections"},
@@ -819,7 +853,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]",
-        composite=shape.unbind_composite,
+        cpu=views.unbind,
+        meta=views.unbind,
         function=("unbind",),
         method=("unbind",),
     ),
@@ -972,7 +1007,8 @@ NATIVE_FUNCTIONS = [
     ),
     F(
         "stack(Tensor[] tensors, int dim=0) -> Tensor",
-        composite=indexing.stack_composite,
+        cpu=cpu_indexing.stack,
+        meta=meta_indexing.stack,
         function=("stack",),
         out=True,
     ),
@@ -1135,7 +1171,41 @@ NATIVE_FUNCTIONS = [
         " int ignore_index=-100, float label_smoothing=0.0) -> Tensor",
         composite=loss.cross_entropy_composite,
     ),
+    # -- neural-network operators (nn.functional calls them, as torch's does) -------------
+    F(
+        "gelu(Tensor self, *, str approximate='none') -> Tensor",
+        cpu=cpu_nn.gelu,
+        meta=meta_nn.gelu,
+    ),
+    F(
+        "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+        cpu=cpu_nn.mse_loss,
+        meta=meta_nn.mse_loss,
+    ),
+    F(
+        "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias,"
+        " float eps) -> (Tensor, Tensor, Tensor)",
+        cpu=cpu_nn.native_layer_norm,
+        meta=meta_nn.native_layer_norm,
+    ),
+    F(
+        "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None,"
+        " Tensor? bias=None, float eps=1e-05) -> Tensor",
+        composite=nn.layer_norm_composite,
+        function=("layer_norm",),
+    ),
     # -- fused backward operators (for the formulas in autograd/derivatives.py) -----------
+    F(
+        "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+        cpu=cpu_nn.gelu_backward,
+        meta=meta_nn.gelu_backward,
+    ),
+    F(
+        "mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction)"
+        " -> Tensor",
+        cpu=cpu_nn.mse_loss_backward,
+        meta=meta_nn.mse_loss_backward,
+    ),
     F(
         "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
         cpu=cpu_backward.threshold_backward,

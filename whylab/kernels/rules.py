@@ -59,3 +59,10 @@ def check_inplace_cast(op: str, result: dtypes.dtype, target: dtypes.dtype) -> N
             f"{op}: result type {result.name} can't be cast to the desired output type "
             f"{target.name}"
         )
+
+
+def check_tensor_argument(op: str, name: str, value) -> None:
+    """torch's TypeError for a Python number where an operator takes no wrapped number
+    (``logical_and(t, 2.5)``)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}")

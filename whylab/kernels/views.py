@@ -78,6 +78,12 @@ def view(self, size):
     return self._view_of_parts(sizes, strides, self._offset, reshaped)
 
 
+def reshape_alias(self, size, stride):
+    """``_reshape_alias``: the view ``reshape`` makes of a tensor that is viewable but not
+    contiguous, with the strides it computed."""
+    return _new_view(self, size, stride)
+
+
 def expand(self, size):
     sizes, strides = expand_geometry(self._sizes, self._strides, tuple(size))
     return _new_view(self, sizes, strides)
@@ -101,6 +107,19 @@ def squeeze(self, dim=None):
         wrapped = set(wrap_dims(dims, ndim, "squeeze")) if ndim else set()
         keep = [d for d in range(ndim) if d not in wrapped or self._sizes[d] != 1]
     return _new_view(self, [self._sizes[d] for d in keep], [self._strides[d] for d in keep])
+
+
+def squeeze_(self, dim=None):
+    """``squeeze`` in place: this tensor itself takes the squeezed geometry.
+
+    Deviation: a view is refused. torch replays the view with the new geometry; whylab's
+    in-place history of a view (CopySlices) keeps the view's geometry, so the op has no
+    public binding and only matmul calls it, on a fresh result.
+    """
+    if self._base is not None:
+        raise RuntimeError("squeeze_: squeezing a view in place is not supported; use squeeze()")
+    self._adopt_layout(squeeze(self, dim))
+    return self
 
 
 def select(self, dim, index):
@@ -148,6 +167,39 @@ def slice(self, dim=0, start=None, end=None, step=1):
     sizes[d] = length
     strides[d] = self._strides[d] * step
     return _new_view(self, sizes, strides, self._offset + start * self._strides[d])
+
+
+def split(self, split_size, dim=0):
+    """Views of consecutive pieces along ``dim``: each ``split_size`` long (the last may
+    be shorter), or of the lengths in the list ``split_size``."""
+    d = wrap_dim(dim, len(self._sizes), "split")
+    size = self._sizes[d]
+    if isinstance(split_size, int):
+        if split_size < 0 or (split_size == 0 and size != 0):
+            raise RuntimeError(
+                f"split: split_size can only be 0 if dimension size is 0, "
+                f"but got dimension size of {size}"
+            )
+        step = max(split_size, 1)
+        starts = range(0, size, step) if size else [0]
+        return tuple(slice(self, d, s, min(s + step, size)) for s in starts)
+    sections = list(split_size)
+    if sum(sections) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+            f"at dimension {d}), but got split_sizes={sections}"
+        )
+    pieces, start = [], 0
+    for length in sections:
+        pieces.append(slice(self, d, start, start + length))
+        start += length
+    return tuple(pieces)
+
+
+def unbind(self, dim=0):
+    """Views of every index along ``dim``, that dimension removed."""
+    d = wrap_dim(dim, len(self._sizes), "unbind")
+    return tuple(select(self, d, i) for i in range(self._sizes[d]))
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):

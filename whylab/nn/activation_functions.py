@@ -12,8 +12,6 @@ is sigmoid(0) = 1/2.
 
 from __future__ import annotations
 
-import math
-
 import whylab
 
 
@@ -31,13 +29,10 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
 
 
 def gelu(input, approximate: str = "none"):
-    """``x Φ(x)``; ``approximate="tanh"`` uses the tanh formula of Hendrycks and Gimpel."""
-    if approximate == "tanh":
-        inner = (input + 0.044715 * input * input * input) * math.sqrt(2.0 / math.pi)
-        return 0.5 * input * (1 + inner.tanh())
-    if approximate != "none":
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return 0.5 * input * (1 + (input * (1 / math.sqrt(2.0))).erf())
+    """``x Φ(x)``; ``approximate="tanh"`` uses the tanh formula of Hendrycks and Gimpel.
+
+    The ``gelu`` operator, as in torch (node ``GeluBackward0``)."""
+    return whylab.ops.gelu(input, approximate)
 
 
 def silu(input, inplace: bool = False):

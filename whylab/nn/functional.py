@@ -153,26 +153,12 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """Normalise over the trailing ``normalized_shape`` dimensions:
-    ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance."""
+    ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance (the
+    ``native_layer_norm`` operator, node ``NativeLayerNormBackward0``, as in torch)."""
     normalized_shape = (
         (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     )
-    count = len(normalized_shape)
-    if count == 0 or tuple(input.shape[-count:]) != normalized_shape or input.dim() < count:
-        raise RuntimeError(
-            f"layer_norm: input of shape {tuple(input.shape)} does not end with "
-            f"normalized_shape {normalized_shape}"
-        )
-    dims = tuple(range(-count, 0))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    variance = (centered * centered).mean(dims, keepdim=True)
-    output = centered * (variance + eps).rsqrt()
-    if weight is not None:
-        output = output * weight
-    if bias is not None:
-        output = output + bias
-    return output
+    return whylab.ops.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def embedding(input, weight, padding_idx: int | None = None):

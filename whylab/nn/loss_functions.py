@@ -42,8 +42,9 @@ def mse_loss(input, target, reduction: str = "mean"):
     """Squared difference ``(input - target) ** 2``, reduced."""
     check_reduction("mse_loss", reduction)
     _warn_if_broadcast("mse_loss", input, target)
-    difference = input - target
-    return reduce(difference * difference, reduction)
+    # the mse_loss operator (node MseLossBackward0) on the broadcast operands, as torch's
+    expanded_input, expanded_target = whylab.broadcast_tensors(input, target)
+    return whylab.ops.mse_loss(expanded_input, expanded_target, REDUCTIONS.index(reduction))
 
 
 def l1_loss(input, target, reduction: str = "mean"):

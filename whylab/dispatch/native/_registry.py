@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import functools
 
-_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
-
 
 def numpy_names(op: str, given: dict, dim, dim_default, keepdim=None):
     """``dim`` (and ``keepdim``) after NumPy's ``axis=`` / ``keepdims=`` in ``given``.
 
     torch's argument parser accepts the NumPy names for every function; the generated
-    bindings of the ops that take a ``dim`` collect them in ``**numpy_keywords`` and
-    call this. ``dim_default`` is the schema's default (a ``dim`` that differs from it
+    bindings of the ops that take a ``dim``, and the hand-written ones (``max``, ``var``,
+    ``all``... in ``reduction.py``), collect them in ``**numpy_keywords`` and call this.
+    ``dim_default`` is the schema's default (a ``dim`` that differs from it
     was given too); ``keepdim`` is None for an op without one, and then only ``dim``
     comes back.
     """
@@ -31,23 +30,6 @@ def numpy_names(op: str, given: dict, dim, dim_default, keepdim=None):
             raise TypeError(f"{op}() got both keepdim= and keepdims=")
         keepdim = given["keepdims"]
     return dim, keepdim
-
-
-def numpy_keywords(fn):
-    """The hand-written bindings' form of :func:`numpy_names`: a wrapper that renames
-    ``axis=`` and ``keepdims=`` to ``dim=`` and ``keepdim=``."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if kwargs:
-            for numpy_name, name in _NUMPY_NAMES.items():
-                if numpy_name in kwargs:
-                    if name in kwargs:
-                        raise TypeError(f"{fn.__name__}() got both {name}= and {numpy_name}=")
-                    kwargs[name] = kwargs.pop(numpy_name)
-        return fn(*args, **kwargs)
-
-    return wrapper
 
 
 def with_out(fn):

@@ -14,12 +14,6 @@ from whylab._tensor.tensor import Tensor
 from whylab.dispatch.operator import ops
 
 
-def masked_fill_composite(self, mask, value):
-    """``masked_fill``: a row-major copy (PyTorch's result layout), then ``masked_fill_``."""
-    out = ops.clone(self, "contiguous_format")
-    return ops.masked_fill_(out, mask, value)
-
-
 def pow(input, exponent):
     """``input ** exponent``; ``input`` may be a Python number when ``exponent`` is a Tensor
     (then the operator is the overload ``pow.Scalar``)."""

@@ -1,5 +1,5 @@
 """The hand-written parts of the indexing family: ``Tensor.__getitem__`` /
-``__setitem__``, the ``stack`` composite, ``index_put`` and ``nonzero(as_tuple=)``.
+``__setitem__``, ``index_put`` and ``nonzero(as_tuple=)``.
 
 Schemas, kernels and names: ``whylab/dispatch/native_functions.py``.
 
@@ -18,20 +18,6 @@ from whylab._tensor import dtypes
 from whylab._tensor.tensor import Tensor
 from whylab.dispatch.operator import ops
 from whylab.kernels.cpu.inplace import check_no_internal_overlap
-
-
-def stack_composite(tensors, dim=0):
-    if len(tensors) == 0:
-        raise ValueError("stack expects a non-empty TensorList")
-    first = tensors[0]
-    for entry, t in enumerate(tensors):
-        if t._sizes != first._sizes:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first._sizes)} at "
-                f"entry 0 and {list(t._sizes)} at entry {entry}"
-            )
-    return ops.cat([ops.unsqueeze(t, dim) for t in tensors], dim)
-
 
 # -------------------------------------------------------------------- __getitem__
 

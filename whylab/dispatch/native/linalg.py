@@ -1,4 +1,5 @@
-"""The composites of the matrix family: ``matmul`` with torch.matmul's rules, and ``linear``.
+"""The composites of the matrix family: ``matmul`` with torch.matmul's rules, ``outer`` and
+``linear``.
 
 Schemas, kernels and names: ``whylab/dispatch/native_functions.py``.
 
@@ -53,7 +54,7 @@ def matmul_composite(tensor1, tensor2):
     if dim1 == 2 and dim2 == 1:
         return ops.mv(tensor1, tensor2)
     if dim1 == 1 and dim2 == 2:
-        return ops.squeeze(ops.mm(ops.unsqueeze(tensor1, 0), tensor2), (0,))
+        return ops.squeeze_(ops.mm(ops.unsqueeze(tensor1, 0), tensor2), 0)
     if dim1 == 2 and dim2 == 2:
         return ops.mm(tensor1, tensor2)
     if _should_fold(tensor1, tensor2):
@@ -105,6 +106,15 @@ def matmul_composite(tensor1, tensor2):
     if vector_rhs:
         product = ops.squeeze(product, (-1,))
     return ops._unsafe_view(product, tuple(output_shape))
+
+
+def outer_composite(self, vec2):
+    """``self.reshape(n, 1) * vec2``, as torch composes it (nodes MulBackward0 over
+    ViewBackward0; the dtypes promote as in ``mul``)."""
+    for name, vector in (("self", self), ("vec2", vec2)):
+        if vector.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
+    return ops.mul(ops.reshape(self, (self._sizes[0], 1)), vec2)
 
 
 def _check_linear(input, weight, bias) -> None:

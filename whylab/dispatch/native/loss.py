@@ -55,13 +55,23 @@ def nll_loss_nd_composite(self, target, weight=None, reduction=1, ignore_index=-
             f"nll_loss: target of shape {tuple(target._sizes)} does not match input of shape "
             f"{tuple(self._sizes)} (expected target shape {expected})"
         )
-    if len(rest) == 1:  # (N, C, d) is viewed as images of width 1, as torch does
-        images, labels = self.reshape(batch, classes, rest[0], 1), target.reshape(batch, rest[0], 1)
-    else:
-        images = self.reshape(batch, classes, 1, prod(rest))
-        labels = target.reshape(batch, 1, prod(rest))
+    # torch views a contiguous copy as images of height 1 (nodes CloneBackward0, ViewBackward0)
+    images = ops.view(ops.contiguous(self), (batch, classes, 1, prod(rest)))
+    labels = ops.view(ops.contiguous(target), (batch, 1, prod(rest)))
     out = ops.nll_loss2d(images, labels, weight, reduction, ignore_index)
     return out.view(expected) if reduction == REDUCTION_NONE else out
+
+
+def _mul_scalar(tensor, number):
+    return getattr(ops, "mul.Scalar")(tensor, number)
+
+
+def _div_scalar(tensor, number):
+    return getattr(ops, "div.Scalar")(tensor, number)
+
+
+def _add_scalar(tensor, number):
+    return getattr(ops, "add.Scalar")(tensor, number)
 
 
 def _class_dim(input) -> int:
@@ -86,7 +96,7 @@ def _probability_loss(log_probs, target, weight, reduction, smoothing, class_dim
         )
     classes = log_probs._sizes[class_dim]
     if smoothing > 0:
-        target = target * (1 - smoothing) + smoothing / classes
+        target = _add_scalar(_mul_scalar(target, 1 - smoothing), smoothing / classes)
     terms = log_probs * target
     if weight is not None:
         terms = terms * _along_classes(weight, log_probs, class_dim)
@@ -94,7 +104,7 @@ def _probability_loss(log_probs, target, weight, reduction, smoothing, class_dim
         return -terms.sum(class_dim)
     if reduction == REDUCTION_SUM:
         return -terms.sum()
-    return -terms.sum() / (log_probs.numel() // classes)
+    return _div_scalar(-terms.sum(), log_probs.numel() // classes)
 
 
 def _smoothed_index_loss(log_probs, target, weight, reduction, ignore_index, smoothing, class_dim):
@@ -115,11 +125,14 @@ def _smoothed_index_loss(log_probs, target, weight, reduction, ignore_index, smo
         smooth = smooth.sum()
     elif reduction == REDUCTION_MEAN:
         if weight is not None:
-            counted = target.masked_select(ignored.logical_not())
-            smooth = smooth.sum() / weight.gather(0, counted.reshape(-1)).sum()
+            # the weight of each counted target: class 0's (always valid) stands in for
+            # ignored ones and is masked out, so no shape depends on the data (Meta works)
+            counted = ignored.logical_not().reshape(-1)
+            picked = weight.gather(0, target.masked_fill(ignored, 0).reshape(-1)) * counted
+            smooth = smooth.sum() / picked.sum()
         else:
             smooth = smooth.sum() / ignored.logical_not().sum()
-    return nll * (1 - smoothing) + smooth * (smoothing / classes)
+    return _mul_scalar(nll, 1 - smoothing) + _mul_scalar(smooth, smoothing / classes)
 
 
 def cross_entropy_composite(

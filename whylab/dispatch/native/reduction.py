@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from whylab.dispatch.native._registry import numpy_keywords
+from whylab.dispatch.native._registry import numpy_names
 from whylab.dispatch.operator import ops
 
 #: ``max(dim)`` and ``min(dim)`` return this named tuple. Deviation: PyTorch returns
@@ -26,10 +26,11 @@ def _correction(op, unbiased, correction):
     return 1 if unbiased else 0
 
 
-@numpy_keywords
-def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
+def max(input, dim=None, keepdim=False, **numpy_keywords):  # noqa: A001  (torch.max)
     """``max(t)`` is the largest element; ``max(t, dim)`` returns ``(values, indices)``
     (operator ``max.dim``); ``max(t, other_tensor)`` is ``maximum``."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("max", numpy_keywords, dim, None, keepdim)
     if dim is None:
         return ops.max(input)
     if not isinstance(dim, int):
@@ -37,9 +38,10 @@ def max(input, dim=None, keepdim=False):  # noqa: A001  (torch.max)
     return MaxMin(*getattr(ops, "max.dim")(input, dim, keepdim))
 
 
-@numpy_keywords
-def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
+def min(input, dim=None, keepdim=False, **numpy_keywords):  # noqa: A001  (torch.min)
     """``min(t)``, ``min(t, dim)`` -> ``(values, indices)``, or ``minimum`` with a tensor."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("min", numpy_keywords, dim, None, keepdim)
     if dim is None:
         return ops.min(input)
     if not isinstance(dim, int):
@@ -47,30 +49,36 @@ def min(input, dim=None, keepdim=False):  # noqa: A001  (torch.min)
     return MaxMin(*getattr(ops, "min.dim")(input, dim, keepdim))
 
 
-@numpy_keywords
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **numpy_keywords):
     """Variance with divisor ``N - correction`` (``unbiased=False`` means correction 0)."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("var", numpy_keywords, dim, None, keepdim)
     return ops.var(input, dim, _correction("var", unbiased, correction), keepdim)
 
 
-@numpy_keywords
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **numpy_keywords):
     """Standard deviation with divisor ``N - correction``."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("std", numpy_keywords, dim, None, keepdim)
     return ops.std(input, dim, _correction("std", unbiased, correction), keepdim)
 
 
-def _all(input, dim=None, keepdim=False):
+def all_(input, dim=None, keepdim=False, **numpy_keywords):
     """Whether every element (along ``dim``) is non-zero; a bool tensor."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("all", numpy_keywords, dim, None, keepdim)
     zero = input == 0
     return (zero.sum() if dim is None else zero.sum(dim, keepdim)) == 0
 
 
-def _any(input, dim=None, keepdim=False):
+def any_(input, dim=None, keepdim=False, **numpy_keywords):
     """Whether some element (along ``dim``) is non-zero; a bool tensor."""
+    if numpy_keywords:
+        dim, keepdim = numpy_names("any", numpy_keywords, dim, None, keepdim)
     nonzero = input != 0
     return (nonzero.sum() if dim is None else nonzero.sum(dim, keepdim)) > 0
 
 
-# Named _all/_any here so that this module keeps Python's own all() and any().
-_all.__name__, _any.__name__ = "all", "any"
-all_, any_ = numpy_keywords(_all), numpy_keywords(_any)
+# Named all_/any_ here so that this module keeps Python's own all() and any().
+all_.__name__, any_.__name__ = "all", "any"
+all_.__qualname__, any_.__qualname__ = "all", "any"

@@ -1,12 +1,12 @@
 """The hand-written parts of the view and shape family: the composites (reshape, narrow,
-split, chunk, unbind, flatten, unflatten, movedim) and the methods that take sizes as
+chunk, flatten, unflatten, movedim) and the methods that take sizes as
 ``*args`` (``t.view(2, 3)``), the in-place view methods and the ``T``/``mT`` properties.
 
 Schemas, kernels and names: ``whylab/dispatch/native_functions.py``. The view
 operators share one geometry-only kernel across backends (``kernels/views.py``); their
 schemas say ``Tensor(a) self -> Tensor(a)``, which gives them the
 ADInplaceOrView kernel that sets ``_base`` and shares the version counter.
-``reshape``, ``flatten``, ``split`` and friends are composites: they call the
+``reshape``, ``flatten``, ``chunk`` and friends are composites: they call the
 view operators (or ``clone`` + ``_unsafe_view`` when a view is impossible).
 """
 
@@ -27,8 +27,11 @@ def unsafe_view_kernel(self, size):
 
 def reshape_composite(self, shape):
     sizes = infer_size(shape, self.numel(), "reshape")
-    if view_strides(self._sizes, self._strides, sizes) is not None:
+    if self.is_contiguous():
         return ops.view(self, sizes)
+    strides = view_strides(self._sizes, self._strides, sizes)
+    if strides is not None:  # as in torch: a view, but recorded as ReshapeAliasBackward0
+        return ops._reshape_alias(self, sizes, strides)
     return ops._unsafe_view(ops.clone(self, "contiguous_format"), sizes)
 
 
@@ -49,31 +52,6 @@ def narrow_composite(self, dim, start, length):
     return ops.slice(self, d, start, start + length, 1)
 
 
-def split_composite(self, split_size, dim=0):
-    d = wrap_dim(dim, self.ndim, "split")
-    size = self._sizes[d]
-    if isinstance(split_size, int):
-        if split_size < 0 or (split_size == 0 and size != 0):
-            raise RuntimeError(
-                f"split: split_size can only be 0 if dimension size is 0, "
-                f"but got dimension size of {size}"
-            )
-        step = max(split_size, 1)
-        starts = range(0, max(size, 1), step) if size else [0]
-        return tuple(ops.narrow(self, d, s, min(step, size - s)) for s in starts)
-    sections = list(split_size)
-    if sum(sections) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
-            f"at dimension {d}), but got split_sizes={sections}"
-        )
-    pieces, start = [], 0
-    for length in sections:
-        pieces.append(ops.narrow(self, d, start, length))
-        start += length
-    return tuple(pieces)
-
-
 def chunk_composite(self, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -83,11 +61,6 @@ def chunk_composite(self, chunks, dim=0):
     if split_size == 0 and size == 0:
         return tuple(ops.narrow(self, d, 0, 0) for _ in range(chunks))
     return ops.split(self, split_size, d)
-
-
-def unbind_composite(self, dim=0):
-    d = wrap_dim(dim, self.ndim, "unbind")
-    return tuple(ops.select(self, d, i) for i in range(self._sizes[d]))
 
 
 def flatten_composite(self, start_dim=0, end_dim=-1):
@@ -154,9 +127,12 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """Views of all tensors expanded to their common broadcast shape."""
+    """Views of all tensors expanded to their common broadcast shape (a tensor that already
+    has it is returned as it is, as torch's ``expand_outplace`` does)."""
     shape = broadcast_shapes(*(tensor.shape for tensor in tensors))
-    return tuple(ops.expand(tensor, shape) for tensor in tensors)
+    return tuple(
+        tensor if tensor._sizes == shape else ops.expand(tensor, shape) for tensor in tensors
+    )
 
 
 # -------------------------------------------------------------- hand-written methods

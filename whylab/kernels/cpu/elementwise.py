@@ -155,11 +155,11 @@ def pow(self, exponent):
         check_integer_power("pow", dtype, exponent)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return _binary(np.power, "pow", self, exponent, dtype)
-    # pow(Scalar self, Tensor exponent), reached through ``2 ** t``
+    # pow(Scalar self, Tensor exponent), reached through ``2 ** t``: row-major, as torch's
     dtype = rules.binary_dtype(exponent, self)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.power(self, exponent._array, dtype=dtype.numpy)
-    return wrap_elementwise(out, dtype, (exponent,))
+    return wrap(np.ascontiguousarray(out), dtype)
 
 
 def check_integer_power(op: str, dtype, exponent) -> None:
@@ -198,9 +198,23 @@ lt = _bool_result(np.less, "lt")
 le = _bool_result(np.less_equal, "le")
 gt = _bool_result(np.greater, "gt")
 ge = _bool_result(np.greater_equal, "ge")
-logical_and = _bool_result(np.logical_and, "logical_and")
-logical_or = _bool_result(np.logical_or, "logical_or")
-logical_xor = _bool_result(np.logical_xor, "logical_xor")
+
+
+def _logical(ufunc, op):
+    """A logical kernel: a bool result, and unlike comparisons no Python number as ``other``."""
+    compare = _bool_result(ufunc, op)
+
+    def kernel(self, other):
+        rules.check_tensor_argument(op, "other", other)
+        return compare(self, other)
+
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
+
+
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
 def _bitwise(ufunc, op):

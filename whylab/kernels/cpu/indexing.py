@@ -14,9 +14,10 @@ from whylab._tensor.geometry import (
     wrap_dim,
 )
 from whylab._tensor.tensor import Tensor
+from whylab.kernels import views
 from whylab.kernels.cpu.common import empty_strided
 from whylab.kernels.cpu.common import wrap_contiguous as wrap
-from whylab.kernels.cpu.inplace import check_no_internal_overlap
+from whylab.kernels.cpu.inplace import check_no_internal_overlap, masked_fill_
 
 
 def check_index_dtypes(indices) -> None:
@@ -181,6 +182,45 @@ def cat(tensors, dim=0):
     return wrap(np.concatenate(arrays, axis=d, dtype=dtype.numpy, casting="unsafe"), dtype)
 
 
+def stack_pieces(tensors, dim):
+    """``stack``'s checks, and its inputs each viewed with a new size-1 dimension at
+    ``dim``, ready for ``cat`` (shared with meta)."""
+    if len(tensors) == 0:
+        raise ValueError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    for entry, t in enumerate(tensors):
+        if t._sizes != first._sizes:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(first._sizes)} at "
+                f"entry 0 and {list(t._sizes)} at entry {entry}"
+            )
+    d = wrap_dim(dim, first.ndim + 1, "stack")
+    return [views.unsqueeze(t, d) for t in tensors], d
+
+
+def stack(tensors, dim=0):
+    pieces, d = stack_pieces(tensors, dim)
+    return cat(pieces, d)
+
+
+def masked_fill_shape(self, mask):
+    """The shape of ``masked_fill``'s result: ``self`` broadcast with ``mask`` (shared with
+    meta)."""
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+        )
+    return broadcast_all([self._sizes, mask._sizes], "masked_fill")
+
+
+def masked_fill(self, mask, value):
+    """A row-major copy of ``self`` (broadcast with ``mask``), then ``masked_fill_``, as in
+    torch (one node, ``MaskedFillBackward0``)."""
+    shape = masked_fill_shape(self, mask)
+    out = wrap(np.array(np.broadcast_to(self._array, shape), order="C"), self.dtype)
+    return masked_fill_(out, mask, value)
+
+
 def check_gather(op: str, self, dim, index) -> int:
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"{op}(): Expected dtype int64 for index")
@@ -311,8 +351,11 @@ def triu(self, diagonal=0):
 
 def nonzero(self):
     coordinates = np.nonzero(self._array) if self.ndim else np.nonzero(self._array.reshape(1))
-    stacked = np.stack(coordinates, axis=1) if self.ndim else np.zeros((len(coordinates[0]), 0))
-    return wrap(np.asarray(stacked, dtype=np.int64, order="C"), dtypes.int64)
+    if not self.ndim:
+        return wrap(np.zeros((len(coordinates[0]), 0), dtype=np.int64), dtypes.int64)
+    # one row per dimension, seen transposed: torch's (n, ndim) result has strides (1, n)
+    rows = wrap(np.asarray(np.stack(coordinates), dtype=np.int64), dtypes.int64)
+    return views.t(rows)
 
 
 def masked_select(self, mask):

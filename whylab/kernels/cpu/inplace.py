@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from whylab._tensor.geometry import broadcast_shapes, format_shape
+from whylab._tensor.geometry import (
+    INTERNAL_OVERLAP_ERROR,
+    broadcast_shapes,
+    format_shape,
+    has_internal_overlap,
+)
 from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
 from whylab.kernels.cpu.elementwise import check_integer_power, scaled_by_alpha
@@ -23,13 +28,8 @@ def check_no_internal_overlap(op: str, self: Tensor) -> None:
     for an *input* that overlaps the output, "some elements of the input tensor
     and the written-to tensor ...", is a different check.)
     """
-    for size, stride in zip(self._sizes, self._strides, strict=True):
-        if stride == 0 and size > 1:
-            raise RuntimeError(
-                f"{op}: unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location. Please clone() the tensor before "
-                "performing the operation."
-            )
+    if has_internal_overlap(self._sizes, self._strides):
+        raise RuntimeError(f"{op}: {INTERNAL_OVERLAP_ERROR}")
 
 
 def check_output_shape(op: str, self: Tensor, *operands) -> None:

@@ -1,4 +1,4 @@
-"""Matrix products in NumPy: mm, bmm, mv, dot, outer, addmm.
+"""Matrix products in NumPy: mm, bmm, mv, dot, addmm.
 
 ``matmul`` is not here: it is a composite operator that picks one of these by
 the ranks of its operands (``matmul_composite`` in ``whylab/dispatch/native/linalg.py``).
@@ -141,12 +141,3 @@ def mv(self, vec):
 def dot(self, other):
     check_dot(self, other)
     return wrap(np.asarray(np.dot(self._array, other._array)), self.dtype)
-
-
-def outer(self, vec2):
-    if self.ndim != 1 or vec2.ndim != 1:
-        raise RuntimeError(
-            f"outer: 1D tensors expected, but got {self.ndim}D and {vec2.ndim}D tensors"
-        )
-    check_same_dtype("outer", "self", self, "vec2", vec2)
-    return wrap(np.multiply.outer(self._array, vec2._array), self.dtype)

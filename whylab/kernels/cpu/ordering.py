@@ -13,6 +13,7 @@ from whylab._tensor import dtypes
 from whylab._tensor.geometry import wrap_dim
 from whylab.kernels import rules
 from whylab.kernels.cpu.common import wrap_contiguous as wrap
+from whylab.kernels.cpu.common import wrap_elementwise
 
 
 def cumsum_dtype(self, dtype):
@@ -37,7 +38,9 @@ def normalize_flip_dims(dims, ndim):
 
 def flip(self, dims):
     axes = normalize_flip_dims(dims, self.ndim)
-    return wrap(np.flip(self._array, axes) if self.ndim else self._array.copy(), self.dtype)
+    flipped = np.flip(self._array, axes) if self.ndim else self._array.copy()
+    # the input's layout, as torch's flip keeps it (a transposed input gives a transposed result)
+    return wrap_elementwise(flipped, self.dtype, (self,))
 
 
 def _order(values: np.ndarray, axis: int, descending: bool) -> np.ndarray:
@@ -61,7 +64,11 @@ def sort(self, dim=-1, descending=False):
     axis = wrap_dim(dim, self.ndim)
     indices = _order(self._array, axis, descending)
     values = np.take_along_axis(self._array, indices, axis)
-    return wrap(values, self.dtype), wrap(indices.astype(np.int64), dtypes.int64)
+    # values and indices in the input's layout, as torch's sort gives them
+    return (
+        wrap_elementwise(values, self.dtype, (self,)),
+        wrap_elementwise(indices.astype(np.int64), dtypes.int64, (self,)),
+    )
 
 
 def check_topk(self, k, dim) -> int:

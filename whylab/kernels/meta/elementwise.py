@@ -11,7 +11,7 @@ from whylab._tensor import dtypes
 from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
 from whylab.kernels.cpu.inplace import check_output_shape
-from whylab.kernels.meta.common import meta_elementwise
+from whylab.kernels.meta.common import meta_elementwise, meta_empty
 
 
 def binary(op: str, dtype_rule=rules.binary_dtype):
@@ -44,6 +44,16 @@ def comparison(op: str):
     return binary(op, _bool_rule)
 
 
+def logical(op: str):
+    compare = comparison(op)
+
+    def kernel(self, other):
+        rules.check_tensor_argument(op, "other", other)
+        return compare(self, other)
+
+    return kernel
+
+
 def div(self, other, rounding_mode=None):
     rule = rules.true_divide_dtype if rounding_mode is None else rules.binary_dtype
     return meta_elementwise("div", rule(self, other), self, other)
@@ -56,7 +66,7 @@ def rsub(self, other, alpha=1):
 def pow(self, exponent):
     if isinstance(self, Tensor):
         return meta_elementwise("pow", rules.binary_dtype(self, exponent), self, exponent)
-    return meta_elementwise("pow", rules.binary_dtype(exponent, self), exponent)
+    return meta_empty(exponent._sizes, rules.binary_dtype(exponent, self))  # row-major
 
 
 def unary_float(op: str):

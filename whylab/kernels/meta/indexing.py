@@ -41,6 +41,15 @@ def cat(tensors, dim=0):
     return meta_empty(shape, dtype)
 
 
+def stack(tensors, dim=0):
+    pieces, d = cpu.stack_pieces(tensors, dim)
+    return cat(pieces, d)
+
+
+def masked_fill(self, mask, value):
+    return meta_empty(cpu.masked_fill_shape(self, mask), self.dtype)
+
+
 def gather(self, dim, index, sparse_grad=False):
     cpu.check_gather("gather", self, dim, index)
     return meta_empty(index._sizes, self.dtype)

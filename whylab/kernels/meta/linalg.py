@@ -28,7 +28,3 @@ def mv(self, vec):
 def dot(self, other):
     checks.check_dot(self, other)
     return meta_empty((), self.dtype)
-
-
-def outer(self, vec2):
-    return meta_empty((self._sizes[0], vec2._sizes[0]), self.dtype)

@@ -27,7 +27,8 @@ INNER_OPS = ("dot", "mv", "mm", "bmm")
 RULES = {
     "1d-1d": ("1-D · 1-D", "1 维 · 1 维"),
     "2d-1d": ("2-D · 1-D", "2 维 · 1 维"),
-    "1d-2d": ("1-D · 2-D: unsqueeze, mm, squeeze", "1 维 · 2 维：unsqueeze、mm、squeeze"),
+    "1d-2d": ("1-D · 2-D: unsqueeze, mm, squeeze_ in place",
+              "1 维 · 2 维：unsqueeze、mm、原地 squeeze_"),
     "2d-2d": ("2-D · 2-D", "2 维 · 2 维"),
     "fold-a": ("fold the batch of a into one product", "把 a 的批维度折叠进一次乘法"),
     "fold-b": ("fold the batch of bᵀ into one product", "把 bᵀ 的批维度折叠进一次乘法"),
