@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from loop_helpers import run_async
 
 from whylab.explorer.ratelimit import RateLimited, RateLimiter
 from whylab.explorer.service import ExperimentService
@@ -14,12 +14,6 @@ from whylab.explorer.topics import load_registry
 from whylab.explorer.workers import FairQueue, Job, Overloaded, WorkerPool, _Entry
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
-
-
-def run_async(scenario):
-    """``asyncio.run(scenario())`` in a thread of its own (a loop may be left running here)."""
-    with ThreadPoolExecutor(max_workers=1) as thread:
-        return thread.submit(asyncio.run, scenario()).result()
 
 
 def entry(client: str, name: str, loop: asyncio.AbstractEventLoop) -> _Entry:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
+
+from loop_helpers import run_async
 
 import whylab
 from whylab.explorer.kernel_warmup import KERNEL_MODULES, entry_kernels, warm
@@ -43,7 +44,7 @@ def test_a_worker_runs_its_first_job_with_every_kernel_already_compiled():
         finally:
             await pool.close()
 
-    outcome = asyncio.run(probe())
+    outcome = run_async(probe)
     checks = outcome.payload["checks"]
     assert len(checks) == len(entry_kernels())
     not_compiled = [c["id"] for c in checks if not c["passed"]]
