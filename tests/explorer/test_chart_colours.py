@@ -15,6 +15,7 @@ import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -254,16 +255,25 @@ def test_a_long_series_gets_a_thinned_subset_of_markers_and_a_short_one_all():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="ab 直接求和，（）x._()", min_size=1, max_size=40), st.floats(20, 200))
-def test_wrapped_labels_read_as_the_name_and_fit_where_they_can(text, max_width):
-    lines = svg.wrap_label(text, 12, max_width)
-    assert "".join(lines) == text
-    for line in lines:
-        pieces = svg._breaks(line.rstrip())
-        while len(pieces) > 1 and pieces[-1].strip() in ("，", "）"):  # closing marks stick out
-            pieces.pop()
-        if len(pieces) > 1:  # (a single word longer than the width keeps its own line)
-            assert svg.text_width("".join(pieces).rstrip(), 12) <= max_width + 1e-9, lines
+@given(
+    st.text(alphabet="ab 直接求和，（）x._()", min_size=1, max_size=40).filter(
+        lambda name: name.strip() == name and "  " not in name  # names as written
+    ),
+    st.floats(20, 200),
+)
+def test_wrapped_labels_read_as_the_name_and_fit_where_they_can(name, max_width):
+    three = LineChart(
+        T("c", "c"), T("x", "x"), T("y", "y"),
+        [Series(T(n, n), [0.0, 1.0], [0.0, 1.0]) for n in (name, "b", "c")],
+    )
+    size = replace(WIDE, width=max_width / svg.LABEL_WIDTH_SHARE["wide"])
+    label = svg.direct_labels(three, "en", series_classes(three), size, room=1e9)[0]
+    drawn = svg._label_markup(replace(label, anchor=(0.0, 0.0)), 0.0, 14.0, size.legend_font)
+    markup = f"<svg >{drawn}</svg>"
+    assert direct_label_texts(markup) == {0: name}  # read aloud, the lines are the name
+    unbreakable = {piece.strip() for piece in svg.break_pieces(name, svg.MAX_BREAK_RANK)}
+    for line in label.lines:  # a piece no rule can break keeps a line of its own
+        assert svg.text_width(line, size.legend_font) <= max_width + 1e-9 or line in unbreakable
 
 
 @pytest.mark.slow

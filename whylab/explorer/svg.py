@@ -49,6 +49,7 @@ import unicodedata
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from html import escape
 
 from whylab.explorer.experiment import (
@@ -420,49 +421,6 @@ LEADER_MIN_SHIFT = 3.0  # a label moved this far from its line's end gets a lead
 DIRECT_LABELS_FROM = 3
 
 
-def _breaks(text: str) -> list[str]:
-    """``text`` cut where a line may break: after a space, around CJK characters, and
-    inside a long code name (after ``_``, after a ``.`` that a letter follows, before a
-    ``(`` that holds something), which would otherwise hold a whole line to itself."""
-    pieces, current = [], ""
-    for index, ch in enumerate(text):
-        after = text[index + 1 : index + 2]
-        wide = unicodedata.east_asian_width(ch) in "WF"
-        opening = ch == "(" and after not in ("", ")") and len(current) > 5
-        if current and not current.endswith(" ") and (wide or opening):
-            pieces.append(current)
-            current = ""
-        if ch == " " and not current and pieces:  # a space after a CJK character
-            pieces[-1] += ch
-            continue
-        current += ch
-        code_break = ch == "_" or (ch == "." and after.isalpha() and len(current) > 2)
-        if ch == " " or code_break or (wide and unicodedata.category(ch) not in ("Ps", "Pi")):
-            pieces.append(current)
-            current = ""
-    return [*pieces, current] if current else pieces
-
-
-def wrap_label(text: str, font_size: float, max_width: float) -> list[str]:
-    """``text`` in lines no wider than ``max_width`` where the break points allow; the
-    lines keep their spaces, so that joined they are ``text`` again (as the label's
-    text content reads). A closing CJK punctuation mark stays on the line before it."""
-    lines: list[str] = []
-    current = ""
-    for piece in _breaks(text):
-        closing = (
-            unicodedata.east_asian_width(piece[0]) in "WF"
-            and unicodedata.category(piece[0]) in ("Pe", "Pf", "Po")
-        )
-        candidate = current + piece
-        if current and not closing and text_width(candidate.rstrip(), font_size) > max_width:
-            lines.append(current)
-            current = piece
-        else:
-            current = candidate
-    return [*lines, current] if current else lines
-
-
 @dataclass
 class DirectLabel:
     """A series' name beside its line's last point, wrapped, moved up or down as needed."""
@@ -470,6 +428,7 @@ class DirectLabel:
     series: int
     css: str
     lines: list[str]
+    spaces: tuple[str, ...]  # after each line, the space it broke at (see line_spaces)
     width: float
     anchor: tuple[float, float] | None = None  # the last point, in pixels
     top: float = 0.0
@@ -484,12 +443,14 @@ def direct_labels(
     if len(chart.series) < DIRECT_LABELS_FROM:
         return []
     shares = (LABEL_WIDTH_SHARE[size.name], 1.6 * LABEL_WIDTH_SHARE[size.name], 1.0)
+    measure = partial(text_width, font_size=size.legend_font)
     for share in shares:
         found = []
         for index, (series, css) in enumerate(zip(chart.series, classes, strict=True)):
-            lines = wrap_label(series.name.get(lang), size.legend_font, share * size.width)
-            width = max(text_width(line.rstrip(), size.legend_font) for line in lines)
-            found.append(DirectLabel(index, css, lines, width))
+            name = series.name.get(lang)
+            lines = wrap_text(name, share * size.width, measure)
+            width = max(map(measure, lines))
+            found.append(DirectLabel(index, css, lines, line_spaces(name, lines), width))
         rows = sum(len(label.lines) for label in found)
         if rows * label_line_height(size) + LABEL_SPACING * (len(found) - 1) <= room:
             break
@@ -534,9 +495,10 @@ def _label_markup(label: DirectLabel, x: float, line_height: float, font_size: f
             f'x2="{x - 2:.1f}" y2="{centre:.1f}"/>'
         )
     baseline = label.top + (line_height + font_size * 0.7) / 2
+    # between the lines the space each broke at, so the label reads as the series' name
     spans = "".join(
-        f'<tspan x="{x:.1f}" y="{baseline + row * line_height:.1f}">{escape(line)}</tspan>'
-        for row, line in enumerate(label.lines)
+        f'<tspan x="{x:.1f}" y="{baseline + row * line_height:.1f}">{escape(line)}</tspan>{space}'
+        for row, (line, space) in enumerate(zip(label.lines, (*label.spaces[:-1], ""), strict=True))
     )
     parts.append(f'<text class="direct-label" data-series="{label.series}">{spans}</text>')
     return "".join(parts)
@@ -882,7 +844,7 @@ class GraphLayout:
         return centre_x - width / 2, centre_y - height / 2, width, height
 
 
-# ------------------------------------------------ node text, wrapped to a width
+# ------------------------- text wrapped to a width (node text, series labels)
 
 # Where a line of node text may break, from the best place to the worst (a line
 # breaks at a worse place only when the better ones leave it too wide):
