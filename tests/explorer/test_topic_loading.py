@@ -59,6 +59,17 @@ BROKEN = {
     "wrong slug": ("meta.toml", 'slug = "tiny-demo"', 'slug = "other"', "slug must be"),
     "unknown key": ("meta.toml", "order = 1", "order = 1\ncolour = 2", "unknown keys"),
     "bad toml": ("meta.toml", "order = 1", "order = = 1", "meta.toml"),
+    "under_test not a list": (
+        "meta.toml", "order = 1", 'order = 1\nunder_test = "whylab/numerics/fft.py"',
+        "under_test must be a list",
+    ),
+    "under_test names no file": (
+        "meta.toml", "order = 1", 'order = 1\nunder_test = ["whylab/numerics/nope.py"]',
+        "not a file",
+    ),
+    "under_test leaves the repository": (
+        "meta.toml", "order = 1", 'order = 1\nunder_test = ["../../etc/passwd"]', "not a file",
+    ),
     "bad latex": ("zh.md", "$1/\\sqrt{n}$", "$1/\\sqrt{n$", "cannot convert"),
     "lone dollar": ("en.md", "like $1/\\sqrt{n}$.", "like $1.", "unmatched $"),
     "unpaired placements": ("zh.md", "{{ diagram:graph }}\n", "", "same experiments and diagrams"),
@@ -95,6 +106,12 @@ def test_broken_topics_fail_loudly_naming_the_problem(topic_copy, case):
     assert message in str(error.value)
     with pytest.raises((TopicError, MathError)):
         load_registry(topic_copy)
+
+
+def test_under_test_lists_repository_files(topic_copy):
+    folder = topic_copy / "tiny_demo"
+    edit(folder / "meta.toml", "order = 1", 'order = 1\nunder_test = ["whylab/numerics/fft.py"]')
+    assert load_topic(folder).under_test == ("whylab/numerics/fft.py",)
 
 
 def test_a_missing_language_file_is_an_error(topic_copy):

@@ -34,6 +34,10 @@ EXPERIMENT_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 TEXT_FIELDS = ("title", "question", "summary")
 LIST_FIELDS = ("tags", "keywords")
 OPTIONAL_LIST_FIELDS = ("synonyms",)  # the words readers search with: backprop, 步幅
+# meta.toml's ``under_test``: the files, relative to the repository root (the folder that
+# holds the ``whylab`` package), whose code the topic's experiments put under test; the
+# mutation tester (whylab check --mutants) mutates exactly these.
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 class TopicError(ValueError):
@@ -69,6 +73,7 @@ class Topic:
     prose: dict[Lang, Prose]
     experiments: dict[str, Experiment]
     source_hash: str  # code_fingerprint(): part of the cache key, so edited code recomputes
+    under_test: tuple[str, ...] = ()  # meta.toml's under_test, repository-relative paths
 
     @property
     def tags(self) -> tuple[Tag, ...]:
@@ -161,7 +166,22 @@ def import_experiments(folder: Path) -> dict[str, Experiment]:
 # ---------------------------------------------------------------- meta.toml
 
 
-def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
+def _read_under_test(folder: Path, data: dict) -> tuple[str, ...]:
+    """meta.toml's optional ``under_test``: a list of existing files under the repository root."""
+    value = data.get("under_test", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise TopicError(f"{folder.name}/meta.toml: under_test must be a list of file paths")
+    for relative in value:
+        path = (REPO_ROOT / relative).resolve()
+        if not path.is_relative_to(REPO_ROOT) or not path.is_file():
+            raise TopicError(
+                f"{folder.name}/meta.toml: under_test names {relative!r}, which is not a file "
+                f"under {REPO_ROOT}"
+            )
+    return tuple(value)
+
+
+def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta], tuple[str, ...]]:
     path = folder / "meta.toml"
     if not path.is_file():
         raise TopicError(f"{folder.name}: meta.toml is missing")
@@ -169,7 +189,7 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise TopicError(f"{folder.name}/meta.toml: {error}") from None
-    unknown = set(data) - {"slug", "order", *LANGS}
+    unknown = set(data) - {"slug", "order", "under_test", *LANGS}
     if unknown:
         raise TopicError(f"{folder.name}/meta.toml: unknown keys {sorted(unknown)}")
     if data.get("slug") != slug_of(folder):
@@ -212,7 +232,7 @@ def _read_meta(folder: Path) -> tuple[int, dict[Lang, TopicMeta]]:
             f"{folder.name}/meta.toml: [en] has {len(meta['en'].tags)} tags but [zh] has "
             f"{len(meta['zh'].tags)}; tags are paired by position"
         )
-    return order, meta
+    return order, meta, _read_under_test(folder, data)
 
 
 # ---------------------------------------------------------------- one topic
@@ -248,7 +268,7 @@ def load_topic(folder: Path) -> Topic:
     folder = Path(folder)
     if not FOLDER_NAME.match(folder.name):
         raise TopicError(f"{folder.name}: folder names use a-z, 0-9 and _")
-    order, meta = _read_meta(folder)
+    order, meta, under_test = _read_meta(folder)
     prose: dict[Lang, Prose] = {}
     for lang in LANGS:
         path = folder / f"{lang}.md"
@@ -260,7 +280,10 @@ def load_topic(folder: Path) -> Topic:
         prose[lang] = render_prose(source, where=f"{folder.name}/{lang}.md")
     experiments = import_experiments(folder)
     _check_placements(folder, prose, experiments)
-    return Topic(slug_of(folder), folder, order, meta, prose, experiments, code_fingerprint(folder))
+    return Topic(
+        slug_of(folder), folder, order, meta, prose, experiments, code_fingerprint(folder),
+        under_test,
+    )
 
 
 def _hash_python_files(root: Path, skip: tuple[Path, ...] = ()) -> str:
