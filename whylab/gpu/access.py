@@ -20,6 +20,7 @@ import numpy as np
 SECTOR_BYTES = 32
 WARP_SIZE = 32
 ALIGNMENT = 256
+UNIT_SHIFT = 40  # (unit, sector) pairs packed in one int64: sectors below 2**40 (32 TiB)
 
 
 class GlobalArray:
@@ -106,8 +107,8 @@ class AccessLog:
         units = unit[live]
         if units.size:
             sectors = (array.base_address + index[live] * array.itemsize) // SECTOR_BYTES
-            pairs = np.unique(np.stack([units, sectors]), axis=1)
-            sector_counts = np.bincount(np.searchsorted(np.unique(units), pairs[0]))
+            distinct = np.unique(units.astype(np.int64) << UNIT_SHIFT | sectors)
+            _, sector_counts = np.unique(distinct >> UNIT_SHIFT, return_counts=True)
             used, element_counts = np.unique(units, return_counts=True)
             for u, n_elements, n_sectors in zip(used, element_counts, sector_counts,
                                                 strict=True):

@@ -31,6 +31,8 @@ import numpy as np
 
 from whylab.gpu.access import WARP_SIZE, AccessLog, GlobalArray
 
+MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current GPU
+
 
 @dataclass(frozen=True)
 class Dim3:
@@ -45,7 +47,11 @@ def as_dim3(value: int | tuple[int, ...], what: str) -> tuple[int, int, int]:
     sizes = (value,) if isinstance(value, int) else tuple(value)
     if not 1 <= len(sizes) <= 3 or any(not isinstance(s, int) or s < 1 for s in sizes):
         raise ValueError(f"launch: {what} must be 1 to 3 positive ints, got {value!r}")
-    return (*sizes, 1, 1)[:3]
+    sizes = (*sizes, 1, 1)[:3]
+    if what == "block" and sizes[0] * sizes[1] * sizes[2] > MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"launch: a block has at most {MAX_THREADS_PER_BLOCK} threads, "
+                         f"got {value!r}")
+    return sizes
 
 
 @dataclass
@@ -93,8 +99,9 @@ class SharedArray:
         who = np.concatenate([thread for _ in accesses])
         written = np.concatenate([np.full(index.size, is_write) for _, index, is_write
                                   in accesses])
-        distinct = np.unique(np.stack([keys, who]), axis=1)
-        element_keys, toucher_counts = np.unique(distinct[0], return_counts=True)
+        distinct = np.unique(keys * MAX_THREADS_PER_BLOCK + who)
+        element_keys, toucher_counts = np.unique(distinct // MAX_THREADS_PER_BLOCK,
+                                                 return_counts=True)
         racy = element_keys[(toucher_counts > 1) & np.isin(element_keys, keys[written])]
         races = []
         for key in racy:
