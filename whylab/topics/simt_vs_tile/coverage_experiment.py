@@ -44,13 +44,23 @@ def run_simt(kernel, a, b, n: int, block: int, grid: int, bound: int):
     memory = place({"a": a, "b": b, "out": np.zeros(n, np.float32)})
     if control_active("output-holds-old-answer"):
         memory["out"].data[:] = a + b  # memory reused from a previous run of the same sum
+    if grid == 0:  # n < block rounded down: nothing to launch (CUDA refuses an empty grid)
+        return memory["out"].result(), _nothing_launched(memory["out"])
     threads = simt.launch(kernel, grid, block, memory["a"], memory["b"], memory["out"], bound)
     return memory["out"].result(), threads.log
+
+
+def _nothing_launched(out) -> AccessLog:
+    log = AccessLog()
+    log.record_for(out)
+    return log
 
 
 def run_tile(kernel, a, b, n: int, block: int, grid: int, bound: int):
     memory = place({"a": a, "b": b, "out": np.zeros(n, np.float32),
                     "writes": np.zeros(n, np.int64)})
+    if grid == 0:
+        return memory["out"].result(), _nothing_launched(memory["out"])
     log = tile.launch(kernel, grid, memory["a"], memory["b"], memory["out"], memory["writes"],
                       bound, BLOCK=block)
     return memory["out"].result(), log
