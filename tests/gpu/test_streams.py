@@ -227,3 +227,17 @@ def test_reads_alone_never_race():
     dev.launch("a", 100.0, reads=[x])
     dev.launch("b", 100.0, reads=[x], stream=side)
     assert find_races(dev.kernels) == []
+
+
+def test_the_model_has_torch_cuda_names_for_what_it_models():
+    torch = pytest.importorskip("torch")
+    dev = Device()
+    stream_methods = ["wait_event", "wait_stream", "record_event", "query", "synchronize"]
+    event_methods = ["record", "wait", "query", "synchronize", "elapsed_time"]
+    for name in stream_methods:
+        assert hasattr(torch.cuda.Stream, name) and callable(getattr(dev.Stream(), name))
+    for name in event_methods:
+        assert hasattr(torch.cuda.Event, name) and callable(getattr(dev.Event(), name))
+    for name in ["synchronize", "current_stream", "stream", "Stream", "Event"]:
+        assert hasattr(torch.cuda, name) and hasattr(dev, name)
+    assert hasattr(torch.Tensor, "record_stream") and hasattr(dev.empty(8), "record_stream")

@@ -66,6 +66,7 @@ class Request:
     unit: int  # the warp's or program's number
     elements: int  # active, in-bounds lanes
     sectors: int  # distinct 32-byte sectors those lanes touch
+    lane_sectors: np.ndarray  # the sector of each of those lanes, in lane order
 
 
 @dataclass
@@ -110,10 +111,12 @@ class AccessLog:
             distinct = np.unique(units.astype(np.int64) << UNIT_SHIFT | sectors)
             _, sector_counts = np.unique(distinct >> UNIT_SHIFT, return_counts=True)
             used, element_counts = np.unique(units, return_counts=True)
-            for u, n_elements, n_sectors in zip(used, element_counts, sector_counts,
-                                                strict=True):
+            by_unit = np.split(sectors[np.argsort(units, kind="stable")],
+                               np.cumsum(element_counts)[:-1])
+            for u, n_elements, n_sectors, lanes in zip(used, element_counts, sector_counts,
+                                                       by_unit, strict=True):
                 self.requests.append(Request(kind, array.name, int(u), int(n_elements),
-                                             int(n_sectors)))
+                                             int(n_sectors), lanes))
         if kind == "load":
             record.loads += int(np.count_nonzero(live))
         elif kind == "store":

@@ -48,13 +48,24 @@ def sectors_per_request(stride: int, offset: int, itemsize: int, lanes: int = WA
     return last - first + 1
 
 
-def measured_sectors(stride: int, offset: int, dtype) -> float:
+def strided_run(stride: int, offset: int, dtype) -> AccessLog:
     threads = WARPS * WARP_SIZE
     source = np.zeros(offset + threads * max(stride, 1) + 1, dtype)
     memory = place({"a": source, "out": np.zeros(threads, dtype)})
     run = simt.launch(simt_kernels.strided_copy, 2, threads // 2, memory["a"], memory["out"],
                       threads, stride, offset)
-    return run.log.sectors_per_request("load", "a")
+    return run.log
+
+
+SECTOR_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def sector_map(log: AccessLog) -> str:
+    """Warp 0's load, lane by lane: which of the request's sectors (0 the lowest, 1 the
+    next it touches, ...) each lane reads."""
+    request = next(r for r in log.requests if r.kind == "load" and r.unit == 0)
+    _, rank = np.unique(request.lane_sectors, return_inverse=True)
+    return "".join(SECTOR_DIGITS[s] for s in rank)
 
 
 def expected_sectors(stride: int, offset: int, itemsize: int) -> int:
@@ -95,7 +106,8 @@ def expected_sectors(stride: int, offset: int, itemsize: int) -> int:
 )
 def coalescing(offset, dtype):
     dtype = np.dtype(dtype)
-    measured = [measured_sectors(s, offset, dtype) for s in STRIDES]
+    logs = [strided_run(s, offset, dtype) for s in STRIDES]
+    measured = [log.sectors_per_request("load", "a") for log in logs]
     expected = [expected_sectors(s, offset, dtype.itemsize) for s in STRIDES]
     lines = [sectors_per_request(s, offset, dtype.itemsize, unit_bytes=LINE_BYTES)
              for s in STRIDES]
@@ -134,7 +146,13 @@ def coalescing(offset, dtype):
          T("bytes moved / bytes used", "搬运字节 / 使用字节")],
         [[s, measured[s], round(measured[s] * SECTOR_BYTES / useful, 2)] for s in (1, 2, 4, 8, 32)],
     )
-    return Result(checks=checks, figures=[chart], tables=[table],
+    map_table = Table(
+        T("Sector map: which of its request's sectors each lane of warp 0 reads",
+          "扇区图：线程束 0 的每个线程读的是这次请求的第几个扇区"),
+        [T("stride", "步幅"), T("lanes 0 … 31", "线程 0 … 31"), T("sectors", "扇区数")],
+        [[s, sector_map(logs[s]), measured[s]] for s in (0, 1, 2, 4, 8, 32)],
+    )
+    return Result(checks=checks, figures=[chart], tables=[map_table, table],
                   metrics={"sectors_stride_1": measured[1], "sectors_stride_32": measured[32]})
 
 
