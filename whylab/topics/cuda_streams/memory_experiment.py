@@ -12,6 +12,7 @@ from __future__ import annotations
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -100,6 +101,9 @@ def allocator_rule_run():
 
 @experiment(
     name="record-stream-hazard",
+    metrics=[
+        Metric("races_unsafe", T("races reported, nothing done", "什么也不做时报告的竞争数")),
+    ],
     title=T("Freeing a tensor another stream still reads", "释放一个另一条流还在读的张量"),
     description=T(
         "Replays the record_stream hazard on the model: x lives on the default stream, a side "

@@ -15,6 +15,7 @@ import numpy as np
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -43,6 +44,10 @@ def round_mantissa(values: np.ndarray, mantissa_bits: int) -> np.ndarray:
 
 @experiment(
     name="tf32-precision",
+    metrics=[
+        Metric("fp32_error", T("FP32 relative error", "FP32 相对误差")),
+        Metric("tf32_error", T("TF32 relative error", "TF32 相对误差")),
+    ],
     title=T("FP32 or TF32: the same matmul, two answers",
             "FP32 还是 TF32：同一个矩阵乘法，两个答案"),
     description=T(

@@ -13,6 +13,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -50,6 +51,11 @@ def _close(measured: float, expected: float, tolerance: float = TIME_TOLERANCE_U
 
 @experiment(
     name="timing-boundaries",
+    metrics=[
+        Metric("host_only_us", T("host timer, no sync", "主机计时，不同步"), "µs"),
+        Metric("synced_us", T("host timer with synchronize()", "主机计时加 synchronize()"), "µs"),
+        Metric("event_us", T("events", "事件计时"), "µs"),
+    ],
     title=T("Host timer, synchronisation and events around one matmul",
             "围绕一次矩阵乘法：主机计时、同步与事件"),
     description=T(
@@ -195,6 +201,10 @@ def timing_boundaries(kernel_us, launch_us, latency_us, first_launch_us, malloc_
 
 @experiment(
     name="overlapping-streams",
+    metrics=[
+        Metric("total_us", T("whole run (host)", "整体（主机计时）"), "µs"),
+        Metric("serial_us", T("one after the other", "一个接一个"), "µs"),
+    ],
     title=T("Two streams, two kernels, four events", "两条流、两个核函数、四个事件"),
     description=T(
         "Launches one kernel on the default stream and one on a side stream, each between its "
@@ -290,6 +300,10 @@ KERNEL_SIZES_US = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 20.0, 50.0)
 
 @experiment(
     name="idle-device",
+    metrics=[
+        Metric("idle_at_smallest", T("idle fraction, smallest kernel", "最小核函数时的空闲比例")),
+        Metric("graph_idle_at_smallest", T("idle fraction, graph replay", "重放图时的空闲比例")),
+    ],
     title=T("Many tiny kernels: a device waiting for its host", "大量小核函数：设备在等主机"),
     description=T(
         "Launches a run of equal kernels back to back, for kernel durations from 0.5 to 50 µs, "

@@ -13,6 +13,7 @@ import numpy as np
 from whylab.explorer.experiment import (
     Check,
     Control,
+    Metric,
     Param,
     Result,
     T,
@@ -87,6 +88,9 @@ def coverage_map(counts: np.ndarray, out_of_bounds: int, block: int, label: Text
 
 @experiment(
     name="write-coverage",
+    metrics=[
+        Metric("threads_past_end", T("stores past the end, no check", "不检查时的越界写入次数")),
+    ],
     title=T("Every element written exactly once?", "每个元素都恰好写一次吗？"),
     description=T(
         "Runs the vector add with n elements on blocks of the chosen size, in SIMT with a "
@@ -207,7 +211,7 @@ VARIANT_TEXT = {
     "simt-unguarded": T("SIMT, no check", "SIMT，不检查"),
     "simt-clamped": T("SIMT, i = min(i, n − 1)", "SIMT，i = min(i, n − 1)"),
     "simt-floor": T("SIMT, grid n // b", "SIMT，网格 n // b"),
-    "tile-masked": T("tile, mask = offsets < n", "分块，mask = offsets < n"),
+    "tile-masked": T("tile, mask = offsets < n", "分块，掩码：下标 < n"),
     "tile-clamped": T("tile, offsets clamped", "分块，偏移截断"),
 }
 

@@ -15,6 +15,7 @@ from whylab.explorer.experiment import (
     Check,
     Control,
     LineChart,
+    Metric,
     Param,
     Result,
     Series,
@@ -57,7 +58,7 @@ def strided_run(stride: int, offset: int, dtype) -> AccessLog:
     return run.log
 
 
-SECTOR_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+SECTOR_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def sector_map(log: AccessLog) -> str:
@@ -78,6 +79,11 @@ def expected_sectors(stride: int, offset: int, itemsize: int) -> int:
 
 @experiment(
     name="coalescing",
+    metrics=[
+        Metric("sectors_stride_1", T("sectors per request, stride 1", "步幅 1 时每个请求的扇区数")),
+        Metric("sectors_stride_32",
+               T("sectors per request, stride 32", "步幅 32 时每个请求的扇区数")),
+    ],
     title=T("Sectors per warp request: contiguous against strided",
             "每个线程束请求的扇区数：连续与跨步"),
     description=T(
@@ -201,6 +207,12 @@ SWEEP_TILES = (2, 4, 8, 16)
 
 @experiment(
     name="matmul-reuse",
+    metrics=[
+        Metric("naive_loads", T("loads per output, naive", "朴素写法每个输出的读取次数")),
+        Metric("tiled_loads",
+               T("loads per output, shared-memory tiles", "共享内存分块每个输出的读取次数")),
+        Metric("tile_loads", T("loads per output, tile programs", "分块程序每个输出的读取次数")),
+    ],
     title=T("Global loads per output: naive, shared-memory tiles, tile programs",
             "每个输出元素的全局内存读取次数：朴素、共享内存分块、分块程序"),
     description=T(

@@ -103,7 +103,7 @@ def simulator_cases(x, y, a, b) -> tuple:
 
 
 SIMULATOR_NAME = {"numba": T("numba's CUDA simulator", "numba 的 CUDA 模拟器"),
-                  "triton": T("Triton's interpreter", "Triton 的解释器")}
+                  "triton": T("Triton's interpreter", "triton 的解释器")}
 PAIRS = {"numba": [("vector_add", "simt vector_add"),
                    ("vector_add_clamped", "simt vector_add_clamped"),
                    ("matmul_naive", "simt matmul_naive"),
