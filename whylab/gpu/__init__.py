@@ -6,7 +6,13 @@
 * :mod:`whylab.gpu.races` -- a happens-before race detector over recorded kernels;
 * :mod:`whylab.gpu.simt` and :mod:`whylab.gpu.tile` -- a SIMT executor (grid, blocks,
   warps of 32, shared memory and barriers) and a Triton-style tile executor, both
-  recording every global memory access (:mod:`whylab.gpu.access`).
+  recording every global memory access (:mod:`whylab.gpu.access`);
+* :mod:`whylab.gpu.simt_kernels` and :mod:`whylab.gpu.tile_kernels` -- a vector add and
+  matrix products written both ways (the tile kernels are Triton source);
+* :mod:`whylab.gpu.simulators` -- the same kernels under numba's CUDA simulator and
+  Triton's interpreter, each in a subprocess.
+
+Nothing here needs a GPU, and nothing here uses one: there is no CuPy path yet.
 
 :mod:`whylab.cuda` is torch.cuda's face for programs asking about a real device;
 this package models one and never touches a real GPU.
