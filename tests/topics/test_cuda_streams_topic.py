@@ -63,3 +63,15 @@ def test_tf32_rounding_keeps_ten_mantissa_bits():
 def test_parameters_out_of_range_are_refused():
     with pytest.raises(ParamError, match="kernel_us: must be <= 10000"):
         BY_NAME["timing-boundaries"].parse_params({"kernel_us": 20000})
+
+
+@pytest.mark.parametrize("read_us", [50.0, 5000.0])
+def test_record_stream_hazard_at_short_and_long_reads(read_us):
+    exp = BY_NAME["record-stream-hazard"]
+    assert exp.run(**exp.parse_params({"read_us": read_us})).passed
+
+
+@pytest.mark.parametrize(("n", "k", "seed"), [(8, 16, 1), (256, 1024, 2)])
+def test_tf32_claims_hold_at_the_size_bounds(n, k, seed):
+    exp = BY_NAME["tf32-precision"]
+    assert exp.run(**exp.parse_params({"n": n, "k": k, "seed": seed})).passed
