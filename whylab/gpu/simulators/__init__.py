@@ -7,6 +7,12 @@ each simulator in a fresh Python process of its own (both read their switch when
 they are imported; the two processes run at the same time), and returns the
 outputs and the write counts each kernel recorded itself.
 
+Numba's documentation deprecates its built-in CUDA target in favour of NVIDIA's
+``numba-cuda`` package; numba 0.68 still ships it, simulator included, and that is
+what runs here (``numba-cuda`` is not needed for the simulator). Should a later
+numba drop ``numba.cuda``, :func:`available` says so and the cross-check is not
+applicable until ``numba-cuda`` is installed.
+
 What they can and cannot show. Numba's simulator runs each block's threads as
 Python threads, one block at a time, with real barriers: its outputs and write
 maps follow CUDA's semantics, but launches are synchronous, event timings are
@@ -38,7 +44,7 @@ class SimulatorUnavailable(RuntimeError):
 
 def available(simulator: str) -> bool:
     """Whether ``simulator`` ("numba" or "triton") can run here (its packages import)."""
-    needs = {"numba": ("numba",), "triton": ("triton", "torch")}[simulator]
+    needs = {"numba": ("numba", "numba.cuda"), "triton": ("triton", "torch")}[simulator]
     return all(importlib.util.find_spec(module) is not None for module in needs)
 
 
