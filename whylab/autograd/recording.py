@@ -345,7 +345,11 @@ class SavingPlan:
                 output = outputs[parameter.index]
                 saved.append(SavedTensor(output, is_output=output.grad_fn is not None))
             else:
-                saved.append(metadata_of(parameter.suffix, values[self.positions[slot]]))
+                value = values[self.positions[slot]]
+                if parameter.suffix == "_shape" and isinstance(value, Tensor):
+                    saved.append(value._sizes)  # metadata_of's common case, without the call
+                else:
+                    saved.append(metadata_of(parameter.suffix, value))
         return saved
 
 

@@ -44,7 +44,7 @@ def _should_fold(tensor1, tensor2) -> bool:
 
 
 def matmul_composite(tensor1, tensor2):
-    dim1, dim2 = tensor1.ndim, tensor2.ndim
+    dim1, dim2 = len(tensor1._sizes), len(tensor2._sizes)
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D"
