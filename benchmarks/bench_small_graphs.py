@@ -20,13 +20,22 @@ warm-up, then interleaved rounds (the order rotates) with a pause between switch
 the table shows each library's median time per step and the per-round ratio
 whylab/torch as median [first quartile, third quartile].
 
+Python's cyclic garbage collector is part of the cost: a BPTT step keeps about a thousand
+nodes and their saved tensors alive, so collections run during the step and the oldest
+generation's traverse every object of the process. The last column is the collector's time
+per step of each library (``gc.callbacks``, summed over the timed rounds). ``--freeze-gc``
+moves everything alive after set-up into the permanent generation (``gc.freeze()``, for
+both libraries alike), which shows how much of the gap that traversal is.
+
 Run from the repository root:
-``PYTHONPATH=. python benchmarks/bench_small_graphs.py [--rounds 9] [--dtype float64]``
+``PYTHONPATH=. python benchmarks/bench_small_graphs.py [--rounds 9] [--dtypes float64]
+[--freeze-gc]``
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 import numpy as np
@@ -129,7 +138,26 @@ def _dtype_of(fw, numpy_dtype):
     return fw.float64 if np.dtype(numpy_dtype) == np.float64 else fw.float32
 
 
-def compare(name: str, make, dtype, rounds: int, block_s: float) -> None:
+class CollectorTime:
+    """Seconds the cyclic garbage collector ran, per label of whoever was running."""
+
+    def __init__(self) -> None:
+        self.current = None
+        self.seconds: dict[str, float] = {}
+        self._started = 0.0
+
+    def turn(self, label: str) -> None:
+        self.current = label
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self.current is not None:
+            elapsed = time.perf_counter() - self._started
+            self.seconds[self.current] = self.seconds.get(self.current, 0.0) + elapsed
+
+
+def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool) -> None:
     steps = {"whylab": make(whylab, dtype), "torch": make(torch, dtype)}
     first = {label: step() for label, step in steps.items()}
     tolerance = 1e-9 if np.dtype(dtype) == np.float64 else 1e-4
@@ -139,12 +167,27 @@ def compare(name: str, make, dtype, rounds: int, block_s: float) -> None:
             step()
         time.sleep(PAUSE_S)
     counts = {label: autorange(step, block_s, max_calls=1000)[0] for label, step in steps.items()}
-    per_call = interleaved_rounds(steps, rounds, counts, pause_s=PAUSE_S)
+    if freeze:
+        gc.freeze()
+    collector = CollectorTime()
+    gc.callbacks.append(collector)
+    try:
+        per_call = interleaved_rounds(
+            steps, rounds, counts, pause_s=PAUSE_S, on_turn=collector.turn
+        )
+    finally:
+        gc.callbacks.remove(collector)
+        gc.unfreeze()
+    gc_per_step = {
+        label: format_time(collector.seconds.get(label, 0.0) / (rounds * counts[label]))
+        for label in steps
+    }
     ratio = quartiles(per_round_ratios(per_call["whylab"], per_call["torch"]))
     medians = {label: format_time(quartiles(t).median) for label, t in per_call.items()}
     print(
         f"{name:12} {np.dtype(dtype).name:8} {medians['whylab']:>11} {medians['torch']:>11}   "
         f"{ratio.q1:6.2f} [{ratio.median:5.2f}] {ratio.q3:5.2f}   "
+        f"{gc_per_step['whylab']:>10} {gc_per_step['torch']:>10}   "
         f"first loss {first['whylab']:.6g} / {first['torch']:.6g} {'ok' if agree else 'MISMATCH'}",
         flush=True,
     )
@@ -155,17 +198,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     parser.add_argument("--only", choices=["chain", "lif"], default=None)
+    parser.add_argument("--freeze-gc", action="store_true", help="gc.freeze() after set-up")
     args = parser.parse_args()
     print(
         f"numpy {np.__version__}, torch {torch.__version__} ({torch.get_num_threads()} thread), "
-        f"{args.rounds} interleaved rounds"
+        f"{args.rounds} interleaved rounds{', gc frozen after set-up' if args.freeze_gc else ''}"
     )
-    print(f"{'workload':12} {'dtype':8} {'whylab':>11} {'torch':>11}   whylab/torch q1 [med] q3")
+    print(
+        f"{'workload':12} {'dtype':8} {'whylab':>11} {'torch':>11}   whylab/torch q1 [med] q3   "
+        f"{'gc whylab':>10} {'gc torch':>10}"
+    )
     for dtype in args.dtypes:
         if args.only in (None, "chain"):
-            compare("tiny chain", TinyChain, np.dtype(dtype), args.rounds, 0.03)
+            compare("tiny chain", TinyChain, np.dtype(dtype), args.rounds, 0.03, args.freeze_gc)
         if args.only in (None, "lif"):
-            compare("BPTT LIF", LifStep, np.dtype(dtype), args.rounds, 0.2)
+            compare("BPTT LIF", LifStep, np.dtype(dtype), args.rounds, 0.2, args.freeze_gc)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ kernel (:func:`make_autograd_kernel`) then only executes the plan:
 3. for an in-place op, check the write is allowed (not a leaf that requires
    grad, not an output of a multi-view op) and save what the formulas need
    from *before* the write;
-4. run the op below Autograd;
-5. create the node (edges, and the shape and dtype of each output), make it
+4. run the op below Autograd (``op.hop(keyset)``: ``op.redispatch`` looked up once
+   per key set, see whylab/dispatch/operator.py);
+5. :meth:`RecordingPlan.record`: create the node (edges, and the shape and dtype
+   of each output), make it
    the ``grad_fn`` of the outputs — or, for an in-place op, *rebase* the
    written tensor's history (see :mod:`whylab.autograd.inplace`) — and save
    what the formulas of the inputs that need a gradient ask for (nothing more).
