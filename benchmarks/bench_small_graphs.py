@@ -141,7 +141,8 @@ def _dtype_of(fw, numpy_dtype):
 class CollectorTime:
     """Seconds the cyclic garbage collector ran, per label of whoever was running."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock) -> None:
+        self.clock = clock
         self.current = None
         self.seconds: dict[str, float] = {}
         self._started = 0.0
@@ -151,13 +152,13 @@ class CollectorTime:
 
     def __call__(self, phase: str, info: dict) -> None:
         if phase == "start":
-            self._started = time.perf_counter()
+            self._started = self.clock()
         elif self.current is not None:
-            elapsed = time.perf_counter() - self._started
+            elapsed = self.clock() - self._started
             self.seconds[self.current] = self.seconds.get(self.current, 0.0) + elapsed
 
 
-def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool) -> None:
+def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool, clock) -> None:
     steps = {"whylab": make(whylab, dtype), "torch": make(torch, dtype)}
     first = {label: step() for label, step in steps.items()}
     tolerance = 1e-9 if np.dtype(dtype) == np.float64 else 1e-4
@@ -166,14 +167,17 @@ def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool) -
         for _ in range(3):
             step()
         time.sleep(PAUSE_S)
-    counts = {label: autorange(step, block_s, max_calls=1000)[0] for label, step in steps.items()}
+    counts = {
+        label: autorange(step, block_s, max_calls=1000, clock=clock)[0]
+        for label, step in steps.items()
+    }
     if freeze:
         gc.freeze()
-    collector = CollectorTime()
+    collector = CollectorTime(clock)
     gc.callbacks.append(collector)
     try:
         per_call = interleaved_rounds(
-            steps, rounds, counts, pause_s=PAUSE_S, on_turn=collector.turn
+            steps, rounds, counts, pause_s=PAUSE_S, on_turn=collector.turn, clock=clock
         )
     finally:
         gc.callbacks.remove(collector)
@@ -199,20 +203,30 @@ def main() -> None:
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     parser.add_argument("--only", choices=["chain", "lif"], default=None)
     parser.add_argument("--freeze-gc", action="store_true", help="gc.freeze() after set-up")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time by this thread's CPU time (time.thread_time): on a shared machine it leaves "
+        "out the time others hold the core (both libraries compute in this thread)",
+    )
     args = parser.parse_args()
     print(
         f"numpy {np.__version__}, torch {torch.__version__} ({torch.get_num_threads()} thread), "
-        f"{args.rounds} interleaved rounds{', gc frozen after set-up' if args.freeze_gc else ''}"
+        f"{args.rounds} interleaved rounds{', gc frozen after set-up' if args.freeze_gc else ''}, "
+        f"{'thread CPU' if args.cpu_time else 'wall'} time"
     )
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     print(
         f"{'workload':12} {'dtype':8} {'whylab':>11} {'torch':>11}   whylab/torch q1 [med] q3   "
         f"{'gc whylab':>10} {'gc torch':>10}"
     )
     for dtype in args.dtypes:
         if args.only in (None, "chain"):
-            compare("tiny chain", TinyChain, np.dtype(dtype), args.rounds, 0.03, args.freeze_gc)
+            compare(
+                "tiny chain", TinyChain, np.dtype(dtype), args.rounds, 0.03, args.freeze_gc, clock
+            )
         if args.only in (None, "lif"):
-            compare("BPTT LIF", LifStep, np.dtype(dtype), args.rounds, 0.2, args.freeze_gc)
+            compare("BPTT LIF", LifStep, np.dtype(dtype), args.rounds, 0.2, args.freeze_gc, clock)
 
 
 if __name__ == "__main__":
