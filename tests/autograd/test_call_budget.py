@@ -37,8 +37,8 @@ bench = _load_benchmark()
 
 #: whylab calls per family: (forward with recording, backward, the op under no_grad).
 BUDGETS = {
-    "add (binary)": (14, 32, 6),
-    "mul (binary)": (16, 45, 6),
+    "add (binary)": (13, 32, 5),
+    "mul (binary)": (15, 43, 5),
     "tanh (unary)": (15, 30, 6),
     "relu (unary)": (14, 29, 5),
     "sum (reduction)": (16, 31, 6),
