@@ -192,7 +192,9 @@ def peak_memory_per_step(step, repeats: int = 3) -> int:
     return min(peaks)
 
 
-def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> dict:
+def bench_one(
+    batch: int, dtype, rounds: int, block_s: float, warmup: int, clock=time.perf_counter
+) -> dict:
     weights = make_initial_weights(dtype)
     inputs, labels = make_batch(batch, dtype)
     steps = {
@@ -204,8 +206,11 @@ def bench_one(batch: int, dtype, rounds: int, block_s: float, warmup: int) -> di
     for step in steps.values():
         warm_up(step, warmup)
         time.sleep(SWITCH_PAUSE_S)
-    counts = {name: autorange(step, block_s, max_calls=2000)[0] for name, step in steps.items()}
-    per_step = interleaved_rounds(steps, rounds, counts, pause_s=SWITCH_PAUSE_S)
+    counts = {
+        name: autorange(step, block_s, max_calls=2000, clock=clock)[0]
+        for name, step in steps.items()
+    }
+    per_step = interleaved_rounds(steps, rounds, counts, pause_s=SWITCH_PAUSE_S, clock=clock)
 
     ratio_numpy = per_round_ratios(per_step["whylab"], per_step["numpy"])
     ratio_torch = per_round_ratios(per_step["whylab"], per_step["torch"])
@@ -279,6 +284,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--profile", type=int, metavar="BATCH", default=None)
     parser.add_argument("--threads", type=int, default=None, help="BLAS threads (default: all)")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time by this thread's CPU time (time.thread_time), not wall time: on a machine "
+        "shared with other work it leaves out the time others hold the core; valid with "
+        "--threads 1, where every library computes in the calling thread",
+    )
     args = parser.parse_args(argv)
     if args.threads is not None:
         torch.set_num_threads(args.threads)
@@ -293,12 +305,14 @@ def main(argv: list[str] | None = None) -> None:
     warmup = 3 if args.quick else 10
     print(
         f"784-256-10 MLP training step; numpy {np.__version__}, torch {torch.__version__} "
-        f"({torch.get_num_threads()} threads); {rounds} interleaved rounds"
+        f"({torch.get_num_threads()} threads); {rounds} interleaved rounds, "
+        f"{'thread CPU' if args.cpu_time else 'wall'} time"
     )
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     results = []
     for name in args.dtypes:
         for batch in args.batches:
-            results.append(bench_one(batch, np.dtype(name), rounds, block_s, warmup))
+            results.append(bench_one(batch, np.dtype(name), rounds, block_s, warmup, clock))
     print_table(results)
     check_same_loss(results)
 

@@ -78,6 +78,7 @@ class Size(tuple):
 
 _new_object = object.__new__
 _ndarray = np.ndarray
+_DTYPE_OF_NUMPY = dtypes._BY_NUMPY
 
 
 class Tensor:
@@ -176,15 +177,41 @@ class Tensor:
         Contiguous results are used as they are. Results laid out densely in
         another order (as NumPy gives for transposed inputs) keep that layout,
         like PyTorch's elementwise ops; anything else is copied to row-major.
+
+        This runs once per operator result, so the contiguous case builds its
+        storage and tensor here with slot writes (what :meth:`Storage.of` and
+        :meth:`_make` do), without two further calls.
         """
-        if type(array) is not np.ndarray:
+        if type(array) is not _ndarray:
             array = np.asarray(array)
         if dtype is None:
-            dtype = dtypes._BY_NUMPY[array.dtype]
+            dtype = _DTYPE_OF_NUMPY[array.dtype]
         shape = array.shape
         if array.flags.c_contiguous:
-            storage = Storage.of(array.ravel(), dtype, CPU, array.size)
-            return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
+            storage = _new_object(Storage)
+            storage.data = array.ravel()
+            storage.dtype = dtype
+            storage.device = CPU
+            storage.size = array.size
+            t = _new_object(Tensor)
+            t._storage = storage
+            t._sizes = shape
+            t._strides = contiguous_strides(shape)
+            t._offset = 0
+            t._array = array
+            t.dtype = dtype
+            t.device = CPU
+            t._version_counter = VersionCounter()
+            t._base = None
+            t._keys = CPU.key_bits & creation_state.key_mask
+            t._requires_grad = False
+            t._grad = None
+            t.grad_fn = None
+            t._grad_accumulator = None
+            t._retains_grad = False
+            t._hooks = None
+            t._output_nr = 0
+            return t
         itemsize = array.itemsize
         order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
         permuted = array.transpose(order)
@@ -195,7 +222,6 @@ class Tensor:
         array = np.asarray(array, order="C")
         storage = Storage.of(array.ravel(), dtype, CPU, array.size)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, array)
-
 
     def _view_of_parts(self, sizes, strides, offset, array=None):
         """A tensor showing other elements of this tensor's storage (no base set).
@@ -214,10 +240,27 @@ class Tensor:
                 # An empty view may start at the very end of the buffer, which NumPy refuses.
                 byte_offset = offset * itemsize if 0 not in sizes else 0
                 array = _ndarray(sizes, data.dtype, data, byte_offset, byte_strides)
-        view = Tensor._make(storage, sizes, strides, offset, array, self._version_counter)
+        # Built with slot writes, as in _make (this runs for every view).
+        view = _new_object(Tensor)
+        view._storage = storage
+        view._sizes = sizes
+        view._strides = strides
+        view._offset = offset
+        view._array = array
+        view.dtype = storage.dtype
+        view.device = storage.device
+        view._version_counter = self._version_counter
+        view._base = None
         # A view carries its base's key set, as PyTorch builds a view's TensorImpl with
         # self.key_set(): so a view of an inference tensor is an inference tensor too.
         view._keys = self._keys
+        view._requires_grad = False
+        view._grad = None
+        view.grad_fn = None
+        view._grad_accumulator = None
+        view._retains_grad = False
+        view._hooks = None
+        view._output_nr = 0
         return view
 
     # ------------------------------------------------------------------ layout

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from whylab._core import thread_state
-from whylab._tensor.geometry import is_non_overlapping_and_dense
+from whylab._tensor.geometry import contiguous_strides, is_non_overlapping_and_dense
 from whylab.autograd import grad_mode
 from whylab.autograd._ops import ops
 
@@ -39,6 +39,9 @@ _EXPECTED_BASE_REFS = 3
 
 def obeys_layout_contract(gradient, variable) -> bool:
     """A leaf's grad has the leaf's strides when the leaf is dense, else it is contiguous."""
+    strides = variable._strides
+    if gradient._strides == strides and strides == contiguous_strides(variable._sizes):
+        return True  # both row-major (the common case), so both dense with equal strides
     if gradient._strides == variable._strides and gradient._sizes == variable._sizes:
         if is_non_overlapping_and_dense(variable._sizes, variable._strides):
             return True

@@ -14,9 +14,12 @@ __all__ = ["is_expandable_to", "sum_to_size"]
 def is_expandable_to(shape, sizes) -> bool:
     """Whether a tensor of ``shape`` broadcasts to ``sizes``."""
     leading = len(sizes) - len(shape)
-    return leading >= 0 and all(
-        want == have or want == 1 for want, have in zip(shape, sizes[leading:], strict=True)
-    )
+    if leading < 0:
+        return False
+    for want, have in zip(shape, sizes[leading:], strict=True):
+        if want != have and want != 1:
+            return False
+    return True
 
 
 def sum_to_size(grad, shape):
@@ -28,8 +31,10 @@ def sum_to_size(grad, shape):
     if tuple(sizes) == tuple(shape):
         return grad
     leading = len(sizes) - len(shape)
-    dims = list(range(leading))
-    dims += [leading + i for i, want in enumerate(shape) if want == 1 and sizes[leading + i] != 1]
-    if dims:
-        grad = ops.sum(grad, tuple(dims), True, None)
+    expanded = [
+        leading + i for i, want in enumerate(shape) if want == 1 and sizes[leading + i] != 1
+    ]
+    if not expanded:  # only dimensions added in front (a bias): the sum has the shape already
+        return ops.sum(grad, tuple(range(leading)), False, None)
+    grad = ops.sum(grad, tuple(range(leading)) + tuple(expanded), True, None)
     return ops.reshape(grad, tuple(shape))

@@ -44,6 +44,7 @@ from whylab.autograd._ops import ones_like, ops, zeros_like
 from whylab.autograd.graph import (
     AccumulateGrad,
     GraphRoot,
+    Node,
     _engine_state,
     gradient_edge,
 )
@@ -131,6 +132,8 @@ def current_trace() -> EngineTrace | None:
 def _as_tuple(value):
     if value is None:
         return None
+    if type(value) is tuple:
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(value)
     return (value,)
@@ -145,7 +148,7 @@ def _make_grads(outputs, grad_outputs, create_graph):
     grads = []
     for index, (output, given) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if given is None:
-            if output.requires_grad:
+            if output._requires_grad:
                 if output.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not output.dtype.is_floating_point:
@@ -178,7 +181,7 @@ def _make_grads(outputs, grad_outputs, create_graph):
 def _root_edges(outputs):
     edges = []
     for index, output in enumerate(outputs):
-        if not output.requires_grad:
+        if not output._requires_grad:
             raise RuntimeError(
                 f"element {index} of tensors does not require grad and does not have a grad_fn"
             )
@@ -201,15 +204,21 @@ def backward(
     resulting ``.grad`` can be differentiated again. ``inputs`` restricts
     accumulation to the given tensors (leaves or not).
     """
-    outputs = _as_tuple(tensors)
-    given = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    # One tensor and no explicit gradient or inputs (``loss.backward()``) need no conversion.
+    outputs = (tensors,) if isinstance(tensors, Tensor) else _as_tuple(tensors)
+    if grad_tensors is None:
+        given = (None,) * len(outputs)
+    else:
+        given = (
+            (grad_tensors,) if isinstance(grad_tensors, Tensor) else _as_tuple(grad_tensors)
+        ) or (None,) * len(outputs)
     if len(given) != len(outputs):
         raise RuntimeError(f"grad_tensors has {len(given)} elements but tensors has {len(outputs)}")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, given, create_graph)
     roots = _root_edges(outputs)
-    input_tensors = _as_tuple(inputs)
+    input_tensors = None if inputs is None else _as_tuple(inputs)
     if input_tensors is not None and len(input_tensors) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     run_backward(
@@ -388,6 +397,10 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, accumulate
     return captured
 
 
+#: Node's own release_variables, which has nothing to drop (AccumulateGrad, GraphRoot).
+_RELEASES_NOTHING = Node.release_variables
+
+
 def _execute(root, dependencies, receive, run, captures, captured, keep_graph, accumulate):
     """Pop ready nodes from the heap, run them, route their outputs."""
     trace = thread_state.engine_trace.active
@@ -425,7 +438,7 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
                 outputs = [None] * len(node.next_functions)
         else:
             outputs = _call_function(node, inputs, node is root)
-        if not keep_graph:
+        if not keep_graph and type(node).release_variables is not _RELEASES_NOTHING:
             node.release_variables()
         next_functions = node.next_functions
         for index, output in enumerate(outputs):

@@ -161,12 +161,18 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and, when some tensor argument requires grad, record the node."""
         ctx = cls._backward_cls()
-        tensor_positions = tuple(i for i, arg in enumerate(args) if isinstance(arg, Tensor))
         state = grad_mode._state
-        record = state.enabled and any(args[i]._requires_grad for i in tensor_positions)
-        ctx.needs_input_grad = tuple(
-            record and isinstance(a, Tensor) and a._requires_grad for a in args
-        )
+        # Plain loops rather than generator expressions: this runs once per call, and a
+        # generator costs a Python call per item.
+        positions, requires_grad = [], []
+        for i, arg in enumerate(args):
+            is_tensor = isinstance(arg, Tensor)
+            if is_tensor:
+                positions.append(i)
+            requires_grad.append(is_tensor and arg._requires_grad)
+        tensor_positions = tuple(positions)
+        record = state.enabled and any(requires_grad)
+        ctx.needs_input_grad = tuple(requires_grad) if record else (False,) * len(args)
         # forward runs in no_grad mode (switched here directly: a no_grad() context
         # object per call costs more than the rest of this bookkeeping).
         previous = state.enabled
@@ -178,7 +184,7 @@ class Function(metaclass=_FunctionMeta):
         if not record:
             return outputs
         ctx._tensor_positions = tensor_positions
-        ctx.next_functions = tuple(gradient_edge(args[i]) for i in tensor_positions)
+        ctx.next_functions = tuple([gradient_edge(args[i]) for i in tensor_positions])
         if anomaly.is_anomaly_enabled():
             ctx._anomaly_trace = anomaly.forward_stack()
         is_tuple = isinstance(outputs, tuple)
@@ -192,7 +198,7 @@ class Function(metaclass=_FunctionMeta):
             metadata.append((output._sizes, output.dtype))
             output_list[output_nr] = _attach_output(ctx, output, output_nr, inputs_by_id)
         ctx.input_metadata = tuple(metadata)
-        ctx._saved = tuple(_save(ctx, t, output_list) for t in ctx._to_save)
+        ctx._saved = tuple([_save(ctx, t, output_list) for t in ctx._to_save])
         ctx._to_save = ()
         return tuple(output_list) if is_tuple else output_list[0]
 
@@ -220,5 +226,10 @@ def _attach_output(ctx, output, output_nr, inputs_by_id):
 def _save(ctx, tensor, outputs):
     if tensor is None:
         return None
-    is_output = any(tensor is output for output in outputs) and tensor.grad_fn is ctx
+    is_output = False
+    if tensor.grad_fn is ctx:
+        for output in outputs:  # identity, not ==: a loop rather than a generator's calls
+            if output is tensor:
+                is_output = True
+                break
     return SavedTensor(tensor, is_output=is_output)

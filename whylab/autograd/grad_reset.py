@@ -21,12 +21,14 @@ def zero_grads(params: Iterable, set_to_none: bool = True) -> None:
     a gradient that is itself part of a graph (``create_graph=True``) is detached first.
     """
     for param in params:
-        if param.grad is None:
+        # ``_grad`` is what the ``grad`` property reads and writes, without its calls (and
+        # without its warning for a non-leaf: resetting never reads a gradient).
+        if param._grad is None:
             continue
         if set_to_none:
-            param.grad = None
+            param._grad = None
             continue
-        grad = param.grad
+        grad = param._grad
         if grad.grad_fn is not None:
             grad = grad.detach()
             param.grad = grad

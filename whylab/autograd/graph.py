@@ -305,11 +305,12 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__(
-            next_functions=(),
-            input_metadata=((variable._sizes, variable.dtype),),
-            sequence_nr=ACCUMULATE_GRAD_SEQUENCE_NR,
-        )
+        # Node.__init__'s slot writes, without the call: a step makes one per leaf.
+        self.next_functions = ()
+        self.input_metadata = ((variable._sizes, variable.dtype),)
+        self.sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
+        self._hooks = None
+        self._view_version = None
         self.variable = variable
 
     def apply(self, grad_outputs):

@@ -15,8 +15,10 @@ kernel (:func:`make_autograd_kernel`) then only executes the plan:
 3. for an in-place op, check the write is allowed (not a leaf that requires
    grad, not an output of a multi-view op) and save what the formulas need
    from *before* the write;
-4. run the op below Autograd;
-5. create the node (edges, and the shape and dtype of each output), make it
+4. run the op below Autograd (``op.hop(keyset)``: ``op.redispatch`` looked up once
+   per key set, see whylab/dispatch/operator.py);
+5. :meth:`RecordingPlan.record`: create the node (edges, and the shape and dtype
+   of each output), make it
    the ``grad_fn`` of the outputs — or, for an in-place op, *rebase* the
    written tensor's history (see :mod:`whylab.autograd.inplace`) — and save
    what the formulas of the inputs that need a gradient ask for (nothing more).
@@ -41,6 +43,8 @@ from whylab.autograd.graph import (
     Node,
     SavedTensor,
     _engine_state,
+    _sequence_counter,
+    grad_accumulator,
     gradient_edge,
 )
 from whylab.autograd.inplace import check_inplace, rebase_history
@@ -73,6 +77,7 @@ class _SavedList(tuple):
 
 
 _WITHOUT_AUTOGRAD = ~(1 << int(DispatchKey.Autograd))
+_new_object = object.__new__
 
 # Where a formula parameter's value comes from, besides a saved slot (0, 1, ...).
 _FROM_GRAD, _FROM_GRADS = -1, -2
@@ -146,16 +151,24 @@ class FormulaNode(Node):
         return results
 
     def _arguments(self, sources, grad_outputs) -> list:
-        """The values of a formula's parameters (the common two kinds without a call)."""
+        """The values of a formula's parameters (the common three kinds without a call:
+        the gradient, a saved tensor, a saved plain value)."""
         saved = self._saved
         arguments = []
         for source in sources:
-            if source == _FROM_GRAD and grad_outputs[0] is not None:
+            if source >= 0:
+                value = saved[source]
+                kind = type(value)
+                if kind is SavedTensor:
+                    arguments.append(value.unpack(self))
+                    continue
+                if kind is not _SavedList and value is not _RELEASED:
+                    arguments.append(value)
+                    continue
+            elif source == _FROM_GRAD and grad_outputs[0] is not None:
                 arguments.append(grad_outputs[0])
-            elif source >= 0 and type(saved[source]) is SavedTensor:
-                arguments.append(saved[source].unpack(self))
-            else:
-                arguments.append(self._argument(source, grad_outputs))
+                continue
+            arguments.append(self._argument(source, grad_outputs))
         return arguments
 
     def _argument(self, source, grad_outputs):
@@ -199,7 +212,8 @@ class FormulaNode(Node):
             if value is None or value is _RELEASED:
                 continue
             if type(value) is SavedTensor:
-                value.release()
+                value.data = None  # SavedTensor.release(), without the call
+                value._released = True
             elif type(value) is _SavedList:
                 for item in value:
                     if type(item) is SavedTensor:
@@ -321,12 +335,23 @@ class SavingPlan:
             if saved_before_write and slot in saved_before_write:
                 saved.append(saved_before_write[slot])
             elif parameter.kind == ARGUMENT:
-                saved.append(_saved_argument(values[self.positions[slot]]))
+                value = values[self.positions[slot]]
+                # _saved_argument's common cases, without the call
+                if isinstance(value, Tensor):
+                    saved.append(SavedTensor(value))
+                elif isinstance(value, (list, tuple)):
+                    saved.append(_saved_argument(value))
+                else:
+                    saved.append(value)
             elif parameter.kind == RESULT:
                 output = outputs[parameter.index]
                 saved.append(SavedTensor(output, is_output=output.grad_fn is not None))
             else:
-                saved.append(metadata_of(parameter.suffix, values[self.positions[slot]]))
+                value = values[self.positions[slot]]
+                if parameter.suffix == "_shape" and isinstance(value, Tensor):
+                    saved.append(value._sizes)  # metadata_of's common case, without the call
+                else:
+                    saved.append(metadata_of(parameter.suffix, value))
         return saved
 
 
@@ -444,10 +469,19 @@ class RecordingPlan:
         if not self.has_list_input:
             for name, position, _ in self.inputs:
                 value = values[position]
-                if isinstance(value, Tensor) and value.grad_fn is not None and value._base is None:
-                    edge = (value.grad_fn, value._output_nr)  # the common case, without a call
+                # The common cases written out (what gradient_edge does, without a call):
+                # a non-view with history, a leaf that requires grad, a plain input.
+                if not isinstance(value, Tensor):
+                    edge = _NO_EDGE
+                elif value.grad_fn is not None:
+                    if value._base is None:
+                        edge = (value.grad_fn, value._output_nr)
+                    else:
+                        edge = gradient_edge(value)  # a view: its grad_fn may be stale
+                elif value._requires_grad:
+                    edge = (grad_accumulator(value), 0)
                 else:
-                    edge = _edge_of(value)
+                    edge = _NO_EDGE
                 if edge[0] is not None:
                     needed.append(name)
                 edges.append(edge)
@@ -497,10 +531,23 @@ class RecordingPlan:
                             return None
         return outputs
 
-    def record_node(self, out, outputs, values, edges, groups, saving):
-        """Create this call's node and make it the history of the outputs (or rebase
-        an in-place op's target). Nothing is saved yet: saved outputs need their
-        ``grad_fn`` set first."""
+    def record(self, out, values, edges, groups, saving, saved_before_write):
+        """Record the call that returned ``out``: create its node, make it the history
+        of the outputs (or rebase an in-place op's target), then save what the saving
+        plan asks for (after ``grad_fn`` is set: a saved output needs it). Returns the
+        node, or None when there is nothing to record (:meth:`outputs_to_record`)."""
+        if type(out) is Tensor and not self.is_inplace and not self.has_list_input:
+            # The common case of outputs_to_record, without the call: one output.
+            if not out.dtype.is_floating_point:
+                return None
+            for _, position, _ in self.inputs:
+                if out is values[position]:
+                    return None
+            outputs = (out,)
+        else:
+            outputs = self.outputs_to_record(out, values)
+            if outputs is None:
+                return None
         if len(outputs) == 1:
             metadata = ((outputs[0]._sizes, outputs[0].dtype),)
         else:
@@ -510,7 +557,13 @@ class RecordingPlan:
             node._op_name = self.op_name
         else:
             cls = self.node_class or self._node_class_for(values)
-            node = cls(edges, metadata)
+            # Node.__init__'s slot writes, without the call (this runs for every op).
+            node = _new_object(cls)
+            node.next_functions = edges
+            node.input_metadata = metadata
+            node.sequence_nr = next(_sequence_counter)
+            node._hooks = None
+            node._view_version = None
             node._groups = groups
             node._saving = saving
             node._saved = ()
@@ -528,6 +581,8 @@ class RecordingPlan:
             node._view_version = outputs[0]._version_counter.value
             if not isinstance(out, Tensor):
                 node._multi_output_view = True
+        if saving is not None:
+            node._saved = saving.save(values, outputs, saved_before_write)
         return node
 
     def _node_class_for(self, values):
@@ -539,10 +594,13 @@ class RecordingPlan:
         return cls
 
 
+_NO_EDGE = (None, 0)
+
+
 def _edge_of(value):
     """The edge for one argument: ``gradient_edge`` of a tensor, ``(None, 0)`` otherwise."""
     if not isinstance(value, Tensor):
-        return (None, 0)
+        return _NO_EDGE
     grad_fn = value.grad_fn
     if grad_fn is not None and value._base is None:
         return (grad_fn, value._output_nr)  # the common case, without a further call
@@ -611,6 +669,7 @@ def make_autograd_kernel(op, spec):
     arity = plan.arity
     saving_plans = plan.saving_plans
     redispatch = op.redispatch
+    hops = op._hops
     refused = plan.refused
 
     def autograd_kernel(keyset, *args, **kwargs):
@@ -631,17 +690,14 @@ def make_autograd_kernel(op, spec):
             check_inplace(values[0])
             if saving is not None:
                 saved_before_write = saving.save_before_write(values, values[0])
-        out = redispatch(keyset, *args, **kwargs)
-        outputs = plan.outputs_to_record(out, values)
-        if outputs is None:
-            return out
-        node = plan.record_node(out, outputs, values, edges, groups, saving)
-        if saving is not None:
-            node._saved = saving.save(values, outputs, saved_before_write)
+        hop = hops.get(keyset) if local_keys.recorder is None else None
+        out = (hop or op.hop(keyset))(*args, **kwargs)  # op.redispatch(keyset, ...), cached
+        plan.record(out, values, edges, groups, saving, saved_before_write)
         return out
 
     autograd_kernel.__qualname__ = f"Autograd[{op.name}]"
     autograd_kernel.skip_if = plan.records_nothing
+    plan.records_nothing.mode = grad_mode_state  # the switch it reads (see operator.py)
     autograd_kernel.plan = plan
     return autograd_kernel
 

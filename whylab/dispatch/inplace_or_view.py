@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from whylab._core.keys import DispatchKey
 from whylab._tensor.tensor import Tensor
+from whylab.dispatch.tls import local_keys
 
 
 def _mark_view(out, source: Tensor):
@@ -30,10 +31,11 @@ def _mark_view(out, source: Tensor):
 
 
 def _view_kernel(op):
-    redispatch = op.redispatch
+    hops = op._hops  # the backend kernel below, per key set (Operator.hop)
 
     def view_kernel(keyset, self, *args, **kwargs):
-        out = redispatch(keyset, self, *args, **kwargs)
+        hop = hops.get(keyset) if local_keys.recorder is None else None
+        out = (hop or op.hop(keyset))(self, *args, **kwargs)
         if type(out) is Tensor:  # the common case, inlined: one view
             out._base = self if self._base is None else self._base
             out._version_counter = self._version_counter
@@ -46,9 +48,12 @@ def _view_kernel(op):
 
 
 def _inplace_kernel(op):
+    hops = op._hops
+
     def inplace_kernel(keyset, self, *args, **kwargs):
-        out = op.redispatch(keyset, self, *args, **kwargs)
-        self._version_counter.bump()
+        hop = hops.get(keyset) if local_keys.recorder is None else None
+        out = (hop or op.hop(keyset))(self, *args, **kwargs)
+        self._version_counter.value += 1  # VersionCounter.bump(), without the call
         return out
 
     inplace_kernel.__qualname__ = f"ADInplaceOrView.inplace[{op.name}]"

@@ -25,13 +25,20 @@ any argument list, used by schemas the generator cannot express.
 
 A shortcut, with the same result: an Autograd kernel may carry a predicate
 ``skip_if(args, kwargs)``, true when the kernel would only hand the call on to
-the next key (grad mode off, or no input requires grad). It must hold whenever no
-tensor input requires grad: the generated call code reads the inputs'
-``_requires_grad`` first and asks the predicate only when one does. When Autograd is the
-first key of a call and the predicate holds, ``__call__`` goes straight to the
-next key, which saves two Python calls per operator. PyTorch always enters its
-Autograd kernel; the kernels run below it are the same either way, and a call
-that reaches Autograd by ``redispatch`` (under a trace, say) still enters it.
+the next key (grad mode off, or no input requires grad), and the switch it reads,
+``skip_if.mode`` (an object whose ``enabled`` is the grad mode). The predicate must
+hold exactly when no tensor input requires grad or the switch is off: the generated
+call code reads the inputs' ``_requires_grad`` and the switch itself, without a
+call; :meth:`Operator.__call__` asks the predicate. When Autograd is the first key
+of a call and the predicate holds, the call goes straight to the next key, which
+saves two Python calls per operator. PyTorch always enters its Autograd kernel; the
+kernels run below it are the same either way, and a call that reaches Autograd by
+``redispatch`` (under a trace, say) still enters it.
+
+Wrapper kernels continue a call with :meth:`Operator.redispatch`, or, on the hot
+path, with :meth:`Operator.hop`: the same step looked up once per key set and
+cached (PyTorch likewise computes a kernel's dispatch from the key set, not per
+call), so continuing costs a dictionary read instead of a Python call.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from __future__ import annotations
 import linecache
 import re
 from dataclasses import dataclass
+from functools import partial
 
 from whylab._core.keys import (
     BELOW,
@@ -273,7 +281,7 @@ def dispatch_lines(schema: Schema, python_name=lambda arg: arg.name) -> list[str
         "    slot = (keyset & op._dispatch_mask).bit_length() - 1",
         "    if slot == AUTOGRAD and op._autograd_skippable and (",
         f"        not ({any_requires_grad})",
-        f"        or op._skips_autograd({args_tuple}, NO_KWARGS)",
+        "        or not op._autograd_mode.enabled",
         "    ):",
         "        keyset &= BELOW[AUTOGRAD]  # Autograd would only hand the call on",
         "        slot = (keyset & op._dispatch_mask).bit_length() - 1",
@@ -291,7 +299,6 @@ DISPATCH_GLOBALS = {
     "local_keys": local_keys,
     "AUTOGRAD": int(DispatchKey.Autograd),
     "BELOW": BELOW,
-    "NO_KWARGS": {},
     "CPU_KEYS": key_bit(DispatchKey.CPU),
     "list_keys": _list_keys,
     "list_requires_grad": _list_requires_grad,
@@ -362,6 +369,8 @@ class Operator:
         "_passes_keyset",
         "_skips_autograd",
         "_autograd_skippable",
+        "_autograd_mode",
+        "_hops",
         "_dispatch_mask",
         "_kernels",
         "_fallthroughs",
@@ -380,7 +389,9 @@ class Operator:
         self._passes_keyset: list = []
         self._skips_autograd = _never
         self._autograd_skippable = False
+        self._autograd_mode = None
         self._dispatch_mask = 0
+        self._hops: dict = {}
         self._rebuild()
 
     # -- registration -------------------------------------------------------
@@ -454,8 +465,11 @@ class Operator:
         self._table = table
         self._passes_keyset = passes_keyset
         self._skips_autograd = getattr(table[_AUTOGRAD], "skip_if", _never)
-        self._autograd_skippable = self._skips_autograd is not _never
+        self._autograd_mode = getattr(self._skips_autograd, "mode", None)
+        # The generated code reads the switch; a predicate without one is never shortcut.
+        self._autograd_skippable = self._autograd_mode is not None
         self._dispatch_mask = mask
+        self._hops.clear()  # kernels changed: every cached hop is recomputed on next use
 
     # -- calling --------------------------------------------------------------
 
@@ -489,6 +503,25 @@ class Operator:
         if self._passes_keyset[index]:
             return self._table[index](keyset & BELOW[index], *args, **kwargs)
         return self._table[index](*args, **kwargs)
+
+    def hop(self, keyset: int):
+        """What ``redispatch(keyset, ...)`` would run, as one callable: the kernel of the
+        highest key in ``keyset``, with the key set below it bound first for a wrapper.
+
+        Wrapper kernels call ``(op._hops.get(keyset) or op.hop(keyset))(*args)``: the
+        answer depends on the key set alone, so it is computed once per key set and
+        kept in ``_hops`` (emptied when a kernel is registered). Inside a
+        ``trace()`` the answer is ``redispatch`` itself, so every hop is recorded,
+        and it is not kept.
+        """
+        if local_keys.recorder is not None:
+            return partial(self.redispatch, keyset)
+        index = (keyset & self._dispatch_mask).bit_length() - 1
+        kernel = self._table[index]
+        if self._passes_keyset[index]:
+            kernel = partial(kernel, keyset & BELOW[index])
+        self._hops[keyset] = kernel
+        return kernel
 
     def _no_kernel(self, *args, **kwargs):
         keys = 0

@@ -105,9 +105,7 @@ class Optimizer:
         which frees its memory and lets the next backward write the gradient instead of
         adding to zeros. With ``False`` the existing gradient tensors are filled with zeros.
         """
-        zero_grads(
-            (param for group in self.param_groups for param in group["params"]), set_to_none
-        )
+        zero_grads([param for group in self.param_groups for param in group["params"]], set_to_none)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss, if any.
@@ -119,7 +117,9 @@ class Optimizer:
         with whylab.no_grad():
             for group in self.param_groups:
                 for param in group["params"]:
-                    if param.grad is not None:
+                    # Parameters are leaves (checked when added), so ``_grad`` is what the
+                    # ``grad`` property returns, read without the property's call.
+                    if param._grad is not None:
                         self._update(param, group)
         return loss
 

@@ -59,7 +59,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param, group) -> None:
-        grad = param.grad
+        grad = param._grad  # a leaf's gradient (Optimizer.step reads it the same way)
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:

@@ -44,7 +44,7 @@ def _should_fold(tensor1, tensor2) -> bool:
 
 
 def matmul_composite(tensor1, tensor2):
-    dim1, dim2 = tensor1.ndim, tensor2.ndim
+    dim1, dim2 = len(tensor1._sizes), len(tensor2._sizes)
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D"
@@ -118,7 +118,7 @@ def outer_composite(self, vec2):
 
 
 def _check_linear(input, weight, bias) -> None:
-    if weight.ndim != 2 or input.ndim == 0 or input._sizes[-1] != weight._sizes[1]:
+    if len(weight._sizes) != 2 or not input._sizes or input._sizes[-1] != weight._sizes[1]:
         raise RuntimeError(
             f"linear: input of shape {tuple(input._sizes)} does not fit weight of shape "
             f"{tuple(weight._sizes)} (need input (*, in_features) and weight "
@@ -149,7 +149,7 @@ def linear_composite(input, weight, bias=None):
     _check_linear(input, weight, bias)
     weight_t = ops.t(weight)
     if bias is not None:
-        if input.ndim == 2:
+        if len(input._sizes) == 2:
             return ops.addmm(bias, input, weight_t)
         if input.is_contiguous():
             rows = ops.view(input, (-1, input._sizes[-1]))

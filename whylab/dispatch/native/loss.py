@@ -41,11 +41,12 @@ def nll_loss2d_composite(self, target, weight=None, reduction=1, ignore_index=-1
 
 def nll_loss_nd_composite(self, target, weight=None, reduction=1, ignore_index=-100):
     """Pick ``nll_loss`` or ``nll_loss2d`` by rank, viewing other ranks as images."""
-    if self.ndim < 1:
+    ndim = len(self._sizes)
+    if ndim < 1:
         raise ValueError("nll_loss: input must have at least one dimension (the classes)")
-    if self.ndim <= 2:
+    if ndim <= 2:
         return ops.nll_loss(self, target, weight, reduction, ignore_index)
-    if self.ndim == 4:
+    if ndim == 4:
         return ops.nll_loss2d(self, target, weight, reduction, ignore_index)
     batch, classes = self._sizes[0], self._sizes[1]
     rest = tuple(self._sizes[2:])
@@ -75,9 +76,10 @@ def _add_scalar(tensor, number):
 
 
 def _class_dim(input) -> int:
-    if input.ndim == 0:
+    ndim = len(input._sizes)
+    if ndim == 0:
         raise ValueError("cross_entropy: input must have at least one dimension (the classes)")
-    return 0 if input.ndim == 1 else 1
+    return 0 if ndim == 1 else 1
 
 
 def _along_classes(values, input, class_dim):

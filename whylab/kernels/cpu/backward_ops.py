@@ -64,8 +64,9 @@ def _softmax_axis(op: str, grad_output, output, dim):
             f"{op}: grad_output of shape {list(grad_output._sizes)} must have the shape of "
             f"output {list(output._sizes)}"
         )
-    d = wrap_dim(dim, output.ndim, op)
-    return d if output.ndim else None
+    ndim = len(output._sizes)
+    d = wrap_dim(dim, ndim, op)
+    return d if ndim else None
 
 
 def _softmax_backward_data(grad_output, output, dim):

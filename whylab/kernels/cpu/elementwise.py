@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special
 
 from whylab._tensor import dtypes
-from whylab._tensor.geometry import broadcast_shapes
+from whylab._tensor.geometry import broadcast_shapes, contiguous_strides
 from whylab._tensor.tensor import Tensor
 from whylab.kernels import rules
 from whylab.kernels.cpu.common import wrap, wrap_elementwise
@@ -49,6 +49,12 @@ def _binary(ufunc, op: str, self: Tensor, other, dtype):
             out = ufunc(self._array, b, dtype=dtype.numpy)
     except ValueError:
         _broadcast_error(op, self, other)
+    if (
+        out.flags.c_contiguous
+        and self._strides == contiguous_strides(self._sizes)
+        and (b is other or other._strides == contiguous_strides(other._sizes))
+    ):
+        return wrap(out, dtype)  # wrap_elementwise's first case, without the call
     return wrap_elementwise(out, dtype, tensors)
 
 

@@ -10,6 +10,7 @@ from whylab._tensor import dtypes
 from whylab._tensor.device import to_device
 from whylab._tensor.generator import numpy_generator
 from whylab._tensor.geometry import (
+    contiguous_strides,
     elementwise_strides,
     is_non_overlapping_and_dense,
 )
@@ -144,6 +145,8 @@ def preserved_strides(self) -> tuple[int, ...]:
 def clone(self, memory_format=None):
     if memory_format == "contiguous_format":
         return wrap(np.array(self._array, order="C"), self.dtype)
+    if self._strides == contiguous_strides(self._sizes):  # NumPy's copy keeps the layout
+        return wrap(self._array.copy(), self.dtype)
     result = allocate_strided(self._sizes, preserved_strides(self), self.dtype)
     np.copyto(result._array, self._array)
     return result
@@ -160,6 +163,8 @@ def _to_copy(self, dtype=None, device=None):
         raise RuntimeError(
             f"_to_copy: whylab has no {target.type} backend yet (only cpu and meta tensors exist)"
         )
+    if self._strides == contiguous_strides(self._sizes):  # NumPy's copy keeps the layout
+        return wrap(self._array.astype(dtype.numpy), dtype)
     result = allocate_strided(self._sizes, preserved_strides(self), dtype)
     np.copyto(result._array, self._array, casting="unsafe")
     return result

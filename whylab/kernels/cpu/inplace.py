@@ -51,12 +51,16 @@ def _operand(value):
 
 def _apply(ufunc, op: str, self: Tensor, other, result_dtype) -> Tensor:
     """``self = ufunc(self, other)`` computed in ``result_dtype`` (the out-of-place op's)."""
-    rules.check_inplace_cast(op, result_dtype, self.dtype)
-    check_no_internal_overlap(op, self)
+    # The two checks' calls are skipped where they cannot fail: a result in the target's
+    # own dtype always casts, and only a stride of 0 can make elements alias.
+    if result_dtype is not self.dtype:
+        rules.check_inplace_cast(op, result_dtype, self.dtype)
+    if 0 in self._strides:
+        check_no_internal_overlap(op, self)
     try:
         ufunc(
             self._array,
-            _operand(other),
+            other._array if isinstance(other, Tensor) else other,
             out=self._array,
             dtype=result_dtype.numpy,
             casting="unsafe",

@@ -31,7 +31,8 @@ def check_mm(self, mat2, op: str = "mm") -> None:
             f"{op}: mat1 and mat2 shapes cannot be multiplied "
             f"({self._sizes[0]}x{self._sizes[1]} and {mat2._sizes[0]}x{mat2._sizes[1]})"
         )
-    check_same_dtype(op, "mat1", self, "mat2", mat2)
+    if self.dtype is not mat2.dtype:
+        check_same_dtype(op, "mat1", self, "mat2", mat2)
 
 
 def check_addmm(self, mat1, mat2) -> tuple[int, int]:
@@ -39,14 +40,15 @@ def check_addmm(self, mat1, mat2) -> tuple[int, int]:
     check_mm(mat1, mat2, "addmm")
     shape = (mat1._sizes[0], mat2._sizes[1])
     sizes = tuple(self._sizes)
-    fits = len(sizes) <= 2 and all(
-        have in (1, want) for have, want in zip(reversed(sizes), reversed(shape), strict=False)
-    )
+    fits = len(sizes) <= 2
+    for have, want in zip(reversed(sizes), reversed(shape), strict=False):
+        fits = fits and have in (1, want)
     if not fits:
         raise RuntimeError(
             f"addmm: self of shape {sizes} cannot be broadcast to the product's shape {shape}"
         )
-    check_same_dtype("addmm", "self", self, "mat1", mat1)
+    if self.dtype is not mat1.dtype:
+        check_same_dtype("addmm", "self", self, "mat1", mat1)
     return shape
 
 
@@ -113,8 +115,8 @@ def _rows_times(rows: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     row_count, columns = rows.shape[0], mat2.shape[1]
     transposed_weight = mat2.strides[0] == mat2.itemsize and mat2.shape[0] > 1
     if rows.dtype == np.float32 and transposed_weight and 8 <= row_count < columns // 2:
-        return np.ascontiguousarray(np.dot(mat2.T, rows.T).T)
-    return np.dot(rows, mat2)
+        return np.ascontiguousarray(mat2.T.dot(rows.T).T)
+    return rows.dot(mat2)  # ndarray.dot is np.dot without its Python-level dispatcher
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):

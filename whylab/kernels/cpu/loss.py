@@ -52,8 +52,10 @@ def check_nll_loss(op: str, self, target, weight, reduction, image: bool) -> int
 def _picked(op: str, self, target, weight, ignore_index):
     """Per-target arrays: the class axis moved last, the targets (0 where ignored), their
     weights (0 where ignored), whether each is counted, and where the class axis was."""
-    class_axis = 0 if self.ndim == 1 else 1
-    log_probs = np.moveaxis(self._array, class_axis, -1)
+    ndim = len(self._sizes)
+    class_axis = 0 if ndim == 1 else 1
+    # (N, C) and (C,) already have the classes last: no moveaxis needed.
+    log_probs = self._array if ndim <= 2 else np.moveaxis(self._array, class_axis, -1)
     labels = np.asarray(target._array).astype(np.int64, copy=False)
     classes = log_probs.shape[-1]
     counted = labels != ignore_index
@@ -98,7 +100,9 @@ def _backward(op, grad_output, self, target, weight, reduction, ignore_index, to
         values = np.where(counted, -element_weight * upstream, 0).astype(log_probs.dtype)
     grad = np.zeros(log_probs.shape, dtype=log_probs.dtype)
     np.put_along_axis(grad, safe[..., None], values[..., None], axis=-1)
-    return wrap(np.moveaxis(grad, -1, class_axis), self.dtype)
+    if grad.ndim > 2:
+        grad = np.moveaxis(grad, -1, class_axis)
+    return wrap(grad, self.dtype)
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):

@@ -199,9 +199,10 @@ def softmax(self, dim, dtype=None):
 def log_softmax(self, dim, dtype=None):
     out_dtype = dtype if dtype is not None else self.dtype
     rules.check_floating("log_softmax", out_dtype)
-    d = wrap_dim(dim, self.ndim, "log_softmax")
+    ndim = len(self._sizes)
+    d = wrap_dim(dim, ndim, "log_softmax")
     array = self._array.astype(out_dtype.numpy, copy=False)
-    if self.ndim == 0:
+    if ndim == 0:
         return wrap(np.zeros((), dtype=out_dtype.numpy), out_dtype)
     shifted = array - np.max(array, axis=d, keepdims=True)
     out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))

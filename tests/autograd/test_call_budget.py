@@ -1,0 +1,114 @@
+"""The hot path's length, held to a budget: Python calls per op family and per training step.
+
+On small tensors the engine's cost is the number of Python calls on the path of one
+operator (DESIGN.md, "Performance facts"), so a change that lengthens that path must
+show up here, on any machine and at any load: the counts are observed with
+``sys.setprofile`` (``whylab.bench.calls``), never timed. The workloads are those of
+``benchmarks/bench_engine_calls.py``, which prints the same counts and the functions
+behind them.
+
+A budget is the count measured when it was set. A change that adds calls to the hot
+path fails here: either remove them, or, if they buy something worth their cost, raise
+the budget in the same commit and say why. A change that removes calls should lower
+the budget, so the gain is kept.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import whylab
+from whylab.bench.calls import count_calls
+
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_engine_calls.py"
+
+
+def _load_benchmark():
+    spec = importlib.util.spec_from_file_location("bench_engine_calls", BENCHMARK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_benchmark()
+
+#: whylab calls per family: (forward with recording, backward, the op under no_grad).
+BUDGETS = {
+    "add (binary)": (13, 32, 5),
+    "mul (binary)": (15, 43, 5),
+    "tanh (unary)": (15, 30, 6),
+    "relu (unary)": (14, 29, 5),
+    "sum (reduction)": (16, 31, 6),
+    "mm (matmul)": (20, 55, 8),
+    "t (view)": (10, 26, 4),
+    "getitem (view)": (11, 75, 5),
+    "log_softmax": (15, 32, 6),
+}
+INPLACE_UPDATE_BUDGET = 8  # p.add_(g, alpha=-lr) under no_grad, as SGD does
+#: The batch-16 784-256-10 MLP training step of benchmarks/bench_mlp.py: whylab calls.
+STEP_BUDGET = 356
+
+
+@pytest.mark.parametrize("family", sorted(BUDGETS))
+def test_op_family_stays_within_its_call_budget(family):
+    op = bench.FAMILIES[family]
+    measured = (bench.forward_calls(op), bench.backward_calls(op), bench.no_grad_calls(op))
+    forward, backward, no_grad = BUDGETS[family]
+    assert measured[0] <= forward, f"{family} forward: {measured[0]} calls, budget {forward}"
+    assert measured[1] <= backward, f"{family} backward: {measured[1]} calls, budget {backward}"
+    assert measured[2] <= no_grad, f"{family} under no_grad: {measured[2]} calls, budget {no_grad}"
+
+
+def test_inplace_update_stays_within_its_call_budget():
+    assert bench.inplace_update_calls() <= INPLACE_UPDATE_BUDGET
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_training_step_stays_within_its_call_budget(dtype):
+    import numpy as np
+
+    counts = count_calls(bench.training_step(16, np.dtype(dtype)))
+    top = ", ".join(f"{label} x{n}" for label, n in counts.top(8))
+    assert counts.whylab <= STEP_BUDGET, (
+        f"MLP step: {counts.whylab} whylab calls, budget {STEP_BUDGET}; most called: {top}"
+    )
+
+
+def test_the_counter_sees_one_more_call_on_the_path():
+    """Negative control: one Python function more on an op's path is one count more."""
+    op = bench.FAMILIES["add (binary)"]
+    x, w = bench._leaves()
+    op(x, w)
+    plain = count_calls(lambda: op(x, w))
+    original = whylab.Tensor.__add__
+
+    def wrapped(self, other):  # a layer that does nothing but call on
+        return original(self, other)
+
+    wrapped.__code__ = wrapped.__code__.replace(co_filename=original.__code__.co_filename)
+    whylab.Tensor.__add__ = wrapped
+    try:
+        longer = count_calls(lambda: op(x, w))
+    finally:
+        whylab.Tensor.__add__ = original
+    assert longer.whylab == plain.whylab + 1
+    assert longer.total == plain.total + 1
+
+
+def test_counts_are_the_same_every_time():
+    """Machine independence: the same work counts the same, run after run."""
+    op = bench.FAMILIES["mm (matmul)"]
+    assert len({bench.forward_calls(op) for _ in range(3)}) == 1
+    step = bench.training_step(16)
+    assert len({count_calls(step).whylab for _ in range(3)}) == 1
+
+
+def test_only_whylab_frames_count_as_whylab():
+    import numpy as np
+
+    counts = count_calls(lambda: np.moveaxis(np.zeros((2, 3)), 0, -1))
+    assert counts.total > 0  # moveaxis is Python code in NumPy
+    assert counts.whylab == 0
