@@ -264,7 +264,6 @@ NATIVE_FUNCTIONS = [
         function=("exp",),
         method=("exp",),
         out=True,
-        python={"Tensor.exp_": elementwise.in_place_unary("exp")},
     ),
     F(
         "log(Tensor self) -> Tensor",
@@ -273,7 +272,6 @@ NATIVE_FUNCTIONS = [
         function=("log",),
         method=("log",),
         out=True,
-        python={"Tensor.log_": elementwise.in_place_unary("log")},
     ),
     F(
         "log1p(Tensor self) -> Tensor",
@@ -282,7 +280,6 @@ NATIVE_FUNCTIONS = [
         function=("log1p",),
         method=("log1p",),
         out=True,
-        python={"Tensor.log1p_": elementwise.in_place_unary("log1p")},
     ),
     F(
         "expm1(Tensor self) -> Tensor",
@@ -291,7 +288,6 @@ NATIVE_FUNCTIONS = [
         function=("expm1",),
         method=("expm1",),
         out=True,
-        python={"Tensor.expm1_": elementwise.in_place_unary("expm1")},
     ),
     F(
         "log2(Tensor self) -> Tensor",
@@ -300,7 +296,6 @@ NATIVE_FUNCTIONS = [
         function=("log2",),
         method=("log2",),
         out=True,
-        python={"Tensor.log2_": elementwise.in_place_unary("log2")},
     ),
     F(
         "log10(Tensor self) -> Tensor",
@@ -309,7 +304,6 @@ NATIVE_FUNCTIONS = [
         function=("log10",),
         method=("log10",),
         out=True,
-        python={"Tensor.log10_": elementwise.in_place_unary("log10")},
     ),
     F(
         "sqrt(Tensor self) -> Tensor",
@@ -318,7 +312,6 @@ NATIVE_FUNCTIONS = [
         function=("sqrt",),
         method=("sqrt",),
         out=True,
-        python={"Tensor.sqrt_": elementwise.in_place_unary("sqrt")},
     ),
     F(
         "rsqrt(Tensor self) -> Tensor",
@@ -327,7 +320,6 @@ NATIVE_FUNCTIONS = [
         function=("rsqrt",),
         method=("rsqrt",),
         out=True,
-        python={"Tensor.rsqrt_": elementwise.in_place_unary("rsqrt")},
     ),
     F(
         "reciprocal(Tensor self) -> Tensor",
@@ -336,7 +328,6 @@ NATIVE_FUNCTIONS = [
         function=("reciprocal",),
         method=("reciprocal",),
         out=True,
-        python={"Tensor.reciprocal_": elementwise.in_place_unary("reciprocal")},
     ),
     F(
         "sin(Tensor self) -> Tensor",
@@ -345,7 +336,6 @@ NATIVE_FUNCTIONS = [
         function=("sin",),
         method=("sin",),
         out=True,
-        python={"Tensor.sin_": elementwise.in_place_unary("sin")},
     ),
     F(
         "cos(Tensor self) -> Tensor",
@@ -354,7 +344,6 @@ NATIVE_FUNCTIONS = [
         function=("cos",),
         method=("cos",),
         out=True,
-        python={"Tensor.cos_": elementwise.in_place_unary("cos")},
     ),
     F(
         "tanh(Tensor self) -> Tensor",
@@ -363,7 +352,6 @@ NATIVE_FUNCTIONS = [
         function=("tanh",),
         method=("tanh",),
         out=True,
-        python={"Tensor.tanh_": elementwise.in_place_unary("tanh")},
     ),
     F(
         "sigmoid(Tensor self) -> Tensor",
@@ -372,7 +360,6 @@ NATIVE_FUNCTIONS = [
         function=("sigmoid",),
         method=("sigmoid",),
         out=True,
-        python={"Tensor.sigmoid_": elementwise.in_place_unary("sigmoid")},
     ),
     F(
         "erf(Tensor self) -> Tensor",
@@ -381,7 +368,6 @@ NATIVE_FUNCTIONS = [
         function=("erf",),
         method=("erf",),
         out=True,
-        python={"Tensor.erf_": elementwise.in_place_unary("erf")},
     ),
     F(
         "neg(Tensor self) -> Tensor",
@@ -390,7 +376,6 @@ NATIVE_FUNCTIONS = [
         function=("neg", "negative"),
         method=("neg", "negative", "__neg__"),
         out=True,
-        python={"Tensor.neg_": elementwise.in_place_unary("neg")},
     ),
     F(
         "abs(Tensor self) -> Tensor",
@@ -399,7 +384,6 @@ NATIVE_FUNCTIONS = [
         function=("abs", "absolute"),
         method=("abs", "absolute", "__abs__"),
         out=True,
-        python={"Tensor.abs_": elementwise.in_place_unary("abs")},
     ),
     F(
         "sign(Tensor self) -> Tensor",
@@ -408,7 +392,6 @@ NATIVE_FUNCTIONS = [
         function=("sign",),
         method=("sign",),
         out=True,
-        python={"Tensor.sign_": elementwise.in_place_unary("sign")},
     ),
     F(
         "relu(Tensor self) -> Tensor",
@@ -416,7 +399,6 @@ NATIVE_FUNCTIONS = [
         meta=meta_elementwise.unary_same("relu"),
         function=("relu",),
         method=("relu",),
-        python={"Tensor.relu_": elementwise.in_place_unary("relu")},
     ),
     F(
         "bitwise_not(Tensor self) -> Tensor",
@@ -443,6 +425,65 @@ NATIVE_FUNCTIONS = [
         method=("clamp", "clip"),
         out=True,
     ),
+    # -- rounding ---------------------------------------------------------------------------
+    F(
+        "ceil(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.ceil,
+        meta=meta_elementwise.unary_same("ceil"),
+        function=("ceil",),
+        method=("ceil",),
+        out=True,
+    ),
+    F(
+        "floor(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.floor,
+        meta=meta_elementwise.unary_same("floor"),
+        function=("floor",),
+        method=("floor",),
+        out=True,
+    ),
+    F(
+        "trunc(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.trunc,
+        meta=meta_elementwise.unary_same("trunc"),
+        function=("trunc", "fix"),
+        method=("trunc", "fix"),
+        out=True,
+    ),
+    # torch has two overloads, round and round.decimals (RoundBackward0 / RoundBackward1);
+    # one schema here, whose node is RoundBackward1 when decimals is not 0 (see derivatives.py).
+    F(
+        "round(Tensor self, *, int decimals=0) -> Tensor",
+        cpu=cpu_elementwise.round,
+        meta=meta_elementwise.unary_same("round"),
+        function=("round",),
+        method=("round",),
+        out=True,
+    ),
+    F(
+        "frac(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.frac,
+        meta=meta_elementwise.unary_same("frac"),
+        function=("frac",),
+        method=("frac",),
+        out=True,
+    ),
+    F(
+        "clamp_min(Tensor self, Tensor min) -> Tensor",
+        cpu=cpu_elementwise.clamp_min,
+        meta=meta_elementwise.clamp_min,
+        function=("clamp_min",),
+        method=("clamp_min",),
+        out=True,
+    ),
+    F(
+        "clamp_max(Tensor self, Tensor max) -> Tensor",
+        cpu=cpu_elementwise.clamp_max,
+        meta=meta_elementwise.clamp_max,
+        function=("clamp_max",),
+        method=("clamp_max",),
+        out=True,
+    ),
     F(
         "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.where,
@@ -459,6 +500,158 @@ NATIVE_FUNCTIONS = [
         method=("masked_fill",),
     ),
     # -- in-place elementwise -------------------------------------------------------------
+    # The in-place unary forms: the out-of-place kernel's result written through ``self``;
+    # autograd records the out-of-place entry's node (TanhBackward0 for tanh_), as torch does.
+    F(
+        "exp_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("exp_", cpu_elementwise.exp),
+        meta=meta_elementwise.unary_inplace("exp_", rules.float_dtype),
+        method=("exp_",),
+    ),
+    F(
+        "log_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log_", cpu_elementwise.log),
+        meta=meta_elementwise.unary_inplace("log_", rules.float_dtype),
+        method=("log_",),
+    ),
+    F(
+        "log1p_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log1p_", cpu_elementwise.log1p),
+        meta=meta_elementwise.unary_inplace("log1p_", rules.float_dtype),
+        method=("log1p_",),
+    ),
+    F(
+        "expm1_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("expm1_", cpu_elementwise.expm1),
+        meta=meta_elementwise.unary_inplace("expm1_", rules.float_dtype),
+        method=("expm1_",),
+    ),
+    F(
+        "log2_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log2_", cpu_elementwise.log2),
+        meta=meta_elementwise.unary_inplace("log2_", rules.float_dtype),
+        method=("log2_",),
+    ),
+    F(
+        "log10_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log10_", cpu_elementwise.log10),
+        meta=meta_elementwise.unary_inplace("log10_", rules.float_dtype),
+        method=("log10_",),
+    ),
+    F(
+        "sqrt_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sqrt_", cpu_elementwise.sqrt),
+        meta=meta_elementwise.unary_inplace("sqrt_", rules.float_dtype),
+        method=("sqrt_",),
+    ),
+    F(
+        "rsqrt_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("rsqrt_", cpu_elementwise.rsqrt),
+        meta=meta_elementwise.unary_inplace("rsqrt_", rules.float_dtype),
+        method=("rsqrt_",),
+    ),
+    F(
+        "reciprocal_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("reciprocal_", cpu_elementwise.reciprocal),
+        meta=meta_elementwise.unary_inplace("reciprocal_", rules.float_dtype),
+        method=("reciprocal_",),
+    ),
+    F(
+        "sin_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sin_", cpu_elementwise.sin),
+        meta=meta_elementwise.unary_inplace("sin_", rules.float_dtype),
+        method=("sin_",),
+    ),
+    F(
+        "cos_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("cos_", cpu_elementwise.cos),
+        meta=meta_elementwise.unary_inplace("cos_", rules.float_dtype),
+        method=("cos_",),
+    ),
+    F(
+        "tanh_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("tanh_", cpu_elementwise.tanh),
+        meta=meta_elementwise.unary_inplace("tanh_", rules.float_dtype),
+        method=("tanh_",),
+    ),
+    F(
+        "sigmoid_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sigmoid_", cpu_elementwise.sigmoid),
+        meta=meta_elementwise.unary_inplace("sigmoid_", rules.float_dtype),
+        method=("sigmoid_",),
+    ),
+    F(
+        "erf_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("erf_", cpu_elementwise.erf),
+        meta=meta_elementwise.unary_inplace("erf_", rules.float_dtype),
+        method=("erf_",),
+    ),
+    F(
+        "neg_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("neg_", cpu_elementwise.neg),
+        meta=meta_elementwise.unary_inplace("neg_"),
+        method=("neg_", "negative_"),
+    ),
+    F(
+        "abs_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("abs_", cpu_elementwise.abs),
+        meta=meta_elementwise.unary_inplace("abs_"),
+        method=("abs_", "absolute_"),
+    ),
+    F(
+        "sign_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sign_", cpu_elementwise.sign),
+        meta=meta_elementwise.unary_inplace("sign_"),
+        method=("sign_",),
+    ),
+    F(
+        "relu_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("relu_", cpu_elementwise.relu),
+        meta=meta_elementwise.unary_inplace("relu_"),
+        method=("relu_",),
+    ),
+    F(
+        "ceil_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("ceil_", cpu_elementwise.ceil),
+        meta=meta_elementwise.unary_inplace("ceil_"),
+        method=("ceil_",),
+    ),
+    F(
+        "floor_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("floor_", cpu_elementwise.floor),
+        meta=meta_elementwise.unary_inplace("floor_"),
+        method=("floor_",),
+    ),
+    F(
+        "frac_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("frac_", cpu_elementwise.frac),
+        meta=meta_elementwise.unary_inplace("frac_"),
+        method=("frac_",),
+    ),
+    F(
+        "trunc_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("trunc_", cpu_elementwise.trunc),
+        meta=meta_elementwise.unary_inplace("trunc_"),
+        method=("trunc_", "fix_"),
+    ),
+    F(
+        "round_(Tensor(a!) self, *, int decimals=0) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("round_", cpu_elementwise.round),
+        meta=meta_elementwise.unary_inplace("round_"),
+        method=("round_",),
+    ),
+    F(
+        "clamp_min_(Tensor(a!) self, Tensor min) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("clamp_min_", cpu_elementwise.clamp_min),
+        meta=meta_elementwise.unary_inplace("clamp_min_"),
+        method=("clamp_min_",),
+    ),
+    F(
+        "clamp_max_(Tensor(a!) self, Tensor max) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("clamp_max_", cpu_elementwise.clamp_max),
+        meta=meta_elementwise.unary_inplace("clamp_max_"),
+        method=("clamp_max_",),
+    ),
     F(
         "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         cpu=cpu_inplace.add_,

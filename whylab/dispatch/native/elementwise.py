@@ -66,19 +66,3 @@ def isfinite(input):
     if not input.dtype.is_floating_point:
         return ops.eq(input, input)
     return ops.logical_not(ops.bitwise_or(isnan(input), isinf(input)))
-
-
-def in_place_unary(name: str):
-    """``t.exp_()`` and friends: the out-of-place result written back with ``copy_``.
-
-    Deviation: PyTorch has a kernel per in-place op (node ``ExpBackward1``...); here
-    the write is a ``copy_``, so the graph shows the op and then ``CopyBackwards``
-    (the values and gradients are the same).
-    """
-
-    def method(self):
-        return ops.copy_(self, getattr(ops, name)(self), False)
-
-    method.__name__ = f"{name}_"
-    method.__qualname__ = f"Tensor.{name}_"
-    return method
