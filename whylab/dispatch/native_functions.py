@@ -27,6 +27,7 @@ from whylab.dispatch.native import (
     loss,
     nn,
     ordering,
+    protocols,
     reduction,
     sampling,
     shape,
@@ -828,6 +829,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_reduction.softmax,
         function=("softmax",),
         method=("softmax",),
+        numpy=True,
     ),
     F(
         "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -835,6 +837,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_reduction.log_softmax,
         function=("log_softmax",),
         method=("log_softmax",),
+        numpy=True,
     ),
     # -- matrix products ------------------------------------------------------------------
     F(
@@ -942,6 +945,7 @@ NATIVE_FUNCTIONS = [
         meta=views.unsqueeze,
         function=("unsqueeze",),
         method=("unsqueeze",),
+        numpy=True,
         python={"Tensor.unsqueeze_": shape.in_place_view("unsqueeze_")},
     ),
     F(
@@ -950,6 +954,7 @@ NATIVE_FUNCTIONS = [
         meta=views.squeeze,
         function=("squeeze",),
         method=("squeeze",),
+        numpy=True,
         python={"Tensor.squeeze_": shape.in_place_view("squeeze_")},
     ),
     # No public binding (Tensor.squeeze_ above refuses tensors that require grad): matmul
@@ -1043,6 +1048,7 @@ NATIVE_FUNCTIONS = [
         composite=shape.chunk_composite,
         function=("chunk",),
         method=("chunk",),
+        numpy=True,
     ),
     F(
         "unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]",
@@ -1050,6 +1056,7 @@ NATIVE_FUNCTIONS = [
         meta=views.unbind,
         function=("unbind",),
         method=("unbind",),
+        numpy=True,
     ),
     F(
         "flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
@@ -1204,6 +1211,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_indexing.stack,
         function=("stack",),
         out=True,
+        numpy=True,
     ),
     F(
         "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -1292,6 +1300,7 @@ NATIVE_FUNCTIONS = [
         function=("cumsum",),
         method=("cumsum",),
         out=True,
+        numpy=True,
         python={"Tensor.cumsum_": ordering.cumsum_},
     ),
     F(
@@ -1437,6 +1446,7 @@ PYTHON_ONLY = {
     "isfinite": elementwise.isfinite,
     "Tensor.isfinite": elementwise.isfinite,
     "Tensor.__pos__": elementwise.positive,
+    "Tensor.__format__": protocols.format_,
     "all": reduction.all_,
     "Tensor.all": reduction.all_,
     "any": reduction.any_,

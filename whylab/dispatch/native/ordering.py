@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from whylab._tensor.geometry import wrap_dim
+from whylab.dispatch.native._registry import numpy_names
 from whylab.dispatch.operator import ops
 
 #: What ``sort`` and ``topk`` return (torch.return_types.sort / topk have these fields).
@@ -28,18 +29,24 @@ def flip_method(self, *dims):
     return flip(self, dims)
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=False, **numpy_keywords):
     """Sorted values and where they came from, along ``dim`` (stable in every case here)."""
+    if numpy_keywords:
+        dim = numpy_names("sort", numpy_keywords, dim, -1)
     return SortResult(*ops.sort(input, dim, descending))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, stable=False, **numpy_keywords):
     """The indices that sort ``input`` along ``dim``."""
+    if numpy_keywords:
+        dim = numpy_names("argsort", numpy_keywords, dim, -1)
     return ops.sort(input, dim, descending)[1]
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, **numpy_keywords):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    if numpy_keywords:
+        dim = numpy_names("topk", numpy_keywords, dim, -1)
     return SortResult(*ops.topk(input, int(k), dim, largest, sorted))
 
 

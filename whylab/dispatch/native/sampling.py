@@ -27,8 +27,38 @@ def bernoulli(input, p=None, *, generator=None):
     return (draws < probabilities).to(input.dtype)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None):
-    """Normal samples: ``normal(mean, std, size)`` with numbers, or elementwise from tensors."""
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or elementwise from tensors.
+
+    With numbers it is a factory and takes torch's factory keywords (``dtype``,
+    ``device``, ``requires_grad``; ``layout`` and ``pin_memory`` only at their
+    defaults); ``out=`` receives the samples in both forms.
+    """
+    result = _normal(mean, std, size, generator, dtype, device)
+    if layout not in (None, "strided") or pin_memory:
+        raise NotImplementedError(
+            "torch.normal(layout=..., pin_memory=True) is not supported yet by whylab"
+        )
+    if out is not None:
+        return out.copy_(result)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _normal(mean, std, size, generator, dtype, device):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if isinstance(std, Tensor) and (std < 0).any().item():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -42,7 +72,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None):
         raise TypeError("normal() with float mean and std needs a size")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return randn(tuple(size), generator=generator, dtype=dtype) * std + mean
+    samples = randn(tuple(size), generator=generator, dtype=dtype, device=device)
+    return samples * std + mean
 
 
 def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
