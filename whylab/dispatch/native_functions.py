@@ -9,9 +9,10 @@ method names, whether the function takes ``out=``, and the hand-written
 bindings of names whose Python signature is not a plain call in schema order.
 
 Importing this module defines every operator and attaches the Tensor methods;
-``whylab/__init__.py`` exports :data:`FUNCTIONS`. To find an op::
+``whylab/__init__.py`` exports :data:`FUNCTIONS`. To find an op from any public
+name (``cross_entropy`` runs the operator ``cross_entropy_loss``)::
 
-    grep -n '"tanh(' whylab/dispatch/native_functions.py whylab/autograd/derivatives.py
+    python -m whylab.dispatch.find cross_entropy
 
 See ``whylab/dispatch/README.md`` ("Finding an op", "Adding an operator").
 """

@@ -60,8 +60,7 @@ tanh = whylab.tanh
 # --------------------------------------------------------------------------- activations
 def relu(input, inplace: bool = False):
     """Elementwise ``max(x, 0)``; ``inplace=True`` overwrites ``input``."""
-    # whylab has no relu_ op; clamping from below at 0 in place computes the same values.
-    return input.clamp_(min=0) if inplace else input.relu()
+    return input.relu_() if inplace else input.relu()
 
 
 def linear(input, weight, bias=None):
