@@ -27,6 +27,7 @@ Deviations from PyTorch (each also stated where it happens):
 """
 
 from whylab import autograd, dispatch
+from whylab._core import unsupported as _unsupported
 from whylab._tensor import dtypes as _dtypes
 from whylab._tensor.device import device, get_default_device, set_default_device
 from whylab._tensor.dtypes import (
@@ -163,12 +164,15 @@ from whylab import backends, cuda, linalg, utils  # noqa: E402
 _LOADED_ON_FIRST_USE = ("nn", "optim")
 
 
+_refuse = _unsupported.module_getattr("torch", "whylab")
+
+
 def __getattr__(name):
     if name in _LOADED_ON_FIRST_USE:
         import importlib
 
         return importlib.import_module(f"whylab.{name}")
-    raise AttributeError(f"module 'whylab' has no attribute {name!r}")
+    _refuse(name)  # raises: torch.NAME is not supported yet
 
 
 __all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]

@@ -1448,6 +1448,7 @@ PYTHON_ONLY = {
     "Tensor.isfinite": elementwise.isfinite,
     "Tensor.__pos__": elementwise.positive,
     "Tensor.__format__": protocols.format_,
+    "Tensor.__getattr__": protocols.tensor_getattr,
     "all": reduction.all_,
     "Tensor.all": reduction.all_,
     "any": reduction.any_,

@@ -2,6 +2,8 @@
 containers, losses, activations, convolution and pooling, normalisation, recurrent layers,
 ``functional`` (stateless functions and losses) and ``init`` (weight initialisation)."""
 
+from whylab._core import unsupported as _unsupported
+
 from . import functional, init
 from .activation import (
     CELU,
@@ -118,3 +120,7 @@ __all__ = [
     "functional",
     "init",
 ]
+
+
+# A torch.nn name whylab lacks fails with an error naming the torch API.
+__getattr__ = _unsupported.module_getattr("torch.nn", "whylab.nn")

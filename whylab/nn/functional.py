@@ -10,6 +10,7 @@ the engine's one table of derivative formulas.
 from __future__ import annotations
 
 import whylab
+from whylab._core import unsupported as _unsupported
 from whylab.nn.activation_functions import (  # noqa: F401  (part of this namespace)
     celu,
     elu,
@@ -173,3 +174,7 @@ def embedding(input, weight, padding_idx: int | None = None):
     padding_idx = padding_idx % weight.shape[0]
     trainable = (input != padding_idx).unsqueeze(-1)
     return whylab.where(trainable, output, output.detach())
+
+
+# A torch.nn name whylab lacks fails with an error naming the torch API.
+__getattr__ = _unsupported.module_getattr("torch.nn.functional", "whylab.nn.functional")

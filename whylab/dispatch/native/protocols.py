@@ -1,8 +1,12 @@
-"""Python protocols of torch's Tensor that are no operator: ``format(t, spec)``."""
+"""Python protocols of torch's Tensor that are no operator: ``format(t, spec)``, and the
+error for a Tensor attribute whylab lacks (``tensor_getattr``, naming the torch API)."""
 
 from __future__ import annotations
 
+from whylab._core.unsupported import tensor_getattr
 from whylab._tensor.tensor import Tensor
+
+__all__ = ["format_", "tensor_getattr"]
 
 
 def format_(self, format_spec: str) -> str:
