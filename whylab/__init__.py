@@ -156,7 +156,7 @@ __all__ += ["load", "save"]
 # The packages `import torch` makes available as attributes: torch.nn, torch.optim,
 # torch.utils.data, torch.cuda, torch.backends, torch.linalg.
 import whylab.utils.data  # noqa: E402, F401
-from whylab import backends, cuda, linalg, utils  # noqa: E402
+from whylab import accelerator, backends, cuda, linalg, utils  # noqa: E402
 
 #: nn and optim are written against this facade (``whylab.zeros`` ...), like torch.nn
 #: against torch: they sit above it, so they load on first use (``whylab.nn``,
@@ -175,7 +175,7 @@ def __getattr__(name):
     _refuse(name)  # raises: torch.NAME is not supported yet
 
 
-__all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
+__all__ += ["accelerator", "backends", "cuda", "linalg", "nn", "optim", "utils"]
 
 # The legacy typed constructors old tutorials use (classes, so not in the op table).
 from whylab.dispatch.native.legacy import (  # noqa: E402

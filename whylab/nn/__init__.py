@@ -42,6 +42,7 @@ from .layers import (
     Sigmoid,
     Tanh,
 )
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d
 from .losses import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -86,6 +87,11 @@ __all__ = [
     "LSTM",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
     "LazyLinear",
     "LeakyReLU",
     "Linear",

@@ -116,9 +116,7 @@ class Softmax(_Elementwise):
     settings = ("dim",)
 
     def __init__(self, dim: int | None = None) -> None:
-        if dim is None:
-            raise TypeError("Softmax: pass dim explicitly (the implicit choice is deprecated)")
-        super().__init__(dim=dim)
+        super().__init__(dim=dim)  # dim=None: torch's implicit choice, with its warning
 
 
 class LogSoftmax(Softmax):

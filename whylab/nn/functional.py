@@ -9,6 +9,8 @@ the engine's one table of derivative formulas.
 
 from __future__ import annotations
 
+import warnings
+
 import whylab
 from whylab._core import unsupported as _unsupported
 from whylab.nn.activation_functions import (  # noqa: F401  (part of this namespace)
@@ -74,14 +76,32 @@ def linear(input, weight, bias=None):
     return whylab.ops.linear(input, weight, bias)
 
 
-def softmax(input, dim: int):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (the engine's softmax op)."""
-    return whylab.softmax(input, dim)
+def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """torch's deprecated choice of dim when none is given: 0 for 0-, 1- and 3-D, else 1."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input, dim: int):
-    """``x - log(sum(exp(x)))`` along ``dim``, computed stably (the engine's op)."""
-    return whylab.log_softmax(input, dim)
+def softmax(input, dim: int | None = None, _stacklevel: int = 3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (the engine's softmax op), computed in ``dtype``.
+
+    Without ``dim`` torch's deprecated implicit choice applies, with its warning.
+    """
+    if dim is None:
+        dim = implicit_softmax_dim("softmax", input.ndim, _stacklevel)
+    return whylab.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim: int | None = None, _stacklevel: int = 3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably (the engine's log_softmax op)."""
+    if dim is None:
+        dim = implicit_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return whylab.log_softmax(input, dim, dtype)
 
 
 # --------------------------------------------------------------------------- losses
