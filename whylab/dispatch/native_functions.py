@@ -1463,6 +1463,10 @@ PYTHON_ONLY = {
     "roll": ordering.roll,
     "Tensor.roll": ordering.roll,
     "Tensor.repeat": ordering.repeat,
+    "repeat_interleave": ordering.repeat_interleave,
+    "Tensor.repeat_interleave": ordering.repeat_interleave,
+    "trace": reduction.trace,
+    "Tensor.trace": reduction.trace,
     "tensor": factory.tensor,
     "as_tensor": factory.as_tensor,
     "from_numpy": factory.from_numpy,
@@ -1487,6 +1491,7 @@ PYTHON_ONLY = {
     "Tensor.uniform_": sampling.uniform_,
     "Tensor.normal_": sampling.normal_,
     "Tensor.bernoulli_": sampling.bernoulli_,
+    "Tensor.random_": sampling.random_,
 }
 
 _GENERATED = build(NATIVE_FUNCTIONS, PYTHON_ONLY)

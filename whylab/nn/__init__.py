@@ -4,7 +4,7 @@ containers, losses, activations, convolution and pooling, normalisation, recurre
 
 from whylab._core import unsupported as _unsupported
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -31,6 +31,7 @@ from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import (
     Dropout,
+    Dropout2d,
     Embedding,
     Flatten,
     Identity,
@@ -93,6 +94,7 @@ __all__ = [
     "LazyConv1d",
     "LazyConv2d",
     "LazyLinear",
+    "Dropout2d",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
@@ -125,6 +127,7 @@ __all__ = [
     "Tanhshrink",
     "functional",
     "init",
+    "utils",
 ]
 
 

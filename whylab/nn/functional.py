@@ -171,6 +171,20 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     return input.mul_(scale) if inplace else input * scale
 
 
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels: dimension 1 of (N, C, H, W), or 0 of unbatched (C, H, W)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        raise ValueError(f"dropout2d: expected 3-D or 4-D input, got {input.ndim}-D")
+    if not training or p == 0.0:
+        return input
+    channels = tuple(input.shape[: input.ndim - 2]) + (1, 1)
+    keep = whylab.rand(*channels, dtype=input.dtype) >= p
+    scale = keep.to(input.dtype) / (1.0 - p) if p < 1.0 else whylab.zeros((), dtype=input.dtype)
+    return input.mul_(scale) if inplace else input * scale
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """Normalise over the trailing ``normalized_shape`` dimensions:
     ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance (the

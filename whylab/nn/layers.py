@@ -131,6 +131,24 @@ class Sigmoid(Module):
         return whylab.sigmoid(input)
 
 
+class Dropout2d(Module):
+    """Zero whole channels (dimension 1 of (N, C, H, W) or (C, H, W) input) with
+    probability ``p`` during training, scaling the kept ones by ``1 / (1 - p)``."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
 class Dropout(Module):
     """Zero each element with probability ``p`` during training and scale the rest by
     ``1 / (1 - p)``; the identity in evaluation mode (after ``.eval()``)."""

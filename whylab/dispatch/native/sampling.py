@@ -125,3 +125,23 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``) or 0."""
     draws = rand(tuple(self.shape), generator=generator, dtype=dtypes.float64)
     return self.copy_((draws < p).to(self.dtype))
+
+
+def random_(self, *bounds, generator=None, **named):
+    """Fill with integers drawn uniformly from ``[from, to)``: ``random_(to)``,
+    ``random_(from, to)`` (``from``/``to`` also by keyword, as torch takes them).
+    ``random_()`` draws from ``[0, 2**24]`` for float32 (2**53 for float64, torch's
+    mantissa bound) and from the dtype's non-negative range for integers."""
+    low, high = 0, None
+    if len(bounds) == 1:
+        high = bounds[0]
+    elif len(bounds) == 2:
+        low, high = bounds
+    low, high = named.get("from", low), named.get("to", high)
+    if high is None:
+        if self.dtype.is_floating_point:
+            high = 2 ** {"float64": 53, "float32": 24}.get(self.dtype.name, 11) + 1
+        else:
+            high = int(np.iinfo(self.dtype.numpy).max)
+    draws = _numbers(generator).integers(int(low), int(high), size=tuple(self.shape))
+    return self.copy_(tensor(draws, dtype=self.dtype))
