@@ -33,7 +33,7 @@ OUTPUT = Path(__file__).resolve().parent / "api_coverage.md"
 def keyword_status(name: str, keyword: str, torch_obj, ours) -> str:
     found = api_probe.torch_parameters(torch_obj, name.split(".")[-1])
     theirs = found[0] if found else []
-    names = {n for n, kind, _ in theirs}
+    names = {n for n, kind, _ in theirs} | set(api_probe.DOC_OMITS.get(name, ()))
     numpy_alias = {"axis": "dim", "keepdims": "keepdim"}.get(keyword)  # torch's parser takes these
     if found and keyword not in names and numpy_alias not in names and not any(
         kind == "varkw" for _, kind, _ in theirs
@@ -100,12 +100,24 @@ def table(usage, statuses) -> str:
         good = sum(usage.count[n] for n in group if covered(statuses[n]))
         often = [n for n in group if len(usage.files[n]) >= 3]
         often_good = sum(1 for n in often if covered(statuses[n]))
+        often_refused = sum(1 for n in often if statuses[n].startswith("refused"))
+        refused = sum(usage.count[n] for n in group if statuses[n].startswith("refused"))
         lines.append(
             f"- {label}: {len(group)}, used {uses} times; supported: "
             f"{sum(covered(statuses[n]) for n in group)} names, {good} uses "
-            f"({100 * good / max(uses, 1):.1f}% of uses); used by >= 3 files: {len(often)}, "
-            f"supported {often_good}"
+            f"({100 * good / max(uses, 1):.1f}% of all uses, "
+            f"{100 * good / max(uses - refused, 1):.1f}% of the {uses - refused} uses not "
+            f"refused for a stated reason); used by >= 3 files: {len(often)}, supported "
+            f"{often_good}, refused with a reason {often_refused}"
         )
+    lines.append("")
+    lines.append("Statuses: *supported* (present, torch's signature, and the same result on a "
+                 "generated call, or no call generated), *signature differs*, *behaviour "
+                 "differs*, *missing*, *missing keyword*, *refused: reason* (a torch API whylab "
+                 "leaves out on purpose: it needs a GPU, a multi-process runtime, a compiler, "
+                 "or would weaken the safe default of `load`). Tensor methods are found by a "
+                 "heuristic (see `tools/api_scan.py`), so a few rows count calls on other "
+                 "objects with the same method name.")
     lines.append("")
     lines.append("| name | uses | files | status |")
     lines.append("|---|---:|---:|---|")

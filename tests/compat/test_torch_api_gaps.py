@@ -247,3 +247,18 @@ def test_clip_grad_norm_scales_like_torch():
         inf_norm = lib.nn.utils.clip_grad_norm_([a, b], 0.5, norm_type="inf")
         results.append([norm.item(), inf_norm.item(), *a.grad.tolist(), b.grad.item()])
     np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
+
+
+def test_adadelta_steps_like_torch():
+    trajectories = []
+    for lib in (torch, whylab):
+        p = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        optimizer = lib.optim.Adadelta([p], lr=0.5, rho=0.8, weight_decay=0.1)
+        steps = []
+        for _ in range(4):
+            optimizer.zero_grad()
+            ((p * p * p).sum() + p.sum()).backward()
+            optimizer.step()
+            steps.append(p.detach().numpy().copy())
+        trajectories.append(np.array(steps))
+    np.testing.assert_allclose(trajectories[1], trajectories[0], rtol=1e-12)

@@ -73,6 +73,8 @@ class _BatchNorm(Module):
         track_running_stats: bool = True,
         device=None,
         dtype=None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features = num_features
@@ -82,7 +84,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(whylab.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(whylab.zeros(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(whylab.zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)

@@ -176,10 +176,21 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.ndim not in (3, 4):
-        raise ValueError(f"dropout2d: expected 3-D or 4-D input, got {input.ndim}-D")
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        if input.ndim < 2:
+            raise ValueError(f"dropout2d: expected 3-D or 4-D input, got {input.ndim}-D")
     if not training or p == 0.0:
         return input
-    channels = tuple(input.shape[: input.ndim - 2]) + (1, 1)
+    # (N, C, H, W) and (C, H, W) drop whole channels; other inputs, as in torch, treat
+    # their first two dimensions as (N, C).
+    kept_dims = input.ndim - 2 if input.ndim in (3, 4) else 2
+    channels = tuple(input.shape[:kept_dims]) + (1,) * (input.ndim - kept_dims)
     keep = whylab.rand(*channels, dtype=input.dtype) >= p
     scale = keep.to(input.dtype) / (1.0 - p) if p < 1.0 else whylab.zeros((), dtype=input.dtype)
     return input.mul_(scale) if inplace else input * scale

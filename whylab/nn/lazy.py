@@ -6,8 +6,10 @@ number from the input's dimension 1, builds the parameters and buffers exactly a
 the full module's constructor does (same initialisation), moves them in, and
 turns itself into the full module (``type(m) is nn.Conv2d`` afterwards, as in
 torch). Hooks, the training flag and the place in the parent module stay as they
-were. Deviation: until then there are no parameters (torch shows
-``UninitializedParameter`` placeholders); create the optimizer after one call.
+were. Deviations: until then there are no parameters (torch shows
+``UninitializedParameter`` placeholders), so create the optimizer after one call;
+without a ``dtype`` the parameters take the input's dtype (torch's take the default
+dtype, or the one ``.double()`` set on the lazy module), as whylab's LazyLinear does.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class _LazyModule(Module):
 
     def forward(self, input):
         args, kwargs = self._lazy_arguments
+        if args[-1] is None and input.dtype.is_floating_point:  # dtype, the last argument
+            args = (*args[:-1], input.dtype)
         full = self.cls_to_become(input.shape[1], *args, **kwargs)
         del self._lazy_arguments
         for name, value in vars(full).items():
@@ -65,8 +69,8 @@ class LazyConv2d(_LazyModule):
 
 class _LazyBatchNorm(_LazyModule):
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
-        super().__init__(eps, momentum, affine, track_running_stats, device, dtype)
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
 
 class LazyBatchNorm1d(_LazyBatchNorm):
