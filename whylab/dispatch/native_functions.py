@@ -1465,6 +1465,8 @@ PYTHON_ONLY = {
     "Tensor.repeat": ordering.repeat,
     "repeat_interleave": ordering.repeat_interleave,
     "Tensor.repeat_interleave": ordering.repeat_interleave,
+    "equal": reduction.equal,
+    "Tensor.equal": reduction.equal,
     "trace": reduction.trace,
     "Tensor.trace": reduction.trace,
     "tensor": factory.tensor,

@@ -93,3 +93,10 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return ops.sum(ops.diagonal(input, 0, 0, 1))
+
+
+def equal(input, other) -> bool:
+    """True when both tensors have the same size and the same elements (a Python bool)."""
+    if tuple(input._sizes) != tuple(other._sizes):
+        return False
+    return bool(ops.eq(input, other).all().item()) if input.numel() else True
