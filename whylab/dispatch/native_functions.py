@@ -457,7 +457,7 @@ NATIVE_FUNCTIONS = [
     F(
         "round(Tensor self, *, int decimals=0) -> Tensor",
         cpu=cpu_elementwise.round,
-        meta=meta_elementwise.unary_same("round"),
+        meta=meta_elementwise.round,
         function=("round",),
         method=("round",),
         out=True,
@@ -490,9 +490,8 @@ NATIVE_FUNCTIONS = [
         "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.where,
         meta=meta_elementwise.where,
-        function=("where",),
         method=("where",),
-        out=True,
+        python={"where": elementwise.where},  # also torch's where(condition) form
     ),
     F(
         "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from whylab._tensor.tensor import Tensor
+from whylab.dispatch.native._registry import write_out
 from whylab.dispatch.operator import ops
 
 
@@ -66,3 +67,14 @@ def isfinite(input):
     if not input.dtype.is_floating_point:
         return ops.eq(input, input)
     return ops.logical_not(ops.bitwise_or(isnan(input), isinf(input)))
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """``input`` where ``condition`` holds, else ``other``; ``where(condition)`` alone is
+    ``nonzero(condition, as_tuple=True)``, as in torch."""
+    if input is None and other is None:
+        return ops.nonzero(condition).unbind(1)
+    if input is None or other is None:
+        raise TypeError("where() takes a condition alone, or a condition, input and other")
+    result = ops.where(condition, input, other)
+    return result if out is None else write_out("where", result, out)

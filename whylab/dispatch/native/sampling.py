@@ -104,7 +104,9 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     return from_numpy(result[0] if single else result)
 
 
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(
+    n: int, *, generator=None, dtype=dtypes.int64, device=None, requires_grad=False
+):
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     order = _numbers(generator).permutation(int(n))
     return tensor(order, dtype=dtypes.int64 if dtype is None else dtype, device=device)

@@ -171,3 +171,7 @@ def clamp_min(self, min):
 
 def clamp_max(self, max):
     return clamp(self, None, max)
+
+
+def round(self, decimals=0):  # noqa: A001 - torch's name
+    return meta_elementwise("round", self.dtype, self)
