@@ -23,7 +23,11 @@ Deviations from PyTorch (each also stated where it happens):
 * a few NumPy ufuncs may warn on special inputs (``sin(inf)``) where PyTorch is
   silent (``kernels/cpu/elementwise.py``);
 * the meta kernel of floor division follows PyTorch's CPU layout, which differs
-  from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
+  from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``);
+* ``trace`` and ``repeat_interleave`` with an int record other nodes than torch (same
+  gradients), and ``round(t, decimals=0)`` records RoundBackward0 where torch records
+  RoundBackward1 (``dispatch/native/reduction.py``, ``ordering.py``, ``native_functions.py``);
+* lazy modules without a ``dtype`` take their input's (``nn/lazy.py``).
 """
 
 from whylab import autograd, dispatch
