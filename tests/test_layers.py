@@ -27,6 +27,7 @@ ENGINE = (
     "cuda",
     "backends",
     "serialization",
+    "accelerator",
 )
 
 def engine_modules() -> dict[str, Path]:

@@ -23,10 +23,15 @@ Deviations from PyTorch (each also stated where it happens):
 * a few NumPy ufuncs may warn on special inputs (``sin(inf)``) where PyTorch is
   silent (``kernels/cpu/elementwise.py``);
 * the meta kernel of floor division follows PyTorch's CPU layout, which differs
-  from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``).
+  from PyTorch's own meta kernel for transposed inputs (``kernels/meta/elementwise.py``);
+* ``trace`` and ``repeat_interleave`` with an int record other nodes than torch (same
+  gradients), and ``round(t, decimals=0)`` records RoundBackward0 where torch records
+  RoundBackward1 (``dispatch/native/reduction.py``, ``ordering.py``, ``native_functions.py``);
+* lazy modules without a ``dtype`` take their input's (``nn/lazy.py``).
 """
 
 from whylab import autograd, dispatch
+from whylab._core import unsupported as _unsupported
 from whylab._tensor import dtypes as _dtypes
 from whylab._tensor.device import device, get_default_device, set_default_device
 from whylab._tensor.dtypes import (
@@ -155,7 +160,7 @@ __all__ += ["load", "save"]
 # The packages `import torch` makes available as attributes: torch.nn, torch.optim,
 # torch.utils.data, torch.cuda, torch.backends, torch.linalg.
 import whylab.utils.data  # noqa: E402, F401
-from whylab import backends, cuda, linalg, utils  # noqa: E402
+from whylab import accelerator, backends, cuda, linalg, utils  # noqa: E402
 
 #: nn and optim are written against this facade (``whylab.zeros`` ...), like torch.nn
 #: against torch: they sit above it, so they load on first use (``whylab.nn``,
@@ -163,15 +168,18 @@ from whylab import backends, cuda, linalg, utils  # noqa: E402
 _LOADED_ON_FIRST_USE = ("nn", "optim")
 
 
+_refuse = _unsupported.module_getattr("torch", "whylab")
+
+
 def __getattr__(name):
     if name in _LOADED_ON_FIRST_USE:
         import importlib
 
         return importlib.import_module(f"whylab.{name}")
-    raise AttributeError(f"module 'whylab' has no attribute {name!r}")
+    _refuse(name)  # raises: torch.NAME is not supported yet
 
 
-__all__ += ["backends", "cuda", "linalg", "nn", "optim", "utils"]
+__all__ += ["accelerator", "backends", "cuda", "linalg", "nn", "optim", "utils"]
 
 # The legacy typed constructors old tutorials use (classes, so not in the op table).
 from whylab.dispatch.native.legacy import (  # noqa: E402

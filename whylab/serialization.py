@@ -5,6 +5,12 @@ file's author chose. whylab's format is deliberately narrower: an ``.npz`` archi
 ``.npy`` arrays) read with ``allow_pickle=False``, so loading a file can only ever produce
 arrays, numbers and strings.
 
+One exception follows torch: a whole ``nn.Module`` (``save(model, f)``) cannot be written as
+arrays, so it is pickled, behind a header of its own (:data:`PICKLE_MAGIC`). Loading such a
+file is refused by default, as torch >= 2.6 refuses it (``weights_only`` defaults to True,
+with torch's explanation); ``load(f, weights_only=False)`` is the explicit opt-in that
+unpickles it, and, as in torch, is only safe for a file from a trusted source.
+
 Layout of a file written by :func:`save`:
 
 * every tensor (or NumPy array) is one archive entry, named by its path in the nested dict
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import sys
 from collections import OrderedDict
 from typing import Any
 
@@ -34,9 +42,29 @@ from whylab.dispatch.native.factory import from_numpy
 META_ENTRY = "__whylab_meta__"
 FORMAT_NAME = "whylab-npz"
 FORMAT_VERSION = 1
+#: The first bytes of a file that holds a pickled module rather than an .npz archive.
+PICKLE_MAGIC = b"WHYLAB-PICKLED-MODULE\n"
+
+WEIGHTS_ONLY_REFUSAL = (
+    "Weights only load failed. This file can still be loaded, to do so you have two options, "
+    "do those steps only if you trust the source of the checkpoint.\n"
+    "\t(1) As in PyTorch 2.6 and later, the default value of the `weights_only` argument of "
+    "`load` is True. Re-running `load` with `weights_only` set to False will likely succeed, "
+    "but it can result in arbitrary code execution. Do it only if you got the file from a "
+    "trusted source.\n"
+    "\t(2) Alternatively, save the module's `state_dict()` instead and load it into a new "
+    "module with `load_state_dict`.\n"
+    "WeightsUnpickler error: the file holds a pickled {kind}, which is not an allowed global "
+    "when weights_only=True."
+)
 
 
-def save(obj, f) -> None:
+def _is_module(obj) -> bool:
+    module_file = sys.modules.get("whylab.nn.module")  # no module exists before nn is loaded
+    return module_file is not None and isinstance(obj, module_file.Module)
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=2) -> None:
     """Write a tensor, or a (possibly nested) container of tensors and plain values, as ``.npz``.
 
     Args:
@@ -45,42 +73,75 @@ def save(obj, f) -> None:
             NumPy arrays, dicts, lists, tuples, or plain ``int``/``float``/``bool``/``str``/
             ``None``.
         f: a path (written exactly as given; no ``.npz`` is appended) or a binary file.
+        pickle_module, pickle_protocol: as in torch; used only for a whole ``nn.Module``,
+            which is pickled (see the module docstring).
 
     Raises:
         TypeError: for a value of another type (e.g. an arbitrary object), or an object array.
         ValueError: if two different paths flatten to the same archive entry name.
     """
+    if _is_module(obj):
+        _write(f, lambda handle: (handle.write(PICKLE_MAGIC),
+                                  pickle_module.dump(obj, handle, protocol=pickle_protocol)))
+        return
     arrays: dict[str, np.ndarray] = {}
     # A dict's entries are named by their keys; anything else is stored under "root".
     tree = _encode(obj, [] if isinstance(obj, dict) else ["root"], arrays)
     meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "tree": tree}
     arrays[META_ENTRY] = np.array(json.dumps(meta))
+    _write(f, lambda handle: np.savez(handle, **arrays))
+
+
+def _write(f, write) -> None:
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as handle:
-            np.savez(handle, **arrays)
+            write(handle)
     else:
-        np.savez(f, **arrays)
+        write(f)
 
 
-def load(f, map_location=None, weights_only=None, **pickle_load_args):
+def _pickled_module(f, weights_only, pickle_module):
+    """The unpickled module if ``f`` holds one and ``weights_only`` is False; else None."""
+    handle = open(f, "rb") if isinstance(f, (str, os.PathLike)) else f
+    try:
+        start = handle.tell()
+        if handle.read(len(PICKLE_MAGIC)) != PICKLE_MAGIC:
+            handle.seek(start)
+            return None
+        if weights_only is not False:
+            raise pickle.UnpicklingError(WEIGHTS_ONLY_REFUSAL.format(kind="nn.Module"))
+        return (pickle_module or pickle).load(handle)
+    finally:
+        if handle is not f:
+            handle.close()
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Read a file written by :func:`save` (or any pickle-free ``.npz``) into whylab tensors.
 
     Args:
         f: a path or a binary file.
-        map_location, weights_only: accepted for torch's signature. Loading never
-            unpickles, so every load here is what torch calls ``weights_only=True``;
-            tensors load on the CPU (a ``map_location`` other than "cpu" is refused).
+        map_location, pickle_module, mmap: accepted for torch's signature; tensors load
+            on the CPU (a ``map_location`` other than "cpu" is refused).
+        weights_only: an ``.npz`` file is never unpickled, whatever its value. A file
+            holding a pickled module is refused unless ``weights_only=False`` (torch's
+            default, True since 2.6, refuses it the same way).
 
     Returns:
         The saved nested structure, with tensors as whylab tensors of the stored dtype.
         A plain NumPy ``.npz`` gives an ordered dict ``{entry name: tensor}``.
 
     Raises:
+        pickle.UnpicklingError: for a pickled module without ``weights_only=False``.
         ValueError: if an entry holds Python objects (which would need pickle) or the
             structure description is malformed.
     """
     if map_location not in (None, "cpu") and str(map_location) != "cpu":
         raise ValueError(f"whylab.load: map_location must be 'cpu', got {map_location!r}")
+    module = _pickled_module(f, weights_only, pickle_module)
+    if module is not None:
+        return module
     with np.load(f, allow_pickle=False) as archive:
         names = list(archive.files)
         arrays = {name: _read_entry(archive, name) for name in names}

@@ -11,6 +11,7 @@ import torch
 import whylab
 from whylab.dispatch import DispatchKey, get_op, parse_schema
 from whylab.dispatch.native import codegen
+from whylab.dispatch.native._registry import DIM_REQUIRED
 from whylab.dispatch.native_functions import FUNCTIONS, METHODS, NATIVE_FUNCTIONS, PYTHON_ONLY
 from whylab.dispatch.operator import python_default
 
@@ -95,6 +96,8 @@ def _expected_parameters(entry, *, method):
         if arg.default is not None:
             text = arg.default
             default = eval(python_default(text))  # noqa: S307  (schema literals)
+        elif entry.numpy and arg.name == "dim":
+            default = DIM_REQUIRED  # a required dim that axis= may name instead
         kind = "KEYWORD_ONLY" if arg.keyword_only else "POSITIONAL_OR_KEYWORD"
         expected.append((rename.get(arg.name, arg.name), default, kind))
     if entry.out and not method:

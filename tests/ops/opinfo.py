@@ -82,9 +82,46 @@ UNARY_OPS = [
         unary(domain),
         dtypes=INTS,
         method=name,
+        inplace=f"{name}_",
         backward_ops=UNARY_BACKWARD.get(name, ()),
     )
     for name, domain in UNARY_DOMAINS.items()
+]
+
+
+def _round_samples(m: Maker):
+    out = unary()(m)
+    if m.is_float:
+        out.append(Sample(m((3, 4), "T"), (), {"decimals": 2}, name="decimals"))
+        tens = make_arr(m.values((3, 4)) * 50)
+        out.append(Sample(tens, (), {"decimals": -1}, name="negative-decimals"))
+        halves = make_arr(np.array([0.5, 1.5, 2.5, -0.5, -1.5], dtype=np.dtype(m.dtype)))
+        out.append(Sample(halves, (), name="halves-to-even"))
+    return out
+
+
+def _clamp_bound_samples(m: Maker):
+    bound = 0.25 if m.is_float else 1
+    return [
+        Sample(m((3, 4)), (bound,)),
+        Sample(m((3, 4), "T"), (m((4,)),)),
+        Sample(m((3, 5), "step"), (m((3, 1)),)),
+        Sample(m(()), (bound,)),
+    ]
+
+
+# The rounding family: ceil, floor, trunc (alias fix), round (with decimals) and frac,
+# with their in-place and method forms; integer inputs come back unchanged (frac refuses).
+ROUNDING_OPS = [
+    entry(name, both(name), unary(), dtypes=INTS, method=name, inplace=f"{name}_")
+    for name in ("ceil", "floor", "trunc", "frac")
+] + [
+    entry("round", both("round"), _round_samples, dtypes=INTS, method="round",
+          inplace="round_"),
+    entry("clamp_min", both("clamp_min"), _clamp_bound_samples, dtypes=INTS,
+          method="clamp_min", inplace="clamp_min_"),
+    entry("clamp_max", both("clamp_max"), _clamp_bound_samples, dtypes=INTS,
+          method="clamp_max", inplace="clamp_max_"),
 ]
 
 # ------------------------------------------------------------------ elementwise: binary
@@ -935,6 +972,7 @@ OP_DB: list[OpInfo] = [
     with_narrow_dtypes(info)
     for info in (
         UNARY_OPS
+        + ROUNDING_OPS
         + BINARY_OPS
         + COMPARISONS
         + BITWISE

@@ -471,6 +471,27 @@ DERIVATIVES = [
     Derivative("neg", "NegBackward0", self=lambda grad: -grad),
     Derivative("abs", "AbsBackward0", self=lambda grad, self: grad * self.sign()),
     Derivative("sign", "SignBackward0", self=lambda grad: zeros_like(grad)),
+    Derivative("ceil", "CeilBackward0", self=lambda grad: zeros_like(grad)),
+    Derivative("floor", "FloorBackward0", self=lambda grad: zeros_like(grad)),
+    Derivative("trunc", "TruncBackward0", self=lambda grad: zeros_like(grad)),
+    Derivative(
+        "round",
+        lambda decimals: "RoundBackward0" if decimals == 0 else "RoundBackward1",
+        self=lambda grad: zeros_like(grad),
+    ),
+    Derivative("frac", "FracBackward0", self=lambda grad: grad),
+    Derivative(
+        "clamp_min",
+        lambda min: "ClampMinBackward1" if _is_tensor(min) else "ClampMinBackward0",
+        self=lambda grad, self, min: ops.where(self >= min, grad, 0.0),
+        min=lambda grad, self, min: ops.where(self < min, grad, 0.0),
+    ),
+    Derivative(
+        "clamp_max",
+        lambda max: "ClampMaxBackward1" if _is_tensor(max) else "ClampMaxBackward0",
+        self=lambda grad, self, max: ops.where(self <= max, grad, 0.0),
+        max=lambda grad, self, max: ops.where(self > max, grad, 0.0),
+    ),
     Derivative(
         "pow", pow_name,
         self=pow_backward_self,

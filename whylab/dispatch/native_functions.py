@@ -9,9 +9,10 @@ method names, whether the function takes ``out=``, and the hand-written
 bindings of names whose Python signature is not a plain call in schema order.
 
 Importing this module defines every operator and attaches the Tensor methods;
-``whylab/__init__.py`` exports :data:`FUNCTIONS`. To find an op::
+``whylab/__init__.py`` exports :data:`FUNCTIONS`. To find an op from any public
+name (``cross_entropy`` runs the operator ``cross_entropy_loss``)::
 
-    grep -n '"tanh(' whylab/dispatch/native_functions.py whylab/autograd/derivatives.py
+    python -m whylab.dispatch.find cross_entropy
 
 See ``whylab/dispatch/README.md`` ("Finding an op", "Adding an operator").
 """
@@ -27,6 +28,7 @@ from whylab.dispatch.native import (
     loss,
     nn,
     ordering,
+    protocols,
     reduction,
     sampling,
     shape,
@@ -264,7 +266,6 @@ NATIVE_FUNCTIONS = [
         function=("exp",),
         method=("exp",),
         out=True,
-        python={"Tensor.exp_": elementwise.in_place_unary("exp")},
     ),
     F(
         "log(Tensor self) -> Tensor",
@@ -273,7 +274,6 @@ NATIVE_FUNCTIONS = [
         function=("log",),
         method=("log",),
         out=True,
-        python={"Tensor.log_": elementwise.in_place_unary("log")},
     ),
     F(
         "log1p(Tensor self) -> Tensor",
@@ -282,7 +282,6 @@ NATIVE_FUNCTIONS = [
         function=("log1p",),
         method=("log1p",),
         out=True,
-        python={"Tensor.log1p_": elementwise.in_place_unary("log1p")},
     ),
     F(
         "expm1(Tensor self) -> Tensor",
@@ -291,7 +290,6 @@ NATIVE_FUNCTIONS = [
         function=("expm1",),
         method=("expm1",),
         out=True,
-        python={"Tensor.expm1_": elementwise.in_place_unary("expm1")},
     ),
     F(
         "log2(Tensor self) -> Tensor",
@@ -300,7 +298,6 @@ NATIVE_FUNCTIONS = [
         function=("log2",),
         method=("log2",),
         out=True,
-        python={"Tensor.log2_": elementwise.in_place_unary("log2")},
     ),
     F(
         "log10(Tensor self) -> Tensor",
@@ -309,7 +306,6 @@ NATIVE_FUNCTIONS = [
         function=("log10",),
         method=("log10",),
         out=True,
-        python={"Tensor.log10_": elementwise.in_place_unary("log10")},
     ),
     F(
         "sqrt(Tensor self) -> Tensor",
@@ -318,7 +314,6 @@ NATIVE_FUNCTIONS = [
         function=("sqrt",),
         method=("sqrt",),
         out=True,
-        python={"Tensor.sqrt_": elementwise.in_place_unary("sqrt")},
     ),
     F(
         "rsqrt(Tensor self) -> Tensor",
@@ -327,7 +322,6 @@ NATIVE_FUNCTIONS = [
         function=("rsqrt",),
         method=("rsqrt",),
         out=True,
-        python={"Tensor.rsqrt_": elementwise.in_place_unary("rsqrt")},
     ),
     F(
         "reciprocal(Tensor self) -> Tensor",
@@ -336,7 +330,6 @@ NATIVE_FUNCTIONS = [
         function=("reciprocal",),
         method=("reciprocal",),
         out=True,
-        python={"Tensor.reciprocal_": elementwise.in_place_unary("reciprocal")},
     ),
     F(
         "sin(Tensor self) -> Tensor",
@@ -345,7 +338,6 @@ NATIVE_FUNCTIONS = [
         function=("sin",),
         method=("sin",),
         out=True,
-        python={"Tensor.sin_": elementwise.in_place_unary("sin")},
     ),
     F(
         "cos(Tensor self) -> Tensor",
@@ -354,7 +346,6 @@ NATIVE_FUNCTIONS = [
         function=("cos",),
         method=("cos",),
         out=True,
-        python={"Tensor.cos_": elementwise.in_place_unary("cos")},
     ),
     F(
         "tanh(Tensor self) -> Tensor",
@@ -363,7 +354,6 @@ NATIVE_FUNCTIONS = [
         function=("tanh",),
         method=("tanh",),
         out=True,
-        python={"Tensor.tanh_": elementwise.in_place_unary("tanh")},
     ),
     F(
         "sigmoid(Tensor self) -> Tensor",
@@ -372,7 +362,6 @@ NATIVE_FUNCTIONS = [
         function=("sigmoid",),
         method=("sigmoid",),
         out=True,
-        python={"Tensor.sigmoid_": elementwise.in_place_unary("sigmoid")},
     ),
     F(
         "erf(Tensor self) -> Tensor",
@@ -381,7 +370,6 @@ NATIVE_FUNCTIONS = [
         function=("erf",),
         method=("erf",),
         out=True,
-        python={"Tensor.erf_": elementwise.in_place_unary("erf")},
     ),
     F(
         "neg(Tensor self) -> Tensor",
@@ -390,7 +378,6 @@ NATIVE_FUNCTIONS = [
         function=("neg", "negative"),
         method=("neg", "negative", "__neg__"),
         out=True,
-        python={"Tensor.neg_": elementwise.in_place_unary("neg")},
     ),
     F(
         "abs(Tensor self) -> Tensor",
@@ -399,7 +386,6 @@ NATIVE_FUNCTIONS = [
         function=("abs", "absolute"),
         method=("abs", "absolute", "__abs__"),
         out=True,
-        python={"Tensor.abs_": elementwise.in_place_unary("abs")},
     ),
     F(
         "sign(Tensor self) -> Tensor",
@@ -408,7 +394,6 @@ NATIVE_FUNCTIONS = [
         function=("sign",),
         method=("sign",),
         out=True,
-        python={"Tensor.sign_": elementwise.in_place_unary("sign")},
     ),
     F(
         "relu(Tensor self) -> Tensor",
@@ -416,7 +401,6 @@ NATIVE_FUNCTIONS = [
         meta=meta_elementwise.unary_same("relu"),
         function=("relu",),
         method=("relu",),
-        python={"Tensor.relu_": elementwise.in_place_unary("relu")},
     ),
     F(
         "bitwise_not(Tensor self) -> Tensor",
@@ -443,13 +427,71 @@ NATIVE_FUNCTIONS = [
         method=("clamp", "clip"),
         out=True,
     ),
+    # -- rounding ---------------------------------------------------------------------------
+    F(
+        "ceil(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.ceil,
+        meta=meta_elementwise.unary_same("ceil"),
+        function=("ceil",),
+        method=("ceil",),
+        out=True,
+    ),
+    F(
+        "floor(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.floor,
+        meta=meta_elementwise.unary_same("floor"),
+        function=("floor",),
+        method=("floor",),
+        out=True,
+    ),
+    F(
+        "trunc(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.trunc,
+        meta=meta_elementwise.unary_same("trunc"),
+        function=("trunc", "fix"),
+        method=("trunc", "fix"),
+        out=True,
+    ),
+    # torch has two overloads, round and round.decimals (RoundBackward0 / RoundBackward1);
+    # one schema here, whose node is RoundBackward1 when decimals is not 0 (see derivatives.py).
+    F(
+        "round(Tensor self, *, int decimals=0) -> Tensor",
+        cpu=cpu_elementwise.round,
+        meta=meta_elementwise.round,
+        function=("round",),
+        method=("round",),
+        out=True,
+    ),
+    F(
+        "frac(Tensor self) -> Tensor",
+        cpu=cpu_elementwise.frac,
+        meta=meta_elementwise.unary_same("frac"),
+        function=("frac",),
+        method=("frac",),
+        out=True,
+    ),
+    F(
+        "clamp_min(Tensor self, Tensor min) -> Tensor",
+        cpu=cpu_elementwise.clamp_min,
+        meta=meta_elementwise.clamp_min,
+        function=("clamp_min",),
+        method=("clamp_min",),
+        out=True,
+    ),
+    F(
+        "clamp_max(Tensor self, Tensor max) -> Tensor",
+        cpu=cpu_elementwise.clamp_max,
+        meta=meta_elementwise.clamp_max,
+        function=("clamp_max",),
+        method=("clamp_max",),
+        out=True,
+    ),
     F(
         "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
         cpu=cpu_elementwise.where,
         meta=meta_elementwise.where,
-        function=("where",),
         method=("where",),
-        out=True,
+        python={"where": elementwise.where},  # also torch's where(condition) form
     ),
     F(
         "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
@@ -459,6 +501,158 @@ NATIVE_FUNCTIONS = [
         method=("masked_fill",),
     ),
     # -- in-place elementwise -------------------------------------------------------------
+    # The in-place unary forms: the out-of-place kernel's result written through ``self``;
+    # autograd records the out-of-place entry's node (TanhBackward0 for tanh_), as torch does.
+    F(
+        "exp_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("exp_", cpu_elementwise.exp),
+        meta=meta_elementwise.unary_inplace("exp_", rules.float_dtype),
+        method=("exp_",),
+    ),
+    F(
+        "log_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log_", cpu_elementwise.log),
+        meta=meta_elementwise.unary_inplace("log_", rules.float_dtype),
+        method=("log_",),
+    ),
+    F(
+        "log1p_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log1p_", cpu_elementwise.log1p),
+        meta=meta_elementwise.unary_inplace("log1p_", rules.float_dtype),
+        method=("log1p_",),
+    ),
+    F(
+        "expm1_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("expm1_", cpu_elementwise.expm1),
+        meta=meta_elementwise.unary_inplace("expm1_", rules.float_dtype),
+        method=("expm1_",),
+    ),
+    F(
+        "log2_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log2_", cpu_elementwise.log2),
+        meta=meta_elementwise.unary_inplace("log2_", rules.float_dtype),
+        method=("log2_",),
+    ),
+    F(
+        "log10_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("log10_", cpu_elementwise.log10),
+        meta=meta_elementwise.unary_inplace("log10_", rules.float_dtype),
+        method=("log10_",),
+    ),
+    F(
+        "sqrt_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sqrt_", cpu_elementwise.sqrt),
+        meta=meta_elementwise.unary_inplace("sqrt_", rules.float_dtype),
+        method=("sqrt_",),
+    ),
+    F(
+        "rsqrt_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("rsqrt_", cpu_elementwise.rsqrt),
+        meta=meta_elementwise.unary_inplace("rsqrt_", rules.float_dtype),
+        method=("rsqrt_",),
+    ),
+    F(
+        "reciprocal_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("reciprocal_", cpu_elementwise.reciprocal),
+        meta=meta_elementwise.unary_inplace("reciprocal_", rules.float_dtype),
+        method=("reciprocal_",),
+    ),
+    F(
+        "sin_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sin_", cpu_elementwise.sin),
+        meta=meta_elementwise.unary_inplace("sin_", rules.float_dtype),
+        method=("sin_",),
+    ),
+    F(
+        "cos_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("cos_", cpu_elementwise.cos),
+        meta=meta_elementwise.unary_inplace("cos_", rules.float_dtype),
+        method=("cos_",),
+    ),
+    F(
+        "tanh_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("tanh_", cpu_elementwise.tanh),
+        meta=meta_elementwise.unary_inplace("tanh_", rules.float_dtype),
+        method=("tanh_",),
+    ),
+    F(
+        "sigmoid_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sigmoid_", cpu_elementwise.sigmoid),
+        meta=meta_elementwise.unary_inplace("sigmoid_", rules.float_dtype),
+        method=("sigmoid_",),
+    ),
+    F(
+        "erf_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("erf_", cpu_elementwise.erf),
+        meta=meta_elementwise.unary_inplace("erf_", rules.float_dtype),
+        method=("erf_",),
+    ),
+    F(
+        "neg_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("neg_", cpu_elementwise.neg),
+        meta=meta_elementwise.unary_inplace("neg_"),
+        method=("neg_", "negative_"),
+    ),
+    F(
+        "abs_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("abs_", cpu_elementwise.abs),
+        meta=meta_elementwise.unary_inplace("abs_"),
+        method=("abs_", "absolute_"),
+    ),
+    F(
+        "sign_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("sign_", cpu_elementwise.sign),
+        meta=meta_elementwise.unary_inplace("sign_"),
+        method=("sign_",),
+    ),
+    F(
+        "relu_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("relu_", cpu_elementwise.relu),
+        meta=meta_elementwise.unary_inplace("relu_"),
+        method=("relu_",),
+    ),
+    F(
+        "ceil_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("ceil_", cpu_elementwise.ceil),
+        meta=meta_elementwise.unary_inplace("ceil_"),
+        method=("ceil_",),
+    ),
+    F(
+        "floor_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("floor_", cpu_elementwise.floor),
+        meta=meta_elementwise.unary_inplace("floor_"),
+        method=("floor_",),
+    ),
+    F(
+        "frac_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("frac_", cpu_elementwise.frac),
+        meta=meta_elementwise.unary_inplace("frac_"),
+        method=("frac_",),
+    ),
+    F(
+        "trunc_(Tensor(a!) self) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("trunc_", cpu_elementwise.trunc),
+        meta=meta_elementwise.unary_inplace("trunc_"),
+        method=("trunc_", "fix_"),
+    ),
+    F(
+        "round_(Tensor(a!) self, *, int decimals=0) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("round_", cpu_elementwise.round),
+        meta=meta_elementwise.unary_inplace("round_"),
+        method=("round_",),
+    ),
+    F(
+        "clamp_min_(Tensor(a!) self, Tensor min) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("clamp_min_", cpu_elementwise.clamp_min),
+        meta=meta_elementwise.unary_inplace("clamp_min_"),
+        method=("clamp_min_",),
+    ),
+    F(
+        "clamp_max_(Tensor(a!) self, Tensor max) -> Tensor(a!)",
+        cpu=cpu_inplace.unary_("clamp_max_", cpu_elementwise.clamp_max),
+        meta=meta_elementwise.unary_inplace("clamp_max_"),
+        method=("clamp_max_",),
+    ),
     F(
         "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         cpu=cpu_inplace.add_,
@@ -635,6 +829,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_reduction.softmax,
         function=("softmax",),
         method=("softmax",),
+        numpy=True,
     ),
     F(
         "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
@@ -642,6 +837,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_reduction.log_softmax,
         function=("log_softmax",),
         method=("log_softmax",),
+        numpy=True,
     ),
     # -- matrix products ------------------------------------------------------------------
     F(
@@ -749,6 +945,7 @@ NATIVE_FUNCTIONS = [
         meta=views.unsqueeze,
         function=("unsqueeze",),
         method=("unsqueeze",),
+        numpy=True,
         python={"Tensor.unsqueeze_": shape.in_place_view("unsqueeze_")},
     ),
     F(
@@ -757,6 +954,7 @@ NATIVE_FUNCTIONS = [
         meta=views.squeeze,
         function=("squeeze",),
         method=("squeeze",),
+        numpy=True,
         python={"Tensor.squeeze_": shape.in_place_view("squeeze_")},
     ),
     # No public binding (Tensor.squeeze_ above refuses tensors that require grad): matmul
@@ -850,6 +1048,7 @@ NATIVE_FUNCTIONS = [
         composite=shape.chunk_composite,
         function=("chunk",),
         method=("chunk",),
+        numpy=True,
     ),
     F(
         "unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]",
@@ -857,6 +1056,7 @@ NATIVE_FUNCTIONS = [
         meta=views.unbind,
         function=("unbind",),
         method=("unbind",),
+        numpy=True,
     ),
     F(
         "flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
@@ -1011,6 +1211,7 @@ NATIVE_FUNCTIONS = [
         meta=meta_indexing.stack,
         function=("stack",),
         out=True,
+        numpy=True,
     ),
     F(
         "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -1099,6 +1300,7 @@ NATIVE_FUNCTIONS = [
         function=("cumsum",),
         method=("cumsum",),
         out=True,
+        numpy=True,
         python={"Tensor.cumsum_": ordering.cumsum_},
     ),
     F(
@@ -1244,6 +1446,8 @@ PYTHON_ONLY = {
     "isfinite": elementwise.isfinite,
     "Tensor.isfinite": elementwise.isfinite,
     "Tensor.__pos__": elementwise.positive,
+    "Tensor.__format__": protocols.format_,
+    "Tensor.__getattr__": protocols.tensor_getattr,
     "all": reduction.all_,
     "Tensor.all": reduction.all_,
     "any": reduction.any_,
@@ -1258,6 +1462,12 @@ PYTHON_ONLY = {
     "roll": ordering.roll,
     "Tensor.roll": ordering.roll,
     "Tensor.repeat": ordering.repeat,
+    "repeat_interleave": ordering.repeat_interleave,
+    "Tensor.repeat_interleave": ordering.repeat_interleave,
+    "equal": reduction.equal,
+    "Tensor.equal": reduction.equal,
+    "trace": reduction.trace,
+    "Tensor.trace": reduction.trace,
     "tensor": factory.tensor,
     "as_tensor": factory.as_tensor,
     "from_numpy": factory.from_numpy,
@@ -1282,6 +1492,7 @@ PYTHON_ONLY = {
     "Tensor.uniform_": sampling.uniform_,
     "Tensor.normal_": sampling.normal_,
     "Tensor.bernoulli_": sampling.bernoulli_,
+    "Tensor.random_": sampling.random_,
 }
 
 _GENERATED = build(NATIVE_FUNCTIONS, PYTHON_ONLY)

@@ -2,7 +2,9 @@
 containers, losses, activations, convolution and pooling, normalisation, recurrent layers,
 ``functional`` (stateless functions and losses) and ``init`` (weight initialisation)."""
 
-from . import functional, init
+from whylab._core import unsupported as _unsupported
+
+from . import functional, init, utils
 from .activation import (
     CELU,
     ELU,
@@ -29,6 +31,7 @@ from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .layers import (
     Dropout,
+    Dropout2d,
     Embedding,
     Flatten,
     Identity,
@@ -40,6 +43,7 @@ from .layers import (
     Sigmoid,
     Tanh,
 )
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d
 from .losses import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -84,7 +88,13 @@ __all__ = [
     "LSTM",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
     "LazyLinear",
+    "Dropout2d",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
@@ -117,4 +127,9 @@ __all__ = [
     "Tanhshrink",
     "functional",
     "init",
+    "utils",
 ]
+
+
+# A torch.nn name whylab lacks fails with an error naming the torch API.
+__getattr__ = _unsupported.module_getattr("torch.nn", "whylab.nn")

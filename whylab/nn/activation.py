@@ -116,9 +116,7 @@ class Softmax(_Elementwise):
     settings = ("dim",)
 
     def __init__(self, dim: int | None = None) -> None:
-        if dim is None:
-            raise TypeError("Softmax: pass dim explicitly (the implicit choice is deprecated)")
-        super().__init__(dim=dim)
+        super().__init__(dim=dim)  # dim=None: torch's implicit choice, with its warning
 
 
 class LogSoftmax(Softmax):
@@ -132,10 +130,12 @@ class Softmin(Softmax):
 class PReLU(Module):
     """``x`` where ``x > 0``, else ``weight x``; one learned slope, or one per channel."""
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype=None) -> None:
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = Parameter(whylab.full((num_parameters,), init, dtype=dtype))
+        self.weight = Parameter(whylab.full((num_parameters,), init, device=device, dtype=dtype))
 
     def forward(self, input):
         return F.prelu(input, self.weight)

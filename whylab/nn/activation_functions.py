@@ -12,6 +12,8 @@ is sigmoid(0) = 1/2.
 
 from __future__ import annotations
 
+import warnings
+
 import whylab
 
 
@@ -122,9 +124,17 @@ def prelu(input, weight):
     return whylab.where(input > 0, input, input * weight)
 
 
-def softmin(input, dim: int):
-    """``softmax(-x)`` along ``dim``."""
-    return (-input).softmax(dim)
+def softmin(input, dim: int | None = None, _stacklevel: int = 3, dtype=None):
+    """``softmax(-x)`` along ``dim`` (without one, torch's implicit choice, with its warning)."""
+    if dim is None:
+        warnings.warn(
+            "Implicit dimension choice for softmin has been deprecated. "
+            "Change the call to include dim=X as an argument.",
+            UserWarning,
+            stacklevel=_stacklevel,
+        )
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return (-input).softmax(dim, dtype)
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):

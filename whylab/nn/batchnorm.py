@@ -71,7 +71,10 @@ class _BatchNorm(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device=None,
         dtype=None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features = num_features
@@ -80,14 +83,18 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(whylab.ones(num_features, dtype=dtype))
-            self.bias = Parameter(whylab.zeros(num_features, dtype=dtype))
+            self.weight = Parameter(whylab.ones(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(whylab.zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", whylab.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", whylab.ones(num_features, dtype=dtype))
+            factory_kwargs = {"device": device, "dtype": dtype}
+            self.register_buffer("running_mean", whylab.zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", whylab.ones(num_features, **factory_kwargs))
             self.register_buffer("num_batches_tracked", whylab.tensor(0, dtype=whylab.int64))
         else:
             self.register_buffer("running_mean", None)

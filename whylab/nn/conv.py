@@ -31,6 +31,7 @@ class _ConvNd(Module):
         groups=1,
         bias=True,
         padding_mode="zeros",
+        device=None,
         dtype=None,
     ):
         super().__init__()
@@ -45,9 +46,9 @@ class _ConvNd(Module):
         self.dilation = _tuple(dilation, self.dims)
         self.groups = groups
         shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(whylab.empty(*shape, dtype=dtype))
+        self.weight = Parameter(whylab.empty(*shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(whylab.empty(out_channels, dtype=dtype))
+            self.bias = Parameter(whylab.empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -9,7 +9,10 @@ the engine's one table of derivative formulas.
 
 from __future__ import annotations
 
+import warnings
+
 import whylab
+from whylab._core import unsupported as _unsupported
 from whylab.nn.activation_functions import (  # noqa: F401  (part of this namespace)
     celu,
     elu,
@@ -60,8 +63,7 @@ tanh = whylab.tanh
 # --------------------------------------------------------------------------- activations
 def relu(input, inplace: bool = False):
     """Elementwise ``max(x, 0)``; ``inplace=True`` overwrites ``input``."""
-    # whylab has no relu_ op; clamping from below at 0 in place computes the same values.
-    return input.clamp_(min=0) if inplace else input.relu()
+    return input.relu_() if inplace else input.relu()
 
 
 def linear(input, weight, bias=None):
@@ -74,14 +76,32 @@ def linear(input, weight, bias=None):
     return whylab.ops.linear(input, weight, bias)
 
 
-def softmax(input, dim: int):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (the engine's softmax op)."""
-    return whylab.softmax(input, dim)
+def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """torch's deprecated choice of dim when none is given: 0 for 0-, 1- and 3-D, else 1."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(input, dim: int):
-    """``x - log(sum(exp(x)))`` along ``dim``, computed stably (the engine's op)."""
-    return whylab.log_softmax(input, dim)
+def softmax(input, dim: int | None = None, _stacklevel: int = 3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (the engine's softmax op), computed in ``dtype``.
+
+    Without ``dim`` torch's deprecated implicit choice applies, with its warning.
+    """
+    if dim is None:
+        dim = implicit_softmax_dim("softmax", input.ndim, _stacklevel)
+    return whylab.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim: int | None = None, _stacklevel: int = 3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed stably (the engine's log_softmax op)."""
+    if dim is None:
+        dim = implicit_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return whylab.log_softmax(input, dim, dtype)
 
 
 # --------------------------------------------------------------------------- losses
@@ -151,6 +171,31 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     return input.mul_(scale) if inplace else input * scale
 
 
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Zero whole channels: dimension 1 of (N, C, H, W), or 0 of unbatched (C, H, W)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+        if input.ndim < 2:
+            raise ValueError(f"dropout2d: expected 3-D or 4-D input, got {input.ndim}-D")
+    if not training or p == 0.0:
+        return input
+    # (N, C, H, W) and (C, H, W) drop whole channels; other inputs, as in torch, treat
+    # their first two dimensions as (N, C).
+    kept_dims = input.ndim - 2 if input.ndim in (3, 4) else 2
+    channels = tuple(input.shape[:kept_dims]) + (1,) * (input.ndim - kept_dims)
+    keep = whylab.rand(*channels, dtype=input.dtype) >= p
+    scale = keep.to(input.dtype) / (1.0 - p) if p < 1.0 else whylab.zeros((), dtype=input.dtype)
+    return input.mul_(scale) if inplace else input * scale
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """Normalise over the trailing ``normalized_shape`` dimensions:
     ``(x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance (the
@@ -174,3 +219,7 @@ def embedding(input, weight, padding_idx: int | None = None):
     padding_idx = padding_idx % weight.shape[0]
     trainable = (input != padding_idx).unsqueeze(-1)
     return whylab.where(trainable, output, output.detach())
+
+
+# A torch.nn name whylab lacks fails with an error naming the torch API.
+__getattr__ = _unsupported.module_getattr("torch.nn.functional", "whylab.nn.functional")

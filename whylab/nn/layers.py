@@ -36,13 +36,15 @@ class Linear(Module):
     U(-1/sqrt(in_features), 1/sqrt(in_features)), and bias from that same range.
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None):
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(whylab.empty(out_features, in_features, dtype=dtype))
+        self.weight = Parameter(whylab.empty(out_features, in_features, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(whylab.empty(out_features, dtype=dtype))
+            self.bias = Parameter(whylab.empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -70,13 +72,18 @@ class LazyLinear(Linear):
 
     Until then it has no weight or bias (deviation: torch shows placeholder
     ``UninitializedParameter`` objects); create the optimizer after one forward call.
+    After that call it *is* a :class:`Linear`, as in torch: its class becomes
+    ``cls_to_become``, so ``type(m) == nn.Linear`` in an init function holds.
     """
 
-    def __init__(self, out_features: int, bias: bool = True, dtype=None):
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
         Module.__init__(self)
         self.in_features = 0
         self.out_features = out_features
         self._lazy_bias = bias
+        self._lazy_device = device
         self._lazy_dtype = dtype
         self.register_parameter("weight", None)
         self.register_parameter("bias", None)
@@ -85,11 +92,15 @@ class LazyLinear(Linear):
         if self.weight is None:
             self.in_features = input.shape[-1]
             dtype = self._lazy_dtype or input.dtype
-            self.weight = Parameter(whylab.empty(self.out_features, self.in_features, dtype=dtype))
+            device = self._lazy_device
+            shape = (self.out_features, self.in_features)
+            self.weight = Parameter(whylab.empty(shape, device=device, dtype=dtype))
             if self._lazy_bias:
-                self.bias = Parameter(whylab.empty(self.out_features, dtype=dtype))
+                self.bias = Parameter(whylab.empty(self.out_features, device=device, dtype=dtype))
             self.reset_parameters()
-        return super().forward(input)
+            del self._lazy_bias, self._lazy_device, self._lazy_dtype
+            self.__class__ = self.cls_to_become
+        return F.linear(input, self.weight, self.bias)
 
 
 class ReLU(Module):
@@ -118,6 +129,24 @@ class Sigmoid(Module):
 
     def forward(self, input):
         return whylab.sigmoid(input)
+
+
+class Dropout2d(Module):
+    """Zero whole channels (dimension 1 of (N, C, H, W) or (C, H, W) input) with
+    probability ``p`` during training, scaling the kept ones by ``1 / (1 - p)``."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout(Module):
@@ -164,6 +193,7 @@ class LayerNorm(Module):
         eps: float = 1e-5,
         elementwise_affine: bool = True,
         bias: bool = True,
+        device=None,
         dtype=None,
     ) -> None:
         super().__init__()
@@ -173,9 +203,10 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(whylab.ones(*self.normalized_shape, dtype=dtype))
+            factory_kwargs = {"device": device, "dtype": dtype}
+            self.weight = Parameter(whylab.ones(self.normalized_shape, **factory_kwargs))
             if bias:
-                self.bias = Parameter(whylab.zeros(*self.normalized_shape, dtype=dtype))
+                self.bias = Parameter(whylab.zeros(self.normalized_shape, **factory_kwargs))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -200,14 +231,42 @@ class Embedding(Module):
     """
 
     def __init__(
-        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, dtype=None
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
+        device=None,
+        dtype=None,
     ) -> None:
         super().__init__()
+        for name, value, default in (
+            ("max_norm", max_norm, None),
+            ("scale_grad_by_freq", scale_grad_by_freq, False),
+            ("sparse", sparse, False),
+        ):
+            if value != default:
+                raise NotImplementedError(
+                    f"torch.nn.Embedding({name}={value!r}) is not supported yet by whylab"
+                )
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = _normalise_padding_idx(padding_idx, num_embeddings)
-        self.weight = Parameter(whylab.empty(num_embeddings, embedding_dim, dtype=dtype))
-        self.reset_parameters()
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            shape = (num_embeddings, embedding_dim)
+            self.weight = Parameter(whylab.empty(shape, device=device, dtype=dtype))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
         """Draw N(0, 1) weights and zero the padding row."""

@@ -44,3 +44,13 @@ class Parameter(whylab.Tensor):
         copied = Parameter(self.detach().clone(), self.requires_grad)
         memo[id(self)] = copied
         return copied
+
+    def __reduce_ex__(self, protocol):
+        # Pickled (torch.save of a whole module) as its values and requires_grad, as torch
+        # pickles a Parameter: no gradient, no autograd state (a weak reference to its
+        # gradient accumulator could not be pickled anyway).
+        return (_rebuild_parameter, (self.detach().clone(), self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad: bool) -> Parameter:
+    return Parameter(data, requires_grad)

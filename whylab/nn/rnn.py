@@ -72,15 +72,17 @@ def _uniform_reset(module: Module, hidden_size: int) -> None:
 class _CellBase(Module):
     mode = "RNN_TANH"
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, dtype=None):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         gates = _GATES[self.mode] * hidden_size
-        self.weight_ih = Parameter(whylab.empty(gates, input_size, dtype=dtype))
-        self.weight_hh = Parameter(whylab.empty(gates, hidden_size, dtype=dtype))
+        self.weight_ih = Parameter(whylab.empty(gates, input_size, device=device, dtype=dtype))
+        self.weight_hh = Parameter(whylab.empty(gates, hidden_size, device=device, dtype=dtype))
         if bias:
-            self.bias_ih = Parameter(whylab.empty(gates, dtype=dtype))
-            self.bias_hh = Parameter(whylab.empty(gates, dtype=dtype))
+            self.bias_ih = Parameter(whylab.empty(gates, device=device, dtype=dtype))
+            self.bias_hh = Parameter(whylab.empty(gates, device=device, dtype=dtype))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -98,11 +100,13 @@ class _CellBase(Module):
 
 
 class RNNCell(_CellBase):
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
         self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
-        super().__init__(input_size, hidden_size, bias, dtype)
+        super().__init__(input_size, hidden_size, bias, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         hx = self._zeros(input) if hx is None else hx
@@ -138,9 +142,16 @@ class _RNNBase(Module):
         batch_first: bool = False,
         dropout: float = 0.0,
         bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
         dtype=None,
     ):
         super().__init__()
+        if proj_size != 0:
+            raise NotImplementedError(
+                f"torch.nn.{type(self).__name__}(proj_size={proj_size}) is not supported yet "
+                "by whylab (only proj_size=0)"
+            )
         if not 0 <= dropout <= 1:
             raise ValueError(f"dropout should be a number in range [0, 1], got {dropout}")
         if num_layers < 1:
@@ -157,16 +168,17 @@ class _RNNBase(Module):
                 setattr(
                     self,
                     f"weight_ih_{name}",
-                    Parameter(whylab.empty(gates, layer_input, dtype=dtype)),
+                    Parameter(whylab.empty(gates, layer_input, device=device, dtype=dtype)),
                 )
                 setattr(
                     self,
                     f"weight_hh_{name}",
-                    Parameter(whylab.empty(gates, hidden_size, dtype=dtype)),
+                    Parameter(whylab.empty(gates, hidden_size, device=device, dtype=dtype)),
                 )
                 if bias:
-                    setattr(self, f"bias_ih_{name}", Parameter(whylab.empty(gates, dtype=dtype)))
-                    setattr(self, f"bias_hh_{name}", Parameter(whylab.empty(gates, dtype=dtype)))
+                    for kind in ("ih", "hh"):
+                        bias_ = whylab.empty(gates, device=device, dtype=dtype)
+                        setattr(self, f"bias_{kind}_{name}", Parameter(bias_))
         _uniform_reset(self, hidden_size)
 
     def _layer_weights(self, layer: int, reverse: bool):

@@ -2,6 +2,7 @@
 (learning-rate schedules), and Frank–Wolfe with its ``constraints`` (feasible sets)."""
 
 from . import constraints, lr_scheduler
+from .adadelta import Adadelta
 from .adam import Adam, AdamW
 from .frank_wolfe import FrankWolfe, frank_wolfe
 from .lbfgs import LBFGS
@@ -12,6 +13,7 @@ from .sgd import SGD
 __all__ = [
     "Optimizer",
     "SGD",
+    "Adadelta",
     "Adam",
     "AdamW",
     "RMSprop",

@@ -20,7 +20,7 @@ import math
 
 import whylab
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_implementation_flags
 
 
 class Adam(Optimizer):
@@ -46,9 +46,14 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
         *,
+        foreach=None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
         decoupled_weight_decay: bool = False,
     ) -> None:
+        check_implementation_flags(type(self).__name__, capturable, differentiable)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
         if eps < 0.0:
@@ -135,7 +140,12 @@ class AdamW(Adam):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach=None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused=None,
     ) -> None:
+        check_implementation_flags("AdamW", capturable, differentiable)
         super().__init__(
             params,
             lr=lr,

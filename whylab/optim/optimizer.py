@@ -220,3 +220,14 @@ def _cast_state_value(param, name: str, value):
             return value.detach().to(param.dtype).clone()
         return value.detach().clone()
     return copy.deepcopy(value)
+
+
+def check_implementation_flags(optimizer: str, capturable=False, differentiable=False) -> None:
+    """torch's ``foreach=``/``fused=`` pick one of several loops with the same result; whylab
+    has one, so they are accepted and change nothing. ``capturable`` (CUDA graphs) and
+    ``differentiable`` (autograd through the step) are not supported: True is refused."""
+    for name, value in (("capturable", capturable), ("differentiable", differentiable)):
+        if value:
+            raise NotImplementedError(
+                f"torch.optim.{optimizer}({name}=True) is not supported yet by whylab"
+            )

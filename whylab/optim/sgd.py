@@ -13,7 +13,7 @@ Note the first step copies the gradient into the buffer without dampening, as to
 
 from __future__ import annotations
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_implementation_flags
 
 
 class SGD(Optimizer):
@@ -39,7 +39,11 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach=None,
+        differentiable: bool = False,
+        fused=None,
     ) -> None:
+        check_implementation_flags("SGD", differentiable=differentiable)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
         if momentum < 0.0:

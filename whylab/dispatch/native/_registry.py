@@ -5,6 +5,23 @@ from __future__ import annotations
 import functools
 
 
+class _Required:
+    """The default of a required ``dim`` in a binding that also takes ``axis=``."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+#: ``cumsum(t, axis=0)`` must work although ``dim`` has no default: the binding gives
+#: ``dim`` this default and refuses a call that names neither.
+DIM_REQUIRED = _Required()
+
+
+def check_dim_given(op: str, dim) -> None:
+    if dim is DIM_REQUIRED:
+        raise TypeError(f"{op}() missing 1 required positional argument: 'dim'")
+
+
 def numpy_names(op: str, given: dict, dim, dim_default, keepdim=None):
     """``dim`` (and ``keepdim``) after NumPy's ``axis=`` / ``keepdims=`` in ``given``.
 

@@ -23,7 +23,12 @@ from whylab._core.keys import DispatchKey
 from whylab._tensor.device import to_device
 from whylab._tensor.dtypes import to_dtype
 from whylab._tensor.tensor import Tensor
-from whylab.dispatch.native._registry import numpy_names, write_out
+from whylab.dispatch.native._registry import (
+    DIM_REQUIRED,
+    check_dim_given,
+    numpy_names,
+    write_out,
+)
 from whylab.dispatch.operator import (
     DISPATCH_GLOBALS,
     RESERVED_NAMES,
@@ -78,7 +83,7 @@ class Generated:
 
 #: Names the generated bindings use for themselves, besides the dispatch code's.
 _RESERVED = RESERVED_NAMES | {"out", "numpy_keywords", "to_dtype", "to_device", "int_list"}
-_RESERVED |= {"numpy_names", "write_out"}
+_RESERVED |= {"numpy_names", "write_out", "DIM_REQUIRED", "check_dim_given"}
 
 
 def build(table, python_only: dict) -> Generated:
@@ -162,6 +167,8 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
             parameters.append("*")
             seen_star = True
         default = python_default(arg.default)
+        if default is None and entry.numpy and arg.name == "dim":
+            default = "DIM_REQUIRED"  # so that axis= can stand in for it
         parameters.append(python_name(arg) if default is None else f"{python_name(arg)}={default}")
     takes_out = entry.out and not method
     if takes_out:
@@ -179,13 +186,15 @@ def binding_source(op, entry: NativeFunction, *, method: bool) -> tuple[str, str
     lines.append(f'    """{schema.text}\n\n    {_summary(entry, method)}\n    """')
     if entry.numpy:
         dim = next(arg for arg in arguments if arg.name == "dim")
-        default = python_default(dim.default)
+        default = python_default(dim.default) or "DIM_REQUIRED"
         if any(arg.name == "keepdim" for arg in arguments):
             call = f"numpy_names({schema.name!r}, numpy_keywords, dim, {default}, keepdim)"
             lines.append(f"    if numpy_keywords:\n        dim, keepdim = {call}")
         else:
             call = f"numpy_names({schema.name!r}, numpy_keywords, dim, {default})"
             lines.append(f"    if numpy_keywords:\n        dim = {call}")
+        if default == "DIM_REQUIRED":
+            lines.append(f"    check_dim_given({schema.name!r}, dim)")
     for arg in arguments:
         conversion = _conversion(arg, python_name(arg))
         if conversion is not None:
@@ -226,6 +235,8 @@ def _compile_binding(op, entry: NativeFunction, *, method: bool):
         int_list=_int_list,
         numpy_names=numpy_names,
         write_out=write_out,
+        DIM_REQUIRED=DIM_REQUIRED,
+        check_dim_given=check_dim_given,
     )
     compile_source(source, f"<whylab generated {kind}: {op.name}>", namespace)
     fn = namespace[name]

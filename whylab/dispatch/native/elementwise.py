@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from whylab._tensor.tensor import Tensor
+from whylab.dispatch.native._registry import write_out
 from whylab.dispatch.operator import ops
 
 
@@ -68,17 +69,12 @@ def isfinite(input):
     return ops.logical_not(ops.bitwise_or(isnan(input), isinf(input)))
 
 
-def in_place_unary(name: str):
-    """``t.exp_()`` and friends: the out-of-place result written back with ``copy_``.
-
-    Deviation: PyTorch has a kernel per in-place op (node ``ExpBackward1``...); here
-    the write is a ``copy_``, so the graph shows the op and then ``CopyBackwards``
-    (the values and gradients are the same).
-    """
-
-    def method(self):
-        return ops.copy_(self, getattr(ops, name)(self), False)
-
-    method.__name__ = f"{name}_"
-    method.__qualname__ = f"Tensor.{name}_"
-    return method
+def where(condition, input=None, other=None, *, out=None):
+    """``input`` where ``condition`` holds, else ``other``; ``where(condition)`` alone is
+    ``nonzero(condition, as_tuple=True)``, as in torch."""
+    if input is None and other is None:
+        return ops.nonzero(condition).unbind(1)
+    if input is None or other is None:
+        raise TypeError("where() takes a condition alone, or a condition, input and other")
+    result = ops.where(condition, input, other)
+    return result if out is None else write_out("where", result, out)

@@ -159,14 +159,18 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _like(full, input, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples in [0, 1) with the size of ``input``."""
-    return _like(rand, input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(
+        rand, input, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator
+    )
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples with the size of ``input``."""
-    return _like(randn, input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like(
+        randn, input, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator
+    )
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):

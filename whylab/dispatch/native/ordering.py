@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from whylab._tensor.geometry import wrap_dim
+from whylab.dispatch.native._registry import numpy_names
+from whylab.dispatch.native.factory import from_numpy
 from whylab.dispatch.operator import ops
 
 #: What ``sort`` and ``topk`` return (torch.return_types.sort / topk have these fields).
@@ -28,18 +32,24 @@ def flip_method(self, *dims):
     return flip(self, dims)
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=False, **numpy_keywords):
     """Sorted values and where they came from, along ``dim`` (stable in every case here)."""
+    if numpy_keywords:
+        dim = numpy_names("sort", numpy_keywords, dim, -1)
     return SortResult(*ops.sort(input, dim, descending))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, stable=False, **numpy_keywords):
     """The indices that sort ``input`` along ``dim``."""
+    if numpy_keywords:
+        dim = numpy_names("argsort", numpy_keywords, dim, -1)
     return ops.sort(input, dim, descending)[1]
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, **numpy_keywords):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    if numpy_keywords:
+        dim = numpy_names("topk", numpy_keywords, dim, -1)
     return SortResult(*ops.topk(input, int(k), dim, largest, sorted))
 
 
@@ -87,3 +97,28 @@ def repeat(self, *sizes):
         final.append(repeat_count * size)
     interleaved_view = ops.reshape(self, tuple(interleaved))
     return ops.reshape(ops.expand(interleaved_view, tuple(expanded)), tuple(final))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times along ``dim`` (the flattened input without one).
+
+    Composed as ``index_select`` with the repeated element numbers (IndexSelectBackward0).
+    Deviation: for an int ``repeats`` torch expands and reshapes instead (its graph shows
+    ViewBackward0); the values and gradients are the same. ``repeat_interleave(counts)``
+    alone repeats ``0 .. len(counts)-1``.
+    """
+    if repeats is None:  # torch.repeat_interleave(repeats): the indices, repeated
+        counts = np.asarray(input.numpy(), dtype=np.int64)
+        return from_numpy(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input, dim = ops.reshape(input, (-1,)), 0
+    dim = wrap_dim(dim, input.ndim)
+    size = input._sizes[dim]
+    counts = repeats.numpy() if hasattr(repeats, "numpy") else repeats
+    counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), (size,))
+    if (counts < 0).any():
+        raise RuntimeError("repeat_interleave: repeats can not be negative")
+    index = np.repeat(np.arange(size, dtype=np.int64), counts)
+    if output_size is not None and output_size != index.size:
+        raise RuntimeError(f"repeat_interleave: output_size {output_size} != {index.size}")
+    return ops.index_select(input, dim, from_numpy(index))

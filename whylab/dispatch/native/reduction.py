@@ -82,3 +82,21 @@ def any_(input, dim=None, keepdim=False, **numpy_keywords):
 # Named all_/any_ here so that this module keeps Python's own all() and any().
 all_.__name__, any_.__name__ = "all", "any"
 all_.__qualname__, any_.__qualname__ = "all", "any"
+
+
+def trace(input):
+    """The sum of the main diagonal of a 2-D tensor.
+
+    Deviation: composed of ``diagonal`` and ``sum``, so the graph shows SumBackward0
+    over a diagonal view where torch records one TraceBackward0 (same gradient).
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return ops.sum(ops.diagonal(input, 0, 0, 1))
+
+
+def equal(input, other) -> bool:
+    """True when both tensors have the same size and the same elements (a Python bool)."""
+    if tuple(input._sizes) != tuple(other._sizes):
+        return False
+    return bool(ops.eq(input, other).all().item()) if input.numel() else True

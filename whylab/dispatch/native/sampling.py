@@ -27,8 +27,38 @@ def bernoulli(input, p=None, *, generator=None):
     return (draws < probabilities).to(input.dtype)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None):
-    """Normal samples: ``normal(mean, std, size)`` with numbers, or elementwise from tensors."""
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or elementwise from tensors.
+
+    With numbers it is a factory and takes torch's factory keywords (``dtype``,
+    ``device``, ``requires_grad``; ``layout`` and ``pin_memory`` only at their
+    defaults); ``out=`` receives the samples in both forms.
+    """
+    result = _normal(mean, std, size, generator, dtype, device)
+    if layout not in (None, "strided") or pin_memory:
+        raise NotImplementedError(
+            "torch.normal(layout=..., pin_memory=True) is not supported yet by whylab"
+        )
+    if out is not None:
+        return out.copy_(result)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _normal(mean, std, size, generator, dtype, device):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if isinstance(std, Tensor) and (std < 0).any().item():
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -42,7 +72,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None):
         raise TypeError("normal() with float mean and std needs a size")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return randn(tuple(size), generator=generator, dtype=dtype) * std + mean
+    samples = randn(tuple(size), generator=generator, dtype=dtype, device=device)
+    return samples * std + mean
 
 
 def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
@@ -73,7 +104,9 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     return from_numpy(result[0] if single else result)
 
 
-def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(
+    n: int, *, generator=None, dtype=dtypes.int64, device=None, requires_grad=False
+):
     """A random permutation of ``0 .. n-1`` (int64 by default)."""
     order = _numbers(generator).permutation(int(n))
     return tensor(order, dtype=dtypes.int64 if dtype is None else dtype, device=device)
@@ -94,3 +127,23 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``) or 0."""
     draws = rand(tuple(self.shape), generator=generator, dtype=dtypes.float64)
     return self.copy_((draws < p).to(self.dtype))
+
+
+def random_(self, *bounds, generator=None, **named):
+    """Fill with integers drawn uniformly from ``[from, to)``: ``random_(to)``,
+    ``random_(from, to)`` (``from``/``to`` also by keyword, as torch takes them).
+    ``random_()`` draws from ``[0, 2**24]`` for float32 (2**53 for float64, torch's
+    mantissa bound) and from the dtype's non-negative range for integers."""
+    low, high = 0, None
+    if len(bounds) == 1:
+        high = bounds[0]
+    elif len(bounds) == 2:
+        low, high = bounds
+    low, high = named.get("from", low), named.get("to", high)
+    if high is None:
+        if self.dtype.is_floating_point:
+            high = 2 ** {"float64": 53, "float32": 24}.get(self.dtype.name, 11) + 1
+        else:
+            high = int(np.iinfo(self.dtype.numpy).max)
+    draws = _numbers(generator).integers(int(low), int(high), size=tuple(self.shape))
+    return self.copy_(tensor(draws, dtype=self.dtype))

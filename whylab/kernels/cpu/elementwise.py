@@ -387,3 +387,48 @@ def where(condition, self, other):
         _broadcast_error("where", condition, self, other)
     tensors = [t for t in (condition, self, other) if isinstance(t, Tensor)]
     return wrap_elementwise(out, dtype, tensors)
+
+
+# -- rounding: integer tensors come back as they are (already whole numbers), as in torch
+def _rounding(ufunc, op):
+    def kernel(self):
+        if self.dtype is dtypes.bool_:
+            raise NotImplementedError(f"{op}: not implemented for 'Bool'")
+        if not self.dtype.is_floating_point:
+            return wrap_elementwise(self._array.copy(), self.dtype, (self,))
+        return wrap_elementwise(ufunc(self._array), self.dtype, (self,))
+
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
+
+
+ceil = _rounding(np.ceil, "ceil")
+floor = _rounding(np.floor, "floor")
+trunc = _rounding(np.trunc, "trunc")
+
+
+def round(self, decimals=0):  # noqa: A001 - torch's name
+    """Round half to even (NumPy's ``rint``, torch's rule), at ``decimals`` digits."""
+    if not self.dtype.is_floating_point:
+        if decimals == 0 and self.dtype is not dtypes.bool_:
+            return wrap_elementwise(self._array.copy(), self.dtype, (self,))
+        raise NotImplementedError(f"round: not implemented for '{self.dtype.name}' tensors")
+    if decimals == 0:
+        return wrap_elementwise(np.rint(self._array), self.dtype, (self,))
+    return wrap_elementwise(np.round(self._array, decimals), self.dtype, (self,))
+
+
+def frac(self):
+    """``self - trunc(self)``: the fractional part, with the sign of ``self``."""
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f"frac: not implemented for '{self.dtype.name}' tensors")
+    array = self._array
+    return wrap_elementwise(array - np.trunc(array), self.dtype, (self,))
+
+
+def clamp_min(self, min):
+    return clamp(self, min, None)
+
+
+def clamp_max(self, max):
+    return clamp(self, None, max)

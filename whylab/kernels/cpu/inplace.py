@@ -162,3 +162,20 @@ def masked_fill_(self, mask, value):
         value = value.item()
     np.copyto(self._array, value, where=mask._array, casting="unsafe")
     return self
+
+
+def unary_(op: str, out_of_place):
+    """The in-place form of a unary kernel (``tanh_``): its result written through ``self``.
+
+    The result dtype is the out-of-place op's (``exp_`` of an int tensor is refused, as
+    in torch: a float result cannot be written into an int tensor).
+    """
+
+    def kernel(self, *options):
+        check_no_internal_overlap(op, self)
+        result = out_of_place(self, *options)
+        rules.check_inplace_cast(op, result.dtype, self.dtype)
+        return copy_(self, result)
+
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel

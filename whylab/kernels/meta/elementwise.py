@@ -151,3 +151,27 @@ def zero_(self):
 def masked_fill_(self, mask, value):
     check_output_shape("masked_fill_", self, mask)
     return self
+
+
+def unary_inplace(op: str, dtype_rule=None):
+    """Meta kernel of an in-place unary op: the cast check of its out-of-place result."""
+
+    def kernel(self, *options):
+        result = self.dtype if dtype_rule is None else dtype_rule(self.dtype)
+        rules.check_inplace_cast(op, result, self.dtype)
+        return self
+
+    kernel.__name__ = kernel.__qualname__ = f"{op}_meta"
+    return kernel
+
+
+def clamp_min(self, min):
+    return clamp(self, min, None)
+
+
+def clamp_max(self, max):
+    return clamp(self, None, max)
+
+
+def round(self, decimals=0):  # noqa: A001 - torch's name
+    return meta_elementwise("round", self.dtype, self)
