@@ -44,12 +44,14 @@ BUDGETS = {
     "sum (reduction)": (16, 31, 6),
     "mm (matmul)": (20, 55, 8),
     "t (view)": (10, 26, 4),
-    "getitem (view)": (11, 75, 5),
-    "log_softmax": (15, 32, 6),
+    # One more each since torch's dtype= on log_softmax and the indexing changes of the
+    # API-coverage work (75 and 15 before): a feature's price, counted here on purpose.
+    "getitem (view)": (11, 76, 5),
+    "log_softmax": (16, 32, 6),
 }
 INPLACE_UPDATE_BUDGET = 8  # p.add_(g, alpha=-lr) under no_grad, as SGD does
 #: The batch-16 784-256-10 MLP training step of benchmarks/bench_mlp.py: whylab calls.
-STEP_BUDGET = 356
+STEP_BUDGET = 357  # 356 before log_softmax took dtype=
 
 
 @pytest.mark.parametrize("family", sorted(BUDGETS))
