@@ -108,8 +108,10 @@ class ExplorerConfig:
     # (none by default: every client is who the socket says), and connection limits.
     trusted_proxies: tuple[str, ...] = ()
     header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
     keep_alive_s: int = 5
     max_connections: int = 256
+    max_connections_per_client: int = 32
     max_query_bytes: int = 4096
     max_query_params: int = 64
     max_search_chars: int = 200
