@@ -221,6 +221,11 @@ def test_answers_are_checked_and_lanes_are_the_same_everywhere():
         decode_answer("job2", text.encode())
     with pytest.raises(WorkerUnavailable):  # one digit changed
         decode_answer("job1", text.replace("0.5", "0.6").encode())
+    # An answer computed by code of another fingerprint is refused, never cached as this one's.
+    signed = encode_answer("job1", outcome_answer(outcome, "a" * 16))
+    assert decode_answer("job1", signed.encode(), "a" * 16) == outcome
+    with pytest.raises(WorkerUnavailable, match="result of other code"):
+        decode_answer("job1", signed.encode(), "b" * 16)
     assert lane_of("10.0.0.1") == lane_of("10.0.0.1") in lane_names()
     assert len({lane_of(f"10.0.0.{i}") for i in range(64)}) > 1
 

@@ -138,9 +138,11 @@ def encode_answer(job_id: str, answer: dict[str, Any]) -> str:
     return f"{record_checksum(job_id, text)}\n{text}"
 
 
-def outcome_answer(outcome: Outcome) -> dict[str, Any]:
+def outcome_answer(outcome: Outcome, source_hash: str = "") -> dict[str, Any]:
+    """A computed run's answer; ``source_hash`` is the fingerprint of the code that computed it."""
     return {
         "ok": True,
+        "source_hash": source_hash,
         "payload": outcome.payload,
         "elapsed_s": outcome.elapsed_s,
         "cpu_s": outcome.cpu_s,
@@ -157,13 +159,20 @@ def failure_answer(failure: RunFailure) -> dict[str, Any]:
     }
 
 
-def decode_answer(job_id: str, raw: bytes) -> Outcome:
-    """The outcome in ``raw``, or the RunFailure it reports (raised)."""
+def decode_answer(job_id: str, raw: bytes, source_hash: str | None = None) -> Outcome:
+    """The outcome in ``raw``, or the RunFailure it reports (raised).
+
+    With ``source_hash``, a result computed by code of another fingerprint is
+    refused (503): it would be cached under this code's key.
+    """
     checksum, _, text = raw.decode("utf-8", errors="replace").partition("\n")
     if record_checksum(job_id, text) != checksum:
         raise WorkerUnavailable("the worker's answer arrived damaged")
     try:
         answer = json.loads(text)
+        if answer["ok"] and source_hash is not None and answer["source_hash"] != source_hash:
+            log.warning("refused a result computed by other code (%s)", answer["source_hash"])
+            raise WorkerUnavailable("a worker answered with a result of other code")
         if answer["ok"]:
             return Outcome(
                 answer["payload"],
@@ -185,6 +194,7 @@ class _Pending:
     lane: str
     answer_key: str
     alive_key: str
+    source_hash: str
     started: bool = False
 
 
@@ -249,7 +259,11 @@ class RemotePool:
         job_id = uuid.uuid4().hex
         lane = lane_of(client)
         pending = _Pending(
-            job_id, lane, self.link.key("answer", job_id), self.link.key("alive", job_id)
+            job_id,
+            lane,
+            self.link.key("answer", job_id),
+            self.link.key("alive", job_id),
+            job.source_hash,
         )
         request = {
             "job_id": job_id,
@@ -355,7 +369,7 @@ class RemotePool:
 
     def _outcome(self, pending: _Pending, raw: bytes) -> Outcome:
         try:
-            return decode_answer(pending.job_id, raw)
+            return decode_answer(pending.job_id, raw, pending.source_hash)
         except RemoteFailure as failure:
             if failure.status == 504:
                 self.stats.timeouts += 1

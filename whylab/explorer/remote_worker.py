@@ -8,10 +8,13 @@ so the time limit, the memory limit and the telling apart of an overrun, a
 memory kill and a kill from outside are exactly the embedded server's. Start
 as many as the machine has cores for, on as many machines as needed.
 
-A job names a topic by slug and the hash of its ``experiments.py``; the worker
+A job names a topic by slug and the fingerprint of the code its result depends
+on (:mod:`whylab.explorer.result_key`: the topic, every whylab module it
+imports, the engine, the Python and numeric libraries' versions); the worker
 runs it with *its own* copy of the topic and refuses (503, so the reader may
-retry on another worker) when its copy is a different version, because the
-answer goes into a cache shared by every server.
+retry on another worker) when its fingerprint differs, because the answer goes
+into a cache shared by every server. Its answer names the fingerprint it ran
+with, and the server refuses an answer of any other.
 
 While a run is in hand the worker refreshes a heartbeat key every
 ``HEARTBEAT_S`` (it expires ``ALIVE_TTL_S`` later); that is how a server sees
@@ -127,7 +130,7 @@ class Runner:
         if topic is None or name not in topic.experiments:
             raise OtherVersion(f"topic {slug!r} (it has no experiment {name!r})")
         if topic.source_hash != request["source_hash"]:
-            raise OtherVersion(f"topic {slug!r} (its experiments.py differs)")
+            raise OtherVersion(f"topic {slug!r} (its code or the libraries under it differ)")
         if request["engine_version"] != whylab.__version__:
             raise OtherVersion(f"whylab ({whylab.__version__}, not {request['engine_version']})")
         return Job(
@@ -148,7 +151,7 @@ class Runner:
             running = asyncio.run_coroutine_threadsafe(self.pool.submit(job), self.loop)
             try:
                 outcome = replace(self._wait(running, request["alive_key"]), machine=self.machine)
-                answer = outcome_answer(outcome)
+                answer = outcome_answer(outcome, job.source_hash)
             finally:
                 running.cancel()
         except RunFailure as failure:
