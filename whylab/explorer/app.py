@@ -62,7 +62,7 @@ from whylab.explorer.render import (
 )
 from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer, blocking_call
-from whylab.explorer.timing import TimingQueue
+from whylab.explorer.timing import NotYourRun, TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.warm_up import WarmUp, warm_up
 from whylab.explorer.workers import (
@@ -258,7 +258,7 @@ def create_app(
     registry = registry or load_registry(config.topics_dir)
     cache, pool, limiter, flights = _runs_cache_and_budget(config)
     service = ExperimentService(pool, cache, flights)
-    timing = TimingQueue(service)
+    timing = TimingQueue(service, limiter=limiter)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
         if cache is not None and config.fragment_cache_entries > 0
@@ -590,7 +590,8 @@ def create_app(
             return Response(cached, media_type="application/json")
         try:
             if experiment.timing:  # timing runs take their turn in the one line
-                record = (await timing.measure(topic, experiment, params)).record
+                measured = timing.measure(topic, experiment, params, _client(request))
+                record = (await unless_client_leaves(request, measured)).record
                 return JSONResponse(record.to_json())
             answer = await unless_client_leaves(
                 request, run_for(request, topic, experiment, params)
@@ -631,24 +632,29 @@ def create_app(
             return rate_limited_json(wait)
         try:
             params = experiment.parse_params(dict(request.query_params))
-            run = timing.submit(topic, experiment, params)
+            run = await timing.submit(topic, experiment, params, _client(request))
         except ParamError as error:
             return JSONResponse({"detail": str(error), "param": error.param}, 422)
         except Overloaded as failure:
             return overloaded_json(failure)
+        except RateLimited as failure:
+            return rate_limited_json(failure.retry_after_s)
         location = f"/api/timing-runs/{run.id}"
         return JSONResponse(timing.describe(run), 202, headers={"Location": location})
 
     @app.get("/api/timing-runs/{run_id}", tags=["experiments"], summary="A timing run's state")
     async def api_timing_run(run_id: str) -> JSONResponse:
-        run = timing.get(run_id)
+        run = timing.poll(run_id)
         if run is None:
             return JSONResponse({"detail": "no such timing run"}, 404)
         return JSONResponse(timing.describe(run))
 
     @app.delete("/api/timing-runs/{run_id}", tags=["experiments"], summary="Cancel a timing run")
-    async def api_cancel_timing_run(run_id: str) -> JSONResponse:
-        run = timing.cancel(run_id)
+    async def api_cancel_timing_run(request: Request, run_id: str) -> JSONResponse:
+        try:
+            run = timing.cancel(run_id, _client(request))
+        except NotYourRun as refused:
+            return JSONResponse({"detail": refused.message}, refused.status)
         if run is None:
             return JSONResponse({"detail": "no such timing run"}, 404)
         return JSONResponse(timing.describe(run))
@@ -710,9 +716,15 @@ def create_app(
         except ParamError:
             return RedirectResponse(back, status_code=303)  # the page shows the field error
         try:
-            await timing.measure(topic, experiment, params)
+            await unless_client_leaves(
+                request, timing.measure(topic, experiment, params, _client(request))
+            )
         except RunFailure as failure:
-            return error_page(lang, failure.status, failure.message)
+            retry = failure.retry_after_s
+            headers = None if retry is None else {"Retry-After": retry_after_header(retry)}
+            return error_page(lang, failure.status, failure.message, headers)
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         return RedirectResponse(back, status_code=303)
 
     # ------------------------------------------------------------ pages
