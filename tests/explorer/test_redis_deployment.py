@@ -281,6 +281,38 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
 
 
 @needs_redis
+def test_two_hostile_clients_on_server_a_leave_a_reader_on_server_b_its_runs(deployment):
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(1, redis_client)
+    lanes: dict[str, str] = {}
+    for index in range(1, 255):  # three clients on three lanes
+        lanes.setdefault(lane_of(f"10.0.5.{index}"), f"10.0.5.{index}")
+    hostile_a, hostile_b, reader = list(lanes.values())[:3]
+
+    def push(client: str, index: int) -> int:
+        url = f"{API}/sleepy?seconds=0.1{index:02d}"  # distinct: no sharing, no cache
+        return get(deployment["a"], url, client=client).status_code
+
+    with ThreadPoolExecutor(max_workers=24) as threads:
+        pushed = [
+            threads.submit(push, client, 10 * n + i)
+            for n, client in enumerate((hostile_a, hostile_b))
+            for i in range(10)
+        ]
+        deadline = time.monotonic() + 30
+        while sum(redis_client.llen(f"rq:queue:{name}") for name in lane_names()) < 10:
+            assert time.monotonic() < deadline, "the hostile runs were not queued"
+            time.sleep(0.02)
+        mine = [
+            get(deployment["b"], f"{API}/sine?seed={i + 731}", client=reader).status_code
+            for i in range(3)
+        ]
+        statuses = [future.result(timeout=120) for future in pushed]
+    assert mine == [200, 200, 200], mine
+    assert statuses.count(503) >= 1, statuses  # each held to its share, deployment-wide
+
+
+@needs_redis
 def test_a_worker_killed_mid_run_ends_that_request_with_a_clear_error_and_the_next_run_works(
     deployment,
 ):

@@ -44,6 +44,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match
 
 import whylab
+from whylab.explorer.admission import Admission
 from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
 from whylab.explorer.fragment_cache import ENCODINGS, FragmentCache, page_encodings
@@ -349,15 +350,20 @@ def create_app(
     async def run_for(
         request: Request, topic: Topic, experiment: Experiment, params: dict[str, Any]
     ) -> RunAnswer:
-        """Run for this client: admitted by its CPU-time balance and charged after.
+        """Run for this client: charged its expected cost up front, settled after.
 
-        Raises RunFailure (RateLimited among them).
+        Raises RunFailure (RateLimited among them). See whylab.explorer.admission.
         """
         client = _client(request)
-        admit = (lambda: blocking_call(limiter, limiter.admit, client)) if limiter else None
-        answer = await service.run(topic, experiment, params, client=client, admit=admit)
-        if limiter is not None and answer.cost_s:
-            await blocking_call(limiter, limiter.charge, client, answer.cost_s)
+        admission = Admission(limiter, client)
+        expected_s = service.costs.expected_s(topic, experiment)
+        admit = (lambda: admission.admit(expected_s)) if limiter else None
+        try:
+            answer = await service.run(topic, experiment, params, client=client, admit=admit)
+        except BaseException as error:
+            await admission.settle_failure(error)
+            raise
+        await admission.settle(answer.cost_s or None)
         return answer
 
     async def rate_limited(request: Request) -> float:

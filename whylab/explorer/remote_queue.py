@@ -38,9 +38,14 @@ What each limit becomes here:
   it first come, first served (stochastic fairness queueing, McKenney 1990);
   with 16 lanes, two given clients share one with probability 1/16.
 * **bounds** -- a run is refused with 503 when the whole queue holds
-  ``max_queue`` runs or the client's lane ``max_queue_per_client`` (counted
-  across all servers, checked just before enqueueing, so two servers at once
-  may pass the bound by a run each), and a run that no worker took within
+  ``max_queue`` runs or the client's lane its share
+  (:func:`~whylab.explorer.workers.client_share` of the lanes with runs waiting,
+  at most ``max_queue_per_client``; counted across all servers, checked just
+  before enqueueing, so two servers at once may pass the bound by a run each),
+  and the last places are kept for a lane with nothing waiting
+  (:func:`~whylab.explorer.workers.newcomer_room`), so clients filling the
+  queue through any servers leave room for another;
+  and a run that no worker took within
   ``queue_wait_s`` (none is running, or all are busy) is answered 503 and
   dropped.
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
@@ -82,6 +87,8 @@ from whylab.explorer.workers import (
     PoolStats,
     RunFailure,
     WorkerUnavailable,
+    client_share,
+    newcomer_room,
     run_deadline_s,
 )
 
@@ -309,7 +316,10 @@ class RemotePool:
             lengths = dict(zip(self._queues, pipe.execute(), strict=True))
         self.link.worked()
         time_limit_s = request["time_limit_s"]
-        if sum(lengths.values()) >= self.max_queue or lengths[lane] >= self.max_queue_per_client:
+        others = sum(1 for name, length in lengths.items() if length and name != lane)
+        share = client_share(self.max_queue, self.max_queue_per_client, others)
+        room = self.max_queue - (newcomer_room(self.max_queue) if lengths[lane] else 0)
+        if sum(lengths.values()) >= room or lengths[lane] >= share:
             raise Overloaded(retry_after_s=max(1.0, time_limit_s / 4))
         self._queues[lane].enqueue_call(
             JOB_FUNCTION,

@@ -42,9 +42,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from whylab.explorer.admission import Admission
 from whylab.explorer.experiment import Experiment
 from whylab.explorer.result_json import dumps
-from whylab.explorer.service import ExperimentService, RunRecord, blocking_call
+from whylab.explorer.service import ExperimentService, RunRecord
 from whylab.explorer.topics import Topic
 from whylab.explorer.workers import Overloaded, RunFailure
 
@@ -100,6 +101,7 @@ class TimingRun:
     failure: RunFailure | None = None  # what it failed with, status and Retry-After included
     waiters: int = 0  # requests waiting for it (measure)
     asked_at: float = field(default_factory=time.monotonic)  # when its state was last asked
+    admission: Admission | None = None  # its owner's reservation, settled when it ends
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -145,6 +147,7 @@ class TimingQueue:
         self.limiter = limiter
         self.abandon_s = abandon_s  # a queued run whose state nobody asked for this long goes
         self.dropped = 0  # runs dropped because nobody waited for them
+        self._settling: set[asyncio.Task] = set()  # refunds under way
         self.machine = machine_description()
         self._waiting: deque[TimingRun] = deque()
         self._runs: OrderedDict[str, TimingRun] = OrderedDict()
@@ -235,18 +238,23 @@ class TimingQueue:
         if not experiment.timing:
             raise ValueError(f"experiment {experiment.name!r} is not a timing experiment")
         existing = self.active(topic, experiment, params)
+        admission = Admission(self.limiter, client)
         if existing is None and self.limiter is not None:
-            await blocking_call(self.limiter, self.limiter.admit, client)
+            await admission.admit(self.service.costs.expected_s(topic, experiment))
             existing = self.active(topic, experiment, params)  # queued meanwhile?
+        if existing is not None:
+            await admission.settle(None)  # joined: nothing to pay
         asked_at = time.monotonic() if followed else -math.inf
         if existing is not None:
             existing.asked_at = max(existing.asked_at, asked_at)
             return existing
         if len(self._waiting) >= self.max_waiting:
+            await admission.settle(None)
             raise Overloaded(retry_after_s=max(1.0, experiment.time_limit_s / 4))
         run = TimingRun(
             secrets.token_urlsafe(9), topic, experiment, params, owner=client, asked_at=asked_at
         )
+        run.admission = admission
         self._remember(self._runs, run.id, run)
         self._waiting.append(run)
         self._wake.set()
@@ -268,7 +276,14 @@ class TimingQueue:
     def _cancel(self, run: TimingRun) -> None:
         if run.state == "queued":
             self._waiting.remove(run)
+            self._refund(run)  # it never ran
         self._finish(run, "cancelled")
+
+    def _refund(self, run: TimingRun) -> None:
+        if run.admission is not None:
+            refund = asyncio.get_running_loop().create_task(run.admission.settle(None))
+            self._settling.add(refund)
+            refund.add_done_callback(self._settling.discard)
 
     async def measure(
         self, topic: Topic, experiment: Experiment, params: dict[str, Any], client: str = ""
@@ -318,6 +333,7 @@ class TimingQueue:
             run = self._waiting.popleft()
             if not self._wanted(run):
                 self.dropped += 1
+                self._refund(run)
                 self._finish(run, "cancelled")
                 continue
             self._current = run
@@ -328,9 +344,11 @@ class TimingQueue:
                     run.topic, run.experiment, run.params, client=run.owner
                 )
                 record = answer.record
-                if self.limiter is not None and answer.cost_s:
-                    await blocking_call(self.limiter, self.limiter.charge, run.owner, answer.cost_s)
+                if run.admission is not None:
+                    await run.admission.settle(answer.cost_s or None)
             except RunFailure as failure:
+                if run.admission is not None:
+                    await run.admission.settle_failure(failure)
                 if run.state == "running":
                     run.message = failure.message
                     run.failure = failure
