@@ -95,8 +95,6 @@ def test_one_client_cannot_start_ten_costly_runs_at_once(live_server):
     # burst 2.5 CPU-seconds; sleepy's runs are expected to cost 1 s each before any is seen
     server = live_server(workers=1, rate_burst=2.5, rate_per_s=0.001)
     with from_address(server.base, "127.0.0.5") as client, ThreadPoolExecutor(10) as threads:
-        answers = list(
-            threads.map(lambda i: client.get(f"{API}/sleepy?seconds=0.3{i}"), range(10))
-        )
+        answers = list(threads.map(lambda i: client.get(f"{API}/sleepy?seconds=0.3{i}"), range(10)))
     statuses = [answer.status_code for answer in answers]
     assert statuses.count(200) <= 3 and statuses.count(429) >= 7, statuses

@@ -760,3 +760,41 @@ def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, capl
             assert time.monotonic() < deadline, "runs did not come back after Redis did"
             time.sleep(0.3)
     assert "reachable again" in caplog.text
+
+
+@needs_redis
+def test_after_a_redis_restart_under_load_no_run_fails_once_it_answers(deployment):
+    """Also last: Redis restarts empty while two servers take runs; workers register again."""
+    from rq import Worker
+
+    server, a, b = deployment["redis"], deployment["a"], deployment["b"]
+    deployment["fleet"].ensure(1, server.client)
+    answers: list[tuple[float, int]] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        for index in range(400):  # bounded in count and, below, in time
+            if stop.is_set():
+                return
+            live = (a, b)[index % 2]
+            response = get(live, f"{API}/mean?n={1000 + index}&seed=5", timeout=60)
+            answers.append((time.monotonic(), response.status_code))
+
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        loads = [threads.submit(load) for _ in range(2)]
+        time.sleep(1.0)
+        server.stop()
+        time.sleep(1.0)
+        server.start()  # empty, on the same port
+        back_at = time.monotonic()  # start() returns once it answers PING
+        deadline = back_at + 30
+        while Worker.count(connection=server.client) < 1:
+            assert time.monotonic() < deadline, "the worker did not register again"
+            time.sleep(0.05)
+        time.sleep(4.0)  # runs keep coming through both servers
+        stop.set()
+        for future in loads:
+            future.result(timeout=120)
+    after = [status for at, status in answers if at > back_at + 1.0]
+    assert len(after) >= 5 and set(after) == {200}, after
+    assert "1 workers connected" in a.app.state.pool.describe()

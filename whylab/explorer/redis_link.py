@@ -26,6 +26,13 @@ Redis is left alone for ``retry_s`` seconds: runs answer 503 with
 ``Retry-After`` (:class:`RedisUnavailable`) and results are kept in this
 server's memory meanwhile. The first call that works again logs that Redis is
 back.
+
+After Redis restarts, every pooled connection is a dead socket. Both clients
+retry a command that fails with a connection error once, on a fresh
+connection (redis-py's ``Retry``), so a stale connection costs a reconnect,
+not a failed run and another back-off; and while Redis is left alone, one of
+the link's threads pings it every ``PROBE_S``, ending the back-off as soon as
+it answers.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ RETRY_S = 5.0  # after a failure, Redis is not tried again for this long
 KEY_PREFIX = "whylab"
 SCHEMES = ("redis", "rediss", "unix")
 CALL_THREADS = 8  # blocking Redis calls of one server at once (each ends within its timeout)
+PROBE_S = 0.25  # while Redis is left alone, how often it is pinged to see it back
 
 Returned = TypeVar("Returned")
 
@@ -112,6 +120,9 @@ class RedisLink:
     def __init__(self, url: str, retry_s: float = RETRY_S):
         import redis
         import redis.asyncio
+        import redis.asyncio.retry
+        import redis.backoff
+        import redis.retry
 
         self.url = check_redis_url(url)
         self.where = redacted(self.url)
@@ -120,9 +131,16 @@ class RedisLink:
             "socket_connect_timeout": CONNECT_TIMEOUT_S,
             "socket_timeout": SOCKET_TIMEOUT_S,
             "health_check_interval": 30,
+            # A dead pooled socket (Redis restarted): once more, on a new connection.
+            # Not on a timeout: a Redis that does not answer would hold each call twice as long.
+            "retry_on_error": [redis.exceptions.ConnectionError],
         }
-        self.sync = redis.Redis.from_url(self.url, **options)
-        self.aio = redis.asyncio.Redis.from_url(self.url, **options)
+        self.sync = redis.Redis.from_url(
+            self.url, retry=redis.retry.Retry(redis.backoff.NoBackoff(), 1), **options
+        )
+        self.aio = redis.asyncio.Redis.from_url(
+            self.url, retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1), **options
+        )
         # What "Redis is not there" looks like; any other RedisError is a fault of one call.
         self.outage_errors: tuple[type[BaseException], ...] = (
             redis.exceptions.ConnectionError,
@@ -133,6 +151,8 @@ class RedisLink:
         self._lock = threading.Lock()
         self._down = False
         self._retry_at = 0.0
+        self._probing = False
+        self._closed = threading.Event()
         self._calls = ThreadPoolExecutor(CALL_THREADS, thread_name_prefix="whylab-redis")
 
     async def call(self, function: Callable[..., Returned], *args: Any, **kwargs: Any) -> Returned:
@@ -161,6 +181,12 @@ class RedisLink:
         """A call failed for want of Redis: log it (once per outage) and back off."""
         with self._lock:
             self._retry_at = time.monotonic() + self.retry_s
+            probe, self._probing = not self._probing, True
+            if probe:
+                try:
+                    self._calls.submit(self._probe_until_back)
+                except RuntimeError:  # closed
+                    self._probing = False
             if self._down:
                 return
             self._down = True
@@ -171,6 +197,20 @@ class RedisLink:
             type(error).__name__,
             error,
         )
+
+    def _probe_until_back(self) -> None:
+        """Ping every PROBE_S until Redis answers; then end the back-off at once."""
+        while not self._closed.wait(PROBE_S):
+            try:
+                self.sync.ping()
+            except self.errors:
+                continue
+            with self._lock:
+                self._retry_at, self._probing = 0.0, False
+            self.worked()
+            return
+        with self._lock:
+            self._probing = False
 
     def worked(self) -> None:
         """A call went through: if Redis was down, say (once) that it is back."""
@@ -193,6 +233,7 @@ class RedisLink:
         return True
 
     async def aclose(self) -> None:
+        self._closed.set()
         await self.aio.aclose()
         self._calls.shutdown(wait=False, cancel_futures=True)
         self.sync.close()

@@ -33,6 +33,10 @@ failure callback (:func:`report_failure`) answers the waiting server with a 503
 the reader may retry, and the worker leaves. We do not use ``rq worker-pool``
 itself: its workers dequeue in a fixed order, not round robin across the
 lanes, and it has no place for each worker's own pool and Redis reconnection.
+
+RQ's worker reconnects by itself when Redis restarts, but does not register
+again, so a Redis restarted empty would list no workers; each heartbeat here
+checks the worker is listed and registers it again if not.
 """
 
 from __future__ import annotations
@@ -216,6 +220,17 @@ def serve(
         def request_stop(self, signum, frame):
             self.stop_asked = True
             super().request_stop(signum, frame)
+
+        def heartbeat(self, timeout=None, pipeline=None):
+            # RQ rides out a Redis restart by reconnecting, but a Redis restarted empty
+            # has forgotten the worker: servers would count no workers. Register again.
+            if pipeline is None and not self.connection.sismember(
+                self.redis_workers_keys, self.key
+            ):
+                self.connection.delete(self.key)
+                self.register_birth()
+                log.warning("registered with Redis again (it no longer listed %s)", self.name)
+            super().heartbeat(timeout, pipeline)
 
     global _runner
     stop = threading.Event()
