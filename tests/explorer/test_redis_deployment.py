@@ -230,6 +230,37 @@ def test_answers_are_checked_and_lanes_are_the_same_everywhere():
     assert len({lane_of(f"10.0.0.{i}") for i in range(64)}) > 1
 
 
+@needs_redis
+def test_a_wrong_password_is_reported_as_such_not_as_an_outage(tmp_path, caplog):
+    from whylab.explorer.redis_link import RedisLink
+
+    port = _free_port()
+    guarded = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(tmp_path), "--requirepass", "right"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        right = redis.Redis(host="127.0.0.1", port=port, password="right", socket_timeout=5)
+        for _ in range(500):
+            try:
+                if right.ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.01)
+        link = RedisLink(f"redis://:wrong@127.0.0.1:{port}/0")
+        with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+            assert link.ping() is False
+        assert "refuses the credentials" in caplog.text and "cannot be reached" not in caplog.text
+        assert "wrong" not in caplog.text  # the password itself is never logged
+        refusal = link.unavailable()
+        assert refusal.status == 503 and "credentials" in refusal.message
+        link.sync.close()
+    finally:
+        guarded.terminate()
+        guarded.wait(timeout=10)
+
+
 # ------------------------------------------------------------ the deployment
 
 

@@ -981,8 +981,9 @@ def create_app(
             match, _ = route.matches({**request.scope, "method": "GET"})
             if match != Match.NONE and getattr(route, "methods", None):
                 methods |= set(route.methods)
-        # Starlette's own routes list HEAD and FastAPI's do not; named the same way for all.
-        methods.discard("HEAD")
+        # GuardMiddleware answers HEAD wherever GET is served (RFC 9110 9.3.2).
+        if "GET" in methods:
+            methods.add("HEAD")
         return ", ".join(sorted(methods))
 
     # ------------------------------------------------------------ errors

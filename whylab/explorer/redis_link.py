@@ -67,10 +67,15 @@ class RedisUnavailable(RunFailure):
 
     status = 503
 
-    def __init__(self, retry_after_s: float = RETRY_S):
-        super().__init__(
-            "the shared experiment queue cannot be reached right now; please retry shortly"
-        )
+    def __init__(self, retry_after_s: float = RETRY_S, refused_credentials: bool = False):
+        if refused_credentials:
+            message = (
+                "the shared experiment queue refuses this server's credentials "
+                "(its operator must fix the Redis password); please retry later"
+            )
+        else:
+            message = "the shared experiment queue cannot be reached now; please retry shortly"
+        super().__init__(message)
         self.retry_after_s = retry_after_s
 
 
@@ -153,6 +158,7 @@ class RedisLink:
         self._retry_at = 0.0
         self._probing = False
         self._closed = threading.Event()
+        self.refused_credentials = False  # the last failure was Redis refusing our password
         self._calls = ThreadPoolExecutor(CALL_THREADS, thread_name_prefix="whylab-redis")
 
     async def call(self, function: Callable[..., Returned], *args: Any, **kwargs: Any) -> Returned:
@@ -177,9 +183,20 @@ class RedisLink:
     def down(self) -> bool:
         return self._down
 
+    def unavailable(self) -> RedisUnavailable:
+        """The failure a run gets while Redis is away, saying why."""
+        return RedisUnavailable(self.retry_s, self.refused_credentials)
+
     def failed(self, error: BaseException) -> None:
         """A call failed for want of Redis: log it (once per outage) and back off."""
+        import redis
+
+        refused = isinstance(error, redis.exceptions.AuthenticationError) or (
+            isinstance(error, redis.exceptions.ResponseError)
+            and str(error).startswith(("NOAUTH", "WRONGPASS"))
+        )
         with self._lock:
+            self.refused_credentials = refused
             self._retry_at = time.monotonic() + self.retry_s
             probe, self._probing = not self._probing, True
             if probe:
@@ -190,6 +207,15 @@ class RedisLink:
             if self._down:
                 return
             self._down = True
+        if refused:
+            log.error(
+                "redis at %s refuses the credentials in the URL (%s: %s): runs answer 503 "
+                "until the password in --redis-url (or WHYLAB_REDIS_URL) is right",
+                self.where,
+                type(error).__name__,
+                error,
+            )
+            return
         log.warning(
             "redis at %s cannot be reached (%s: %s): runs answer 503 and results stay in "
             "this server's memory until it is back",
@@ -199,8 +225,12 @@ class RedisLink:
         )
 
     def _probe_until_back(self) -> None:
-        """Ping every PROBE_S until Redis answers; then end the back-off at once."""
-        while not self._closed.wait(PROBE_S):
+        """Ping every PROBE_S during the back-off; if Redis answers, end the back-off at once.
+
+        Bounded by the back-off (so no thread outlives it; the next failure
+        starts another probe).
+        """
+        while not self._closed.wait(PROBE_S) and time.monotonic() < self._retry_at:
             try:
                 self.sync.ping()
             except self.errors:

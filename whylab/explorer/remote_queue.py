@@ -77,7 +77,7 @@ from typing import Any
 
 import whylab
 from whylab.explorer.cache import record_checksum
-from whylab.explorer.redis_link import RedisLink, RedisUnavailable
+from whylab.explorer.redis_link import RedisLink
 from whylab.explorer.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
@@ -262,7 +262,7 @@ class RemotePool:
         Cancelling the call drops the job if no worker has taken it yet.
         """
         if not self.link.usable():
-            raise RedisUnavailable(self.link.retry_s)
+            raise self.link.unavailable()
         job_id = uuid.uuid4().hex
         lane = lane_of(client)
         pending = _Pending(
@@ -302,7 +302,7 @@ class RemotePool:
         """What a Redis error means for the request: Redis is gone, or it refused one command."""
         if isinstance(error, self.link.outage_errors):
             self.link.failed(error)
-            return RedisUnavailable(self.link.retry_s)
+            return self.link.unavailable()
         log.error("the shared queue refused a command: %s: %s", type(error).__name__, error)
         return WorkerUnavailable(f"the shared queue refused the run ({type(error).__name__})")
 
