@@ -124,6 +124,24 @@ def redis_url(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def proxy_address(text: str) -> str:
+    """An argparse type: an IP address or network whose X-Forwarded-For is believed."""
+    from whylab.explorer.conn_limits import proxy_networks
+
+    try:
+        proxy_networks([text])
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text.strip()
+
+
+def folder_path(text: str) -> Path:
+    """An argparse type: a folder's path, not empty (``Path("")`` would be the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty path")
+    return Path(text)
+
+
 REDIS_EXTRA = "--redis-url needs the redis and rq packages: pip install 'whylab[redis]'"
 
 
@@ -160,7 +178,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         warm_cache=not args.no_warm,
         trusted_proxies=tuple(args.trusted_proxy),
         header_timeout_s=args.header_timeout,
+        body_timeout_s=args.body_timeout,
         max_connections=args.max_connections,
+        max_connections_per_client=args.max_client_connections,
         redis_url=args.redis_url,
     )
     try:
@@ -607,7 +627,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers", type=int_in(1, 256), default=2, help="experiment worker processes"
     )
-    serve.add_argument("--cache-dir", type=Path, default=None, help="result cache folder")
+    serve.add_argument(
+        "--cache-dir", type=folder_path, default=None, help="result cache folder"
+    )
     serve.add_argument(
         "--cache-max-mb",
         type=finite_float(0),
@@ -631,6 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--trusted-proxy",
+        type=proxy_address,
         action="append",
         default=[],
         metavar="ADDRESS",
@@ -647,6 +670,19 @@ def build_parser() -> argparse.ArgumentParser:
         type=int_in(1, 100_000),
         default=256,
         help="open connections before new ones get 503",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=finite_float(0),
+        default=10.0,
+        help="seconds a client may take to send a request body after its head",
+    )
+    serve.add_argument(
+        "--max-client-connections",
+        type=int_in(1, 100_000),
+        default=32,
+        help="open connections from one client address before new ones get 429 "
+        "(trusted proxies are not limited)",
     )
     serve.add_argument(
         "--no-warm",

@@ -98,6 +98,22 @@ def test_flipped_digits_inside_the_file_are_caught_and_the_run_recomputed(make_c
     assert client.get(f"{API}/sine?amplitude=2.5&cycles=3").json()["cached"] is True
 
 
+def test_a_cache_file_deleted_under_the_server_is_opened_again_for_later_writes(
+    tmp_path, caplog
+):
+    cache = ResultCache(tmp_path)
+    cache.put("before", "topic", "exp", '{"n": 1}')
+    (tmp_path / "results.sqlite3").unlink()  # an operator clearing the cache by hand
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.cache"):
+        cache.put("after", "topic", "exp", '{"n": 2}')
+    assert "was deleted or replaced" in caplog.text
+    assert cache.get("after") == '{"n": 2}' and cache.get("before") is None
+    cache.close()
+    restarted = ResultCache(tmp_path)  # the write reached the file a restart opens
+    assert restarted.get("after") == '{"n": 2}'
+    restarted.close()
+
+
 def test_a_half_record_is_dropped_not_served(tmp_path):
     cache = ResultCache(tmp_path)
     record = json.dumps({"value": list(range(100))})

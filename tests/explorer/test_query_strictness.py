@@ -72,4 +72,8 @@ def test_405_keeps_its_allow_header(client):
     for path in ("/api/topics", "/en/"):
         response = client.post(path)
         assert response.status_code == 405
-        assert response.headers["allow"] == "GET"
+        assert response.headers["allow"] == "GET, HEAD"
+        assert client.head(path).status_code == 200  # as Allow says
+    run = client.post("/api/topics/tiny-demo/experiments/clock/timing-runs?n=400").json()
+    refused = client.put(f"/api/timing-runs/{run['id']}")
+    assert refused.status_code == 405 and refused.headers["allow"] == "DELETE, GET, HEAD"

@@ -221,8 +221,44 @@ def test_answers_are_checked_and_lanes_are_the_same_everywhere():
         decode_answer("job2", text.encode())
     with pytest.raises(WorkerUnavailable):  # one digit changed
         decode_answer("job1", text.replace("0.5", "0.6").encode())
+    # An answer computed by code of another fingerprint is refused, never cached as this one's.
+    signed = encode_answer("job1", outcome_answer(outcome, "a" * 16))
+    assert decode_answer("job1", signed.encode(), "a" * 16) == outcome
+    with pytest.raises(WorkerUnavailable, match="result of other code"):
+        decode_answer("job1", signed.encode(), "b" * 16)
     assert lane_of("10.0.0.1") == lane_of("10.0.0.1") in lane_names()
     assert len({lane_of(f"10.0.0.{i}") for i in range(64)}) > 1
+
+
+@needs_redis
+def test_a_wrong_password_is_reported_as_such_not_as_an_outage(tmp_path, caplog):
+    from whylab.explorer.redis_link import RedisLink
+
+    port = _free_port()
+    guarded = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(tmp_path), "--requirepass", "right"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        right = redis.Redis(host="127.0.0.1", port=port, password="right", socket_timeout=5)
+        for _ in range(500):
+            try:
+                if right.ping():
+                    break
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.01)
+        link = RedisLink(f"redis://:wrong@127.0.0.1:{port}/0")
+        with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+            assert link.ping() is False
+        assert "refuses the credentials" in caplog.text and "cannot be reached" not in caplog.text
+        assert "wrong" not in caplog.text  # the password itself is never logged
+        refusal = link.unavailable()
+        assert refusal.status == 503 and "credentials" in refusal.message
+        link.sync.close()
+    finally:
+        guarded.terminate()
+        guarded.wait(timeout=10)
 
 
 # ------------------------------------------------------------ the deployment
@@ -273,6 +309,38 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
         assert [r.result(timeout=60) for r in runs] == [200] * 4
     # first come, first served would finish bob's run last; in turn it is second
     assert finished[1] == "b1", finished
+
+
+@needs_redis
+def test_two_hostile_clients_on_server_a_leave_a_reader_on_server_b_its_runs(deployment):
+    redis_client = deployment["redis"].client
+    deployment["fleet"].ensure(1, redis_client)
+    lanes: dict[str, str] = {}
+    for index in range(1, 255):  # three clients on three lanes
+        lanes.setdefault(lane_of(f"10.0.5.{index}"), f"10.0.5.{index}")
+    hostile_a, hostile_b, reader = list(lanes.values())[:3]
+
+    def push(client: str, index: int) -> int:
+        url = f"{API}/sleepy?seconds=0.1{index:02d}"  # distinct: no sharing, no cache
+        return get(deployment["a"], url, client=client).status_code
+
+    with ThreadPoolExecutor(max_workers=24) as threads:
+        pushed = [
+            threads.submit(push, client, 10 * n + i)
+            for n, client in enumerate((hostile_a, hostile_b))
+            for i in range(10)
+        ]
+        deadline = time.monotonic() + 30
+        while sum(redis_client.llen(f"rq:queue:{name}") for name in lane_names()) < 10:
+            assert time.monotonic() < deadline, "the hostile runs were not queued"
+            time.sleep(0.02)
+        mine = [
+            get(deployment["b"], f"{API}/sine?seed={i + 731}", client=reader).status_code
+            for i in range(3)
+        ]
+        statuses = [future.result(timeout=120) for future in pushed]
+    assert mine == [200, 200, 200], mine
+    assert statuses.count(503) >= 1, statuses  # each held to its share, deployment-wide
 
 
 @needs_redis
@@ -723,3 +791,41 @@ def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, capl
             assert time.monotonic() < deadline, "runs did not come back after Redis did"
             time.sleep(0.3)
     assert "reachable again" in caplog.text
+
+
+@needs_redis
+def test_after_a_redis_restart_under_load_no_run_fails_once_it_answers(deployment):
+    """Also last: Redis restarts empty while two servers take runs; workers register again."""
+    from rq import Worker
+
+    server, a, b = deployment["redis"], deployment["a"], deployment["b"]
+    deployment["fleet"].ensure(1, server.client)
+    answers: list[tuple[float, int]] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        for index in range(400):  # bounded in count and, below, in time
+            if stop.is_set():
+                return
+            live = (a, b)[index % 2]
+            response = get(live, f"{API}/mean?n={1000 + index}&seed=5", timeout=60)
+            answers.append((time.monotonic(), response.status_code))
+
+    with ThreadPoolExecutor(max_workers=2) as threads:
+        loads = [threads.submit(load) for _ in range(2)]
+        time.sleep(1.0)
+        server.stop()
+        time.sleep(1.0)
+        server.start()  # empty, on the same port
+        back_at = time.monotonic()  # start() returns once it answers PING
+        deadline = back_at + 30
+        while Worker.count(connection=server.client) < 1:
+            assert time.monotonic() < deadline, "the worker did not register again"
+            time.sleep(0.05)
+        time.sleep(4.0)  # runs keep coming through both servers
+        stop.set()
+        for future in loads:
+            future.result(timeout=120)
+    after = [status for at, status in answers if at > back_at + 1.0]
+    assert len(after) >= 5 and set(after) == {200}, after
+    assert "1 workers connected" in a.app.state.pool.describe()

@@ -140,10 +140,10 @@ def test_the_line_runs_one_at_a_time_in_order_and_cancels(fixture_registry):
         service = FakeService()
         line = TimingQueue(service)  # type: ignore[arg-type]
         await line.start()
-        first = line.submit(topic, clock, {"n": 1})
-        second = line.submit(topic, clock, {"n": 2})
-        third = line.submit(topic, clock, {"n": 3})
-        assert line.submit(topic, clock, {"n": 2}) is second  # same parameters: joined
+        first = await line.submit(topic, clock, {"n": 1})
+        second = await line.submit(topic, clock, {"n": 2})
+        third = await line.submit(topic, clock, {"n": 3})
+        assert await line.submit(topic, clock, {"n": 2}) is second  # same parameters: joined
         await asyncio.sleep(0.01)
         assert first.state == "running" and line.position(second) == 1
         assert line.position(third) == 2

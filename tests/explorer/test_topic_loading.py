@@ -147,13 +147,3 @@ def test_cache_fingerprint_follows_every_python_file_of_the_topic(tmp_path):
     assert edited not in (before, with_helper)
     (folder / "en.md").write_text("prose is not code", encoding="utf-8")
     assert code_fingerprint(folder) == edited
-
-
-def test_cache_fingerprint_covers_the_engine_but_not_the_explorer():
-    from whylab.explorer.topics import _ENGINE_ROOT, _hash_python_files
-
-    skip = (_ENGINE_ROOT / "explorer", _ENGINE_ROOT / "topics")
-    assert _hash_python_files(_ENGINE_ROOT, skip) != _hash_python_files(_ENGINE_ROOT)
-    assert _hash_python_files(_ENGINE_ROOT / "autograd") != _hash_python_files(
-        _ENGINE_ROOT / "autograd", skip=(_ENGINE_ROOT / "autograd",)
-    )

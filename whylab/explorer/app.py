@@ -44,6 +44,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Match
 
 import whylab
+from whylab.explorer.admission import Admission
 from whylab.explorer.cache import DEFAULT_MAX_BYTES, ResultCache, default_cache_dir
 from whylab.explorer.experiment import LANGS, Experiment, ParamError
 from whylab.explorer.fragment_cache import ENCODINGS, FragmentCache, page_encodings
@@ -62,7 +63,7 @@ from whylab.explorer.render import (
 )
 from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer, blocking_call
-from whylab.explorer.timing import TimingQueue
+from whylab.explorer.timing import NotYourRun, TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.warm_up import WarmUp, warm_up
 from whylab.explorer.workers import (
@@ -108,8 +109,10 @@ class ExplorerConfig:
     # (none by default: every client is who the socket says), and connection limits.
     trusted_proxies: tuple[str, ...] = ()
     header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
     keep_alive_s: int = 5
     max_connections: int = 256
+    max_connections_per_client: int = 32
     max_query_bytes: int = 4096
     max_query_params: int = 64
     max_search_chars: int = 200
@@ -256,7 +259,7 @@ def create_app(
     registry = registry or load_registry(config.topics_dir)
     cache, pool, limiter, flights = _runs_cache_and_budget(config)
     service = ExperimentService(pool, cache, flights)
-    timing = TimingQueue(service)
+    timing = TimingQueue(service, limiter=limiter)
     fragments = (
         FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
         if cache is not None and config.fragment_cache_entries > 0
@@ -347,15 +350,20 @@ def create_app(
     async def run_for(
         request: Request, topic: Topic, experiment: Experiment, params: dict[str, Any]
     ) -> RunAnswer:
-        """Run for this client: admitted by its CPU-time balance and charged after.
+        """Run for this client: charged its expected cost up front, settled after.
 
-        Raises RunFailure (RateLimited among them).
+        Raises RunFailure (RateLimited among them). See whylab.explorer.admission.
         """
         client = _client(request)
-        admit = (lambda: blocking_call(limiter, limiter.admit, client)) if limiter else None
-        answer = await service.run(topic, experiment, params, client=client, admit=admit)
-        if limiter is not None and answer.cost_s:
-            await blocking_call(limiter, limiter.charge, client, answer.cost_s)
+        admission = Admission(limiter, client)
+        expected_s = service.costs.expected_s(topic, experiment)
+        admit = (lambda: admission.admit(expected_s)) if limiter else None
+        try:
+            answer = await service.run(topic, experiment, params, client=client, admit=admit)
+        except BaseException as error:
+            await admission.settle_failure(error)
+            raise
+        await admission.settle(answer.cost_s or None)
         return answer
 
     async def rate_limited(request: Request) -> float:
@@ -588,7 +596,8 @@ def create_app(
             return Response(cached, media_type="application/json")
         try:
             if experiment.timing:  # timing runs take their turn in the one line
-                record = (await timing.measure(topic, experiment, params)).record
+                measured = timing.measure(topic, experiment, params, _client(request))
+                record = (await unless_client_leaves(request, measured)).record
                 return JSONResponse(record.to_json())
             answer = await unless_client_leaves(
                 request, run_for(request, topic, experiment, params)
@@ -629,24 +638,29 @@ def create_app(
             return rate_limited_json(wait)
         try:
             params = experiment.parse_params(dict(request.query_params))
-            run = timing.submit(topic, experiment, params)
+            run = await timing.submit(topic, experiment, params, _client(request))
         except ParamError as error:
             return JSONResponse({"detail": str(error), "param": error.param}, 422)
         except Overloaded as failure:
             return overloaded_json(failure)
+        except RateLimited as failure:
+            return rate_limited_json(failure.retry_after_s)
         location = f"/api/timing-runs/{run.id}"
         return JSONResponse(timing.describe(run), 202, headers={"Location": location})
 
     @app.get("/api/timing-runs/{run_id}", tags=["experiments"], summary="A timing run's state")
     async def api_timing_run(run_id: str) -> JSONResponse:
-        run = timing.get(run_id)
+        run = timing.poll(run_id)
         if run is None:
             return JSONResponse({"detail": "no such timing run"}, 404)
         return JSONResponse(timing.describe(run))
 
     @app.delete("/api/timing-runs/{run_id}", tags=["experiments"], summary="Cancel a timing run")
-    async def api_cancel_timing_run(run_id: str) -> JSONResponse:
-        run = timing.cancel(run_id)
+    async def api_cancel_timing_run(request: Request, run_id: str) -> JSONResponse:
+        try:
+            run = timing.cancel(run_id, _client(request))
+        except NotYourRun as refused:
+            return JSONResponse({"detail": refused.message}, refused.status)
         if run is None:
             return JSONResponse({"detail": "no such timing run"}, 404)
         return JSONResponse(timing.describe(run))
@@ -708,9 +722,15 @@ def create_app(
         except ParamError:
             return RedirectResponse(back, status_code=303)  # the page shows the field error
         try:
-            await timing.measure(topic, experiment, params)
+            await unless_client_leaves(
+                request, timing.measure(topic, experiment, params, _client(request))
+            )
         except RunFailure as failure:
-            return error_page(lang, failure.status, failure.message)
+            retry = failure.retry_after_s
+            headers = None if retry is None else {"Retry-After": retry_after_header(retry)}
+            return error_page(lang, failure.status, failure.message, headers)
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         return RedirectResponse(back, status_code=303)
 
     # ------------------------------------------------------------ pages
@@ -961,8 +981,9 @@ def create_app(
             match, _ = route.matches({**request.scope, "method": "GET"})
             if match != Match.NONE and getattr(route, "methods", None):
                 methods |= set(route.methods)
-        # Starlette's own routes list HEAD and FastAPI's do not; named the same way for all.
-        methods.discard("HEAD")
+        # GuardMiddleware answers HEAD wherever GET is served (RFC 9110 9.3.2).
+        if "GET" in methods:
+            methods.add("HEAD")
         return ", ".join(sorted(methods))
 
     # ------------------------------------------------------------ errors

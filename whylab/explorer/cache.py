@@ -15,7 +15,9 @@ The cache is an optimisation, so a storage fault never becomes an error page:
   database, a read-only or full disk, a file truncated under a running server:
   each is logged once and the cache carries on. A damaged file is rebuilt
   empty; when the disk cannot be used at all, results are kept in memory
-  (bounded) until restart. :attr:`ResultCache.fault` says why, and
+  (bounded) until restart. A file deleted (or replaced) under a running
+  server is noticed at the next write, which reopens it, so later results are
+  not written into a file nobody can open again. :attr:`ResultCache.fault` says why, and
   :meth:`ResultCache.describe` is the line ``whylab serve`` prints at start-up.
 * **size** -- the records' total size is bounded (``max_bytes``); beyond it the
   least recently used records go first. "Used" is refreshed at most every
@@ -74,6 +76,11 @@ def cache_key(
 def record_checksum(key: str, record: str) -> str:
     """What a stored record must hash to: its key and text (a record moved to another key fails)."""
     return hashlib.sha256(f"{key}\n{record}".encode()).hexdigest()
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    status = path.stat()
+    return status.st_dev, status.st_ino
 
 
 def _is_damage(error: BaseException) -> bool:
@@ -142,6 +149,7 @@ class ResultCache:
         self._db: sqlite3.Connection | None = None
         self._writable = True
         self._rebuilt = False
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file opened
         with self._lock:
             try:
                 self._db = self._open()
@@ -166,10 +174,24 @@ class ResultCache:
                 " used REAL NOT NULL)"
             )
             db.execute("CREATE INDEX IF NOT EXISTS records_by_use ON records (used)")
+            self._identity = _identity(self.path)
         except BaseException:
             db.close()
             raise
         return db
+
+    def _reopen_if_gone(self) -> None:
+        """Reopen the file if it was deleted or replaced since it was opened (put only)."""
+        try:
+            current = _identity(self.path)
+        except OSError:
+            current = None
+        if current == self._identity or self._db is None:
+            return
+        log.warning("result cache: %s was deleted or replaced; opened it again", self.path)
+        self._db.close()
+        self._db = None
+        self._db = self._open()
 
     def _recover(self, action: str, error: BaseException) -> None:
         """A storage fault: rebuild a damaged file once, else keep results in memory."""
@@ -245,9 +267,14 @@ class ResultCache:
                 self._memory.put(key, record)
                 return
             try:
+                self._reopen_if_gone()
+                assert self._db is not None
                 self._write(self._db, key, topic, experiment, record)
             except STORAGE_ERRORS as error:
-                self._stop_writing(error)
+                if self._db is None:
+                    self._recover("open", error)
+                else:
+                    self._stop_writing(error)
                 self._memory.put(key, record)
 
     def _stop_writing(self, error: BaseException) -> None:

@@ -5,8 +5,11 @@ FastAPI describes the routes it can see: one generic
 :func:`describe_api` adds one operation per experiment, its query parameters
 generated from the experiment's declared :class:`~whylab.explorer.experiment.Param`
 list (type, bounds, choices, default), and gives every operation the answers
-the server really gives -- 404, 414, 422, 429, 503, 504, 507 -- each with the
-schema of its body and, where the server sends one, its ``Retry-After`` header.
+the server really gives -- 403, 404, 409, 414, 422, 429, 500, 503, 504, 507 --
+each with the schema of its body and, where the server sends one, its
+``Retry-After`` header. A timing experiment's run answers as any other run
+does (it is admitted, charged and fails the same way), plus 409 when whoever
+queued the measurement cancelled it.
 So a client generator or a fuzzer (schemathesis) can build valid runs of every
 experiment and check each answer against the schema.
 """
@@ -101,9 +104,16 @@ RUN_ERRORS = {
     "404": _error("no such topic or experiment (an encoded / in the path is never one)"),
     "429": _error("this client has used its share of experiment CPU time", retry=True),
     "503": _error("the run queue is full or no worker is available", retry=True),
+    "500": _error("the experiment raised an error (the detail names it)"),
     "504": _error("the experiment ran past its time limit"),
     "507": _error("the experiment ran past its memory limit"),
 }
+TIMING_QUEUE_ERRORS = {
+    "429": RUN_ERRORS["429"],
+    "503": _error("the line of timing runs is full", retry=True),
+}
+TIMING_CANCELLED = _error("the measurement was cancelled by the client who queued it")
+NOT_YOURS = _error("only the client who queued a timing run may cancel it")
 
 
 def param_schema(param: Param) -> dict[str, Any]:
@@ -151,6 +161,7 @@ def experiment_operation(slug: str, experiment: Experiment) -> dict[str, Any]:
             },
             **COMMON_ERRORS,
             **RUN_ERRORS,
+            **({"409": TIMING_CANCELLED} if experiment.timing else {}),
         },
     }
 
@@ -169,7 +180,12 @@ def describe_api(base: dict[str, Any], registry: TopicRegistry) -> dict[str, Any
                 responses.update({"404": RUN_ERRORS["404"]})
             if path.endswith("/experiments/{name}"):
                 responses.update(RUN_ERRORS)
+                responses["409"] = TIMING_CANCELLED
                 responses["200"]["content"]["application/json"]["schema"] = RUN_REF
+            if path.endswith("/timing-runs"):
+                responses.update(TIMING_QUEUE_ERRORS)
+        if path == "/api/timing-runs/{run_id}" and "delete" in item:
+            item["delete"]["responses"]["403"] = NOT_YOURS
     for topic in registry:
         for experiment in topic.experiments.values():
             path = f"/api/topics/{topic.slug}/experiments/{experiment.name}"

@@ -12,6 +12,13 @@ the run is refused (HTTP 429) with the seconds until the balance is back
 
 Only runs that are computed are charged and limited: a cached result, a page
 view and a reader joining a run someone else started cost nothing.
+
+Charged after it ran alone, a run would be admitted on a balance that the runs
+already under way will take: ten runs asked at once would all be admitted on
+the same positive balance. So a run is charged *up front* what it is expected
+to cost (:meth:`RateLimiter.reserve`), and the difference is settled when it
+ends (:meth:`RateLimiter.settle`): refunded when it cost less, charged when it
+cost more, refunded in full when it was not computed after all.
 """
 
 from __future__ import annotations
@@ -83,9 +90,29 @@ class RateLimiter:
 
     def charge(self, client: str, cpu_s: float) -> None:
         """Take the cost of a finished run from ``client``'s balance (it may go below zero)."""
+        self.adjust(client, self.cost(cpu_s))
+
+    def reserve(self, client: str, expected_s: float) -> float:
+        """Admit a run (else raise :class:`RateLimited`) and charge its expected cost now.
+
+        Returns the seconds charged, which :meth:`settle` later corrects.
+        """
+        self.admit(client)
+        reserved = self.cost(expected_s)
+        self.adjust(client, reserved)
+        return reserved
+
+    def settle(self, client: str, reserved_s: float, cpu_s: float | None) -> None:
+        """Correct a reservation by what the run cost (``None``: nothing, refund it all)."""
+        spent = 0.0 if cpu_s is None else self.cost(cpu_s)
+        if spent != reserved_s:
+            self.adjust(client, spent - reserved_s)
+
+    def adjust(self, client: str, seconds: float) -> None:
+        """Take ``seconds`` from ``client``'s balance (negative: give them back)."""
         now = self._clock()
         with self._lock:
-            balance = self._balance(client, now) - self.cost(cpu_s)
+            balance = self._balance(client, now) - seconds
             self._balances[client] = (balance, now)
             self._forget_idle(now)
 

@@ -26,6 +26,13 @@ Redis is left alone for ``retry_s`` seconds: runs answer 503 with
 ``Retry-After`` (:class:`RedisUnavailable`) and results are kept in this
 server's memory meanwhile. The first call that works again logs that Redis is
 back.
+
+After Redis restarts, every pooled connection is a dead socket. Both clients
+retry a command that fails with a connection error once, on a fresh
+connection (redis-py's ``Retry``), so a stale connection costs a reconnect,
+not a failed run and another back-off; and while Redis is left alone, one of
+the link's threads pings it every ``PROBE_S``, ending the back-off as soon as
+it answers.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ RETRY_S = 5.0  # after a failure, Redis is not tried again for this long
 KEY_PREFIX = "whylab"
 SCHEMES = ("redis", "rediss", "unix")
 CALL_THREADS = 8  # blocking Redis calls of one server at once (each ends within its timeout)
+PROBE_S = 0.25  # while Redis is left alone, how often it is pinged to see it back
 
 Returned = TypeVar("Returned")
 
@@ -59,10 +67,15 @@ class RedisUnavailable(RunFailure):
 
     status = 503
 
-    def __init__(self, retry_after_s: float = RETRY_S):
-        super().__init__(
-            "the shared experiment queue cannot be reached right now; please retry shortly"
-        )
+    def __init__(self, retry_after_s: float = RETRY_S, refused_credentials: bool = False):
+        if refused_credentials:
+            message = (
+                "the shared experiment queue refuses this server's credentials "
+                "(its operator must fix the Redis password); please retry later"
+            )
+        else:
+            message = "the shared experiment queue cannot be reached now; please retry shortly"
+        super().__init__(message)
         self.retry_after_s = retry_after_s
 
 
@@ -112,6 +125,9 @@ class RedisLink:
     def __init__(self, url: str, retry_s: float = RETRY_S):
         import redis
         import redis.asyncio
+        import redis.asyncio.retry
+        import redis.backoff
+        import redis.retry
 
         self.url = check_redis_url(url)
         self.where = redacted(self.url)
@@ -120,9 +136,16 @@ class RedisLink:
             "socket_connect_timeout": CONNECT_TIMEOUT_S,
             "socket_timeout": SOCKET_TIMEOUT_S,
             "health_check_interval": 30,
+            # A dead pooled socket (Redis restarted): once more, on a new connection.
+            # Not on a timeout: a Redis that does not answer would hold each call twice as long.
+            "retry_on_error": [redis.exceptions.ConnectionError],
         }
-        self.sync = redis.Redis.from_url(self.url, **options)
-        self.aio = redis.asyncio.Redis.from_url(self.url, **options)
+        self.sync = redis.Redis.from_url(
+            self.url, retry=redis.retry.Retry(redis.backoff.NoBackoff(), 1), **options
+        )
+        self.aio = redis.asyncio.Redis.from_url(
+            self.url, retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1), **options
+        )
         # What "Redis is not there" looks like; any other RedisError is a fault of one call.
         self.outage_errors: tuple[type[BaseException], ...] = (
             redis.exceptions.ConnectionError,
@@ -133,6 +156,9 @@ class RedisLink:
         self._lock = threading.Lock()
         self._down = False
         self._retry_at = 0.0
+        self._probing = False
+        self._closed = threading.Event()
+        self.refused_credentials = False  # the last failure was Redis refusing our password
         self._calls = ThreadPoolExecutor(CALL_THREADS, thread_name_prefix="whylab-redis")
 
     async def call(self, function: Callable[..., Returned], *args: Any, **kwargs: Any) -> Returned:
@@ -157,13 +183,39 @@ class RedisLink:
     def down(self) -> bool:
         return self._down
 
+    def unavailable(self) -> RedisUnavailable:
+        """The failure a run gets while Redis is away, saying why."""
+        return RedisUnavailable(self.retry_s, self.refused_credentials)
+
     def failed(self, error: BaseException) -> None:
         """A call failed for want of Redis: log it (once per outage) and back off."""
+        import redis
+
+        refused = isinstance(error, redis.exceptions.AuthenticationError) or (
+            isinstance(error, redis.exceptions.ResponseError)
+            and str(error).startswith(("NOAUTH", "WRONGPASS"))
+        )
         with self._lock:
+            self.refused_credentials = refused
             self._retry_at = time.monotonic() + self.retry_s
+            probe, self._probing = not self._probing, True
+            if probe:
+                try:
+                    self._calls.submit(self._probe_until_back)
+                except RuntimeError:  # closed
+                    self._probing = False
             if self._down:
                 return
             self._down = True
+        if refused:
+            log.error(
+                "redis at %s refuses the credentials in the URL (%s: %s): runs answer 503 "
+                "until the password in --redis-url (or WHYLAB_REDIS_URL) is right",
+                self.where,
+                type(error).__name__,
+                error,
+            )
+            return
         log.warning(
             "redis at %s cannot be reached (%s: %s): runs answer 503 and results stay in "
             "this server's memory until it is back",
@@ -171,6 +223,24 @@ class RedisLink:
             type(error).__name__,
             error,
         )
+
+    def _probe_until_back(self) -> None:
+        """Ping every PROBE_S during the back-off; if Redis answers, end the back-off at once.
+
+        Bounded by the back-off (so no thread outlives it; the next failure
+        starts another probe).
+        """
+        while not self._closed.wait(PROBE_S) and time.monotonic() < self._retry_at:
+            try:
+                self.sync.ping()
+            except self.errors:
+                continue
+            with self._lock:
+                self._retry_at, self._probing = 0.0, False
+            self.worked()
+            return
+        with self._lock:
+            self._probing = False
 
     def worked(self) -> None:
         """A call went through: if Redis was down, say (once) that it is back."""
@@ -193,6 +263,7 @@ class RedisLink:
         return True
 
     async def aclose(self) -> None:
+        self._closed.set()
         await self.aio.aclose()
         self._calls.shutdown(wait=False, cancel_futures=True)
         self.sync.close()

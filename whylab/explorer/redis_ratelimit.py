@@ -55,9 +55,9 @@ class RedisRateLimiter(RateLimiter):
         except (TypeError, ValueError):
             return self.burst_s
 
-    def charge(self, client: str, cpu_s: float) -> None:
+    def adjust(self, client: str, seconds: float) -> None:
         if not self.link.usable():
-            super().charge(client, cpu_s)
+            super().adjust(client, seconds)
             return
         import redis
 
@@ -67,20 +67,20 @@ class RedisRateLimiter(RateLimiter):
                 while True:
                     try:
                         pipe.watch(key)
-                        seconds, last = pipe.hmget(key, "seconds", "last")
+                        stored, last = pipe.hmget(key, "seconds", "last")
                         now = self._clock()
-                        balance = self._stored(seconds, last, now) - self.cost(cpu_s)
+                        balance = self._stored(stored, last, now) - seconds
                         pipe.multi()
                         pipe.hset(key, mapping={"seconds": repr(balance), "last": repr(now)})
                         # Once refilled to the brim the key says nothing: let it go.
-                        pipe.expire(key, int((self.burst_s - balance) / self.rate) + 1)
+                        pipe.expire(key, max(1, int((self.burst_s - balance) / self.rate) + 1))
                         pipe.execute()
                         break
                     except redis.WatchError:
                         continue  # another server charged this client meanwhile: count again
         except self.link.errors as error:
             self._fault(error)
-            super().charge(client, cpu_s)
+            super().adjust(client, seconds)
             return
         self.link.worked()
 

@@ -38,9 +38,14 @@ What each limit becomes here:
   it first come, first served (stochastic fairness queueing, McKenney 1990);
   with 16 lanes, two given clients share one with probability 1/16.
 * **bounds** -- a run is refused with 503 when the whole queue holds
-  ``max_queue`` runs or the client's lane ``max_queue_per_client`` (counted
-  across all servers, checked just before enqueueing, so two servers at once
-  may pass the bound by a run each), and a run that no worker took within
+  ``max_queue`` runs or the client's lane its share
+  (:func:`~whylab.explorer.workers.client_share` of the lanes with runs waiting,
+  at most ``max_queue_per_client``; counted across all servers, checked just
+  before enqueueing, so two servers at once may pass the bound by a run each),
+  and the last places are kept for a lane with nothing waiting
+  (:func:`~whylab.explorer.workers.newcomer_room`), so clients filling the
+  queue through any servers leave room for another;
+  and a run that no worker took within
   ``queue_wait_s`` (none is running, or all are busy) is answered 503 and
   dropped.
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
@@ -72,7 +77,7 @@ from typing import Any
 
 import whylab
 from whylab.explorer.cache import record_checksum
-from whylab.explorer.redis_link import RedisLink, RedisUnavailable
+from whylab.explorer.redis_link import RedisLink
 from whylab.explorer.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
@@ -82,6 +87,8 @@ from whylab.explorer.workers import (
     PoolStats,
     RunFailure,
     WorkerUnavailable,
+    client_share,
+    newcomer_room,
     run_deadline_s,
 )
 
@@ -138,9 +145,11 @@ def encode_answer(job_id: str, answer: dict[str, Any]) -> str:
     return f"{record_checksum(job_id, text)}\n{text}"
 
 
-def outcome_answer(outcome: Outcome) -> dict[str, Any]:
+def outcome_answer(outcome: Outcome, source_hash: str = "") -> dict[str, Any]:
+    """A computed run's answer; ``source_hash`` is the fingerprint of the code that computed it."""
     return {
         "ok": True,
+        "source_hash": source_hash,
         "payload": outcome.payload,
         "elapsed_s": outcome.elapsed_s,
         "cpu_s": outcome.cpu_s,
@@ -157,13 +166,20 @@ def failure_answer(failure: RunFailure) -> dict[str, Any]:
     }
 
 
-def decode_answer(job_id: str, raw: bytes) -> Outcome:
-    """The outcome in ``raw``, or the RunFailure it reports (raised)."""
+def decode_answer(job_id: str, raw: bytes, source_hash: str | None = None) -> Outcome:
+    """The outcome in ``raw``, or the RunFailure it reports (raised).
+
+    With ``source_hash``, a result computed by code of another fingerprint is
+    refused (503): it would be cached under this code's key.
+    """
     checksum, _, text = raw.decode("utf-8", errors="replace").partition("\n")
     if record_checksum(job_id, text) != checksum:
         raise WorkerUnavailable("the worker's answer arrived damaged")
     try:
         answer = json.loads(text)
+        if answer["ok"] and source_hash is not None and answer["source_hash"] != source_hash:
+            log.warning("refused a result computed by other code (%s)", answer["source_hash"])
+            raise WorkerUnavailable("a worker answered with a result of other code")
         if answer["ok"]:
             return Outcome(
                 answer["payload"],
@@ -185,6 +201,7 @@ class _Pending:
     lane: str
     answer_key: str
     alive_key: str
+    source_hash: str
     started: bool = False
 
 
@@ -245,11 +262,15 @@ class RemotePool:
         Cancelling the call drops the job if no worker has taken it yet.
         """
         if not self.link.usable():
-            raise RedisUnavailable(self.link.retry_s)
+            raise self.link.unavailable()
         job_id = uuid.uuid4().hex
         lane = lane_of(client)
         pending = _Pending(
-            job_id, lane, self.link.key("answer", job_id), self.link.key("alive", job_id)
+            job_id,
+            lane,
+            self.link.key("answer", job_id),
+            self.link.key("alive", job_id),
+            job.source_hash,
         )
         request = {
             "job_id": job_id,
@@ -281,7 +302,7 @@ class RemotePool:
         """What a Redis error means for the request: Redis is gone, or it refused one command."""
         if isinstance(error, self.link.outage_errors):
             self.link.failed(error)
-            return RedisUnavailable(self.link.retry_s)
+            return self.link.unavailable()
         log.error("the shared queue refused a command: %s: %s", type(error).__name__, error)
         return WorkerUnavailable(f"the shared queue refused the run ({type(error).__name__})")
 
@@ -295,7 +316,10 @@ class RemotePool:
             lengths = dict(zip(self._queues, pipe.execute(), strict=True))
         self.link.worked()
         time_limit_s = request["time_limit_s"]
-        if sum(lengths.values()) >= self.max_queue or lengths[lane] >= self.max_queue_per_client:
+        others = sum(1 for name, length in lengths.items() if length and name != lane)
+        share = client_share(self.max_queue, self.max_queue_per_client, others)
+        room = self.max_queue - (newcomer_room(self.max_queue) if lengths[lane] else 0)
+        if sum(lengths.values()) >= room or lengths[lane] >= share:
             raise Overloaded(retry_after_s=max(1.0, time_limit_s / 4))
         self._queues[lane].enqueue_call(
             JOB_FUNCTION,
@@ -355,7 +379,7 @@ class RemotePool:
 
     def _outcome(self, pending: _Pending, raw: bytes) -> Outcome:
         try:
-            return decode_answer(pending.job_id, raw)
+            return decode_answer(pending.job_id, raw, pending.source_hash)
         except RemoteFailure as failure:
             if failure.status == 504:
                 self.stats.timeouts += 1

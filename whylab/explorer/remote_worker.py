@@ -8,10 +8,13 @@ so the time limit, the memory limit and the telling apart of an overrun, a
 memory kill and a kill from outside are exactly the embedded server's. Start
 as many as the machine has cores for, on as many machines as needed.
 
-A job names a topic by slug and the hash of its ``experiments.py``; the worker
+A job names a topic by slug and the fingerprint of the code its result depends
+on (:mod:`whylab.explorer.result_key`: the topic, every whylab module it
+imports, the engine, the Python and numeric libraries' versions); the worker
 runs it with *its own* copy of the topic and refuses (503, so the reader may
-retry on another worker) when its copy is a different version, because the
-answer goes into a cache shared by every server.
+retry on another worker) when its fingerprint differs, because the answer goes
+into a cache shared by every server. Its answer names the fingerprint it ran
+with, and the server refuses an answer of any other.
 
 While a run is in hand the worker refreshes a heartbeat key every
 ``HEARTBEAT_S`` (it expires ``ALIVE_TTL_S`` later); that is how a server sees
@@ -30,6 +33,10 @@ failure callback (:func:`report_failure`) answers the waiting server with a 503
 the reader may retry, and the worker leaves. We do not use ``rq worker-pool``
 itself: its workers dequeue in a fixed order, not round robin across the
 lanes, and it has no place for each worker's own pool and Redis reconnection.
+
+RQ's worker reconnects by itself when Redis restarts, but does not register
+again, so a Redis restarted empty would list no workers; each heartbeat here
+checks the worker is listed and registers it again if not.
 """
 
 from __future__ import annotations
@@ -127,7 +134,7 @@ class Runner:
         if topic is None or name not in topic.experiments:
             raise OtherVersion(f"topic {slug!r} (it has no experiment {name!r})")
         if topic.source_hash != request["source_hash"]:
-            raise OtherVersion(f"topic {slug!r} (its experiments.py differs)")
+            raise OtherVersion(f"topic {slug!r} (its code or the libraries under it differ)")
         if request["engine_version"] != whylab.__version__:
             raise OtherVersion(f"whylab ({whylab.__version__}, not {request['engine_version']})")
         return Job(
@@ -148,7 +155,7 @@ class Runner:
             running = asyncio.run_coroutine_threadsafe(self.pool.submit(job), self.loop)
             try:
                 outcome = replace(self._wait(running, request["alive_key"]), machine=self.machine)
-                answer = outcome_answer(outcome)
+                answer = outcome_answer(outcome, job.source_hash)
             finally:
                 running.cancel()
         except RunFailure as failure:
@@ -213,6 +220,17 @@ def serve(
         def request_stop(self, signum, frame):
             self.stop_asked = True
             super().request_stop(signum, frame)
+
+        def heartbeat(self, timeout=None, pipeline=None):
+            # RQ rides out a Redis restart by reconnecting, but a Redis restarted empty
+            # has forgotten the worker: servers would count no workers. Register again.
+            if pipeline is None and not self.connection.sismember(
+                self.redis_workers_keys, self.key
+            ):
+                self.connection.delete(self.key)
+                self.register_birth()
+                log.warning("registered with Redis again (it no longer listed %s)", self.name)
+            super().heartbeat(timeout, pipeline)
 
     global _runner
     stop = threading.Event()

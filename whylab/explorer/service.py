@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # the Redis modules are imported only by a deployment that us
     from whylab.explorer.redis_flights import SharedFlights
 
 Returned = TypeVar("Returned")
+UNSEEN_COST_S = 1.0  # the expected CPU seconds of an experiment no run of which was seen
 
 
 class JobRunner(Protocol):
@@ -113,6 +115,30 @@ class RunRecord:
         )
 
 
+class CostEstimates:
+    """What each experiment's runs cost lately, on this server (CPU seconds).
+
+    The expected cost of an experiment is the most CPU time any of its last
+    ``window`` runs took, whatever their parameters (so a client cannot lower it
+    with a few cheap runs before many costly ones); an experiment not run yet is
+    expected to cost ``UNSEEN_COST_S`` (at most its time limit). What the rate
+    limit charges up front (:mod:`whylab.explorer.admission`).
+    """
+
+    def __init__(self, window: int = 16):
+        self.window = window
+        self._recent: defaultdict[tuple[str, str], deque[float]] = defaultdict(
+            lambda: deque(maxlen=self.window)
+        )
+
+    def record(self, topic: str, experiment: str, cpu_s: float) -> None:
+        self._recent[(topic, experiment)].append(cpu_s)
+
+    def expected_s(self, topic: Topic, experiment: Experiment) -> float:
+        recent = self._recent.get((topic.slug, experiment.name))
+        return max(recent) if recent else min(UNSEEN_COST_S, experiment.time_limit_s)
+
+
 @dataclass
 class ServiceStats:
     cache_hits: int = 0
@@ -154,6 +180,7 @@ class ExperimentService:
         self.cache = cache
         self.flights = flights if cache is not None else None  # a waiter reads the shared cache
         self.stats = ServiceStats()
+        self.costs = CostEstimates()
         self._in_flight: dict[str, _Flight] = {}
 
     @staticmethod
@@ -254,6 +281,7 @@ class ExperimentService:
         """Run the job on the pool and store the answer; the record and its CPU seconds."""
         outcome = await self.pool.submit(self._job(topic, experiment, params), client)
         self.stats.computed += 1
+        self.costs.record(topic.slug, experiment.name, outcome.cpu_s)
         record = RunRecord(
             topic=topic.slug,
             experiment=experiment.name,

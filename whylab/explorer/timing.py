@@ -12,7 +12,16 @@ measures at the same moment and only for the machine it ran on. The
 * keeps the **latest measurement** of each (experiment, parameters) made on this
   server, with when and on what machine it was made, for pages to show;
 * reports each run's state (queued with its place in line, running for how
-  long against how long the last run took) and lets a reader **cancel** it.
+  long against how long the last run took) and lets whoever queued it
+  **cancel** it (nobody else: :class:`NotYourRun`).
+
+Timing runs are held to the same limits as any other run: a new run is
+admitted by its client's CPU-time budget (the same 429 as ordinary runs), its
+CPU seconds are charged to that client, and a failure keeps its own status
+and ``Retry-After`` (a lost worker is 503, an overrun 504). A run nobody waits
+for any more is dropped before it starts: a run asked for by a waiting request
+(:meth:`TimingQueue.measure`) once every such request has gone, a run queued
+through the API once its state has not been asked for ``abandon_s``.
 
 Cancelling a queued run removes it from the line. A run already in a worker
 cannot be interrupted from here: its result is thrown away, and the next run
@@ -22,6 +31,7 @@ still waits for it to finish, so two measurements never overlap.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import platform
 import secrets
@@ -30,13 +40,18 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from whylab.explorer.admission import Admission
 from whylab.explorer.experiment import Experiment
 from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunRecord
 from whylab.explorer.topics import Topic
 from whylab.explorer.workers import Overloaded, RunFailure
+
+if TYPE_CHECKING:
+    from whylab.explorer.ratelimit import RateLimiter
+    from whylab.explorer.redis_ratelimit import RedisRateLimiter
 
 RunState = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})
@@ -82,6 +97,11 @@ class TimingRun:
     finished_at: float | None = None
     message: str = ""  # why it failed
     finished: asyncio.Event = field(default_factory=asyncio.Event)
+    owner: str = ""  # the client who queued it: charged for it, the only one who may cancel it
+    failure: RunFailure | None = None  # what it failed with, status and Retry-After included
+    waiters: int = 0  # requests waiting for it (measure)
+    asked_at: float = field(default_factory=time.monotonic)  # when its state was last asked
+    admission: Admission | None = None  # its owner's reservation, settled when it ends
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -92,13 +112,42 @@ def _key(topic: Topic, experiment: Experiment, params: dict[str, Any]) -> tuple[
     return (topic.slug, experiment.name, dumps(params))
 
 
+class NotYourRun(RunFailure):
+    """A client asked to cancel a timing run someone else queued."""
+
+    status = 403
+
+    def __init__(self):
+        super().__init__("only the client who queued a timing run may cancel it")
+
+
+class TimingCancelled(RunFailure):
+    """The run a request waited for was cancelled by whoever queued it."""
+
+    status = 409
+
+    def __init__(self):
+        super().__init__("the measurement was cancelled")
+
+
 class TimingQueue:
     """The server's single line of timing runs; use from one asyncio loop."""
 
-    def __init__(self, service: ExperimentService, max_waiting: int = 16, keep: int = 256):
+    def __init__(
+        self,
+        service: ExperimentService,
+        max_waiting: int = 16,
+        keep: int = 256,
+        limiter: RateLimiter | RedisRateLimiter | None = None,
+        abandon_s: float = 15.0,
+    ):
         self.service = service
         self.max_waiting = max_waiting
         self.keep = keep  # finished runs and measurements remembered (oldest dropped)
+        self.limiter = limiter
+        self.abandon_s = abandon_s  # a queued run whose state nobody asked for this long goes
+        self.dropped = 0  # runs dropped because nobody waited for them
+        self._settling: set[asyncio.Task] = set()  # refunds under way
         self.machine = machine_description()
         self._waiting: deque[TimingRun] = deque()
         self._runs: OrderedDict[str, TimingRun] = OrderedDict()
@@ -128,6 +177,13 @@ class TimingQueue:
 
     def get(self, run_id: str) -> TimingRun | None:
         return self._runs.get(run_id)
+
+    def poll(self, run_id: str) -> TimingRun | None:
+        """A run's state asked for (the page script polls): someone still waits for it."""
+        run = self._runs.get(run_id)
+        if run is not None:
+            run.asked_at = time.monotonic()
+        return run
 
     def position(self, run: TimingRun) -> int:
         """How many runs go before ``run`` (0 when it is running or next)."""
@@ -160,48 +216,104 @@ class TimingQueue:
             "elapsed_s": round(elapsed, 3),
             "expected_s": self.expected_s(run),
             "message": run.message,
+            "status": run.failure.status if run.failure is not None else None,
         }
 
     # -- what readers do
 
-    def submit(self, topic: Topic, experiment: Experiment, params: dict[str, Any]) -> TimingRun:
-        """Queue a run (or join the one already queued or running at these parameters)."""
+    async def submit(
+        self,
+        topic: Topic,
+        experiment: Experiment,
+        params: dict[str, Any],
+        client: str = "",
+        followed: bool = True,
+    ) -> TimingRun:
+        """Queue a run for ``client`` (or join the one queued or running at these parameters).
+
+        Joining costs nothing; a new run must be admitted by ``client``'s budget
+        (raises RateLimited) and room in the line (raises Overloaded).
+        ``followed``: the caller will poll its state (the API), rather than wait.
+        """
         if not experiment.timing:
             raise ValueError(f"experiment {experiment.name!r} is not a timing experiment")
         existing = self.active(topic, experiment, params)
+        admission = Admission(self.limiter, client)
+        if existing is None and self.limiter is not None:
+            await admission.admit(self.service.costs.expected_s(topic, experiment))
+            existing = self.active(topic, experiment, params)  # queued meanwhile?
         if existing is not None:
+            await admission.settle(None)  # joined: nothing to pay
+        asked_at = time.monotonic() if followed else -math.inf
+        if existing is not None:
+            existing.asked_at = max(existing.asked_at, asked_at)
             return existing
         if len(self._waiting) >= self.max_waiting:
+            await admission.settle(None)
             raise Overloaded(retry_after_s=max(1.0, experiment.time_limit_s / 4))
-        run = TimingRun(secrets.token_urlsafe(9), topic, experiment, params)
+        run = TimingRun(
+            secrets.token_urlsafe(9), topic, experiment, params, owner=client, asked_at=asked_at
+        )
+        run.admission = admission
         self._remember(self._runs, run.id, run)
         self._waiting.append(run)
         self._wake.set()
         return run
 
-    def cancel(self, run_id: str) -> TimingRun | None:
-        """Cancel a run; a finished run stays as it was. None when the id is unknown."""
+    def cancel(self, run_id: str, client: str = "") -> TimingRun | None:
+        """``client`` cancels its run; a finished run stays as it was. None: no such id.
+
+        Raises :class:`NotYourRun` when someone else queued it.
+        """
         run = self._runs.get(run_id)
+        if run is not None and run.owner != client:
+            raise NotYourRun()
         if run is None or run.state in FINISHED:
             return run
-        if run.state == "queued":
-            self._waiting.remove(run)
-        self._finish(run, "cancelled")
+        self._cancel(run)
         return run
 
+    def _cancel(self, run: TimingRun) -> None:
+        if run.state == "queued":
+            self._waiting.remove(run)
+            self._refund(run)  # it never ran
+        self._finish(run, "cancelled")
+
+    def _refund(self, run: TimingRun) -> None:
+        if run.admission is not None:
+            refund = asyncio.get_running_loop().create_task(run.admission.settle(None))
+            self._settling.add(refund)
+            refund.add_done_callback(self._settling.discard)
+
     async def measure(
-        self, topic: Topic, experiment: Experiment, params: dict[str, Any]
+        self, topic: Topic, experiment: Experiment, params: dict[str, Any], client: str = ""
     ) -> Measurement:
-        """Queue a run and wait for it (the no-JavaScript form and the JSON API)."""
-        run = self.submit(topic, experiment, params)
-        await run.finished.wait()
+        """Queue a run and wait for it (the no-JavaScript form and the JSON API).
+
+        Raises the run's own failure (status and Retry-After as an ordinary
+        run's). A request cancelled while waiting (its client left) drops the
+        run if it was the last one waiting and the run has not started.
+        """
+        run = await self.submit(topic, experiment, params, client, followed=False)
+        run.waiters += 1
+        try:
+            await run.finished.wait()
+        finally:
+            run.waiters -= 1
+            if run.state == "queued" and not self._wanted(run):
+                self.dropped += 1
+                self._cancel(run)
         if run.state == "done":
             measurement = self.latest(topic, experiment, params)
             assert measurement is not None
             return measurement
         if run.state == "cancelled":
-            raise RunFailure("the measurement was cancelled")
-        raise RunFailure(run.message)
+            raise TimingCancelled()
+        raise run.failure or RunFailure(run.message)
+
+    def _wanted(self, run: TimingRun) -> bool:
+        """Whether anybody still waits for ``run``: a request, or a recent look at its state."""
+        return run.waiters > 0 or time.monotonic() - run.asked_at < self.abandon_s
 
     # -- the line itself
 
@@ -219,17 +331,27 @@ class TimingQueue:
                 self._wake.clear()
                 await self._wake.wait()
             run = self._waiting.popleft()
+            if not self._wanted(run):
+                self.dropped += 1
+                self._refund(run)
+                self._finish(run, "cancelled")
+                continue
             self._current = run
             run.state = "running"
             run.started_at = time.monotonic()
             try:
                 answer = await self.service.run(
-                    run.topic, run.experiment, run.params, client="timing-line"
+                    run.topic, run.experiment, run.params, client=run.owner
                 )
                 record = answer.record
+                if run.admission is not None:
+                    await run.admission.settle(answer.cost_s or None)
             except RunFailure as failure:
+                if run.admission is not None:
+                    await run.admission.settle_failure(failure)
                 if run.state == "running":
                     run.message = failure.message
+                    run.failure = failure
                     self._finish(run, "failed")
             else:
                 # Wall time in the line, as the progress shown to readers counts it.

@@ -25,6 +25,7 @@ from types import ModuleType
 from whylab.explorer.experiment import LANGS, Experiment, Lang, Text
 from whylab.explorer.mathml import MathError
 from whylab.explorer.prose import Placement, Prose, join_wrapped_lines, render_prose
+from whylab.explorer.result_key import code_fingerprint
 from whylab.explorer.search import SearchDoc, SearchIndex
 
 DEFAULT_TOPICS_DIR = Path(__file__).resolve().parent.parent / "topics"
@@ -284,36 +285,6 @@ def load_topic(folder: Path) -> Topic:
         slug_of(folder), folder, order, meta, prose, experiments, code_fingerprint(folder),
         under_test,
     )
-
-
-def _hash_python_files(root: Path, skip: tuple[Path, ...] = ()) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        if any(path.is_relative_to(folder) for folder in skip):
-            continue
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-_ENGINE_ROOT = DEFAULT_TOPICS_DIR.parent
-#: The engine's own code (everything in the package but the explorer and the topics),
-#: hashed once per process: a result computed by other engine code is another result.
-ENGINE_FINGERPRINT = _hash_python_files(
-    _ENGINE_ROOT, skip=(_ENGINE_ROOT / "explorer", _ENGINE_ROOT / "topics")
-)
-
-
-def code_fingerprint(folder: Path) -> str:
-    """A hash of every ``.py`` file of the topic and of the engine it runs on.
-
-    It is part of the result-cache key, so editing an experiment, a helper module
-    of the topic or the engine itself recomputes the results instead of serving
-    ones the current code would not produce.
-    """
-    digest = hashlib.sha256(ENGINE_FINGERPRINT.encode())
-    digest.update(_hash_python_files(Path(folder)).encode())
-    return digest.hexdigest()[:16]
 
 
 def discover_topic_folders(topics_dir: Path = DEFAULT_TOPICS_DIR) -> list[Path]:

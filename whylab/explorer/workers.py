@@ -224,6 +224,23 @@ class _Entry:
     started: bool = False
 
 
+def client_share(max_size: int, max_per_client: int, others: int) -> int:
+    """The runs one client may have waiting while ``others`` other clients have some.
+
+    Alone, ``max_per_client``; else ``max_size // (others + 2)`` (at most
+    ``max_per_client``, at least 1): ``k`` clients each at their share hold at
+    most ``k / (k + 1)`` of the room, so a newcomer finds a place.
+    """
+    if others == 0:
+        return max_per_client
+    return max(1, min(max_per_client, max_size // (others + 2)))
+
+
+def newcomer_room(max_size: int) -> int:
+    """Places of a queue of ``max_size`` kept for clients with nothing waiting yet (an eighth)."""
+    return max_size // 8
+
+
 class FairQueue:
     """Waiting jobs in one line per client, served round robin across clients.
 
@@ -231,6 +248,11 @@ class FairQueue:
     :meth:`get` takes the oldest job of the client next in turn. An entry whose
     caller went away (its future is done) is removed at once by
     :meth:`discard`, so an abandoned request keeps no place in the queue.
+
+    A client may queue its share of the room only (:func:`client_share`): with
+    ``k`` other clients waiting, ``max_size // (k + 2)``; and the last
+    :func:`newcomer_room` places are kept for clients with nothing waiting, so
+    however hard a few clients push, another finds a place.
     """
 
     def __init__(self, max_size: int, max_per_client: int):
@@ -248,7 +270,10 @@ class FairQueue:
     def put(self, entry: _Entry) -> bool:
         """Add ``entry`` at the back of its client's line; False when there is no room."""
         line = self._lines.get(entry.client)
-        if self._size >= self.max_size or (line is not None and len(line) >= self.max_per_client):
+        others = len(self._lines) - (line is not None)
+        share = client_share(self.max_size, self.max_per_client, others)
+        room = self.max_size - (newcomer_room(self.max_size) if line is not None else 0)
+        if self._size >= room or (line is not None and len(line) >= share):
             return False
         if line is None:
             line = self._lines[entry.client] = deque()
