@@ -66,6 +66,7 @@ def saved_bytes(node) -> dict[str, int]:
         "first pass steals the engine's tensor, the second adds into it.",
         "记录 a @ b，读出 MmBackward0 保存了什么；在调度器跟踪下（保留计算图）做两次反向传播，"
         "观察 a.grad 的内存从哪里来：第一次直接拿走引擎算出的张量，第二次原地累加。"),
+    time_limit_s=60.0,  # the first run in a worker imports torch (about 10 s on a busy machine)
     params=[
         Param("m", "int", 6, T("rows of a (m)", "a 的行数 m"), minimum=2, maximum=256),
         Param("k", "int", 5, T("inner size (k)", "内维 k"), minimum=2, maximum=256),
@@ -145,10 +146,19 @@ def backward(m: int, k: int, n: int, grads: str, seed: int) -> Result:
                "; ".join(f"mm{[list(s) for s in shapes]}"
                          for shapes in traced_mm_shapes(recorded.events))],
               [T("AccumulateGrad, by data pointers", "AccumulateGrad（按数据指针）"),
-               " → ".join(observed)],
+               T(" → ".join(observed), in_chinese(observed))],
               [T("AccumulateGrad, as the engine reports", "AccumulateGrad（引擎自己的记录）"),
-               " → ".join(engine_modes)]])
+               T(" → ".join(engine_modes), in_chinese(engine_modes))]])
     return Result(checks=checks, tables=[table])
+
+
+MODES_IN_CHINESE = {"steal": "拿走", "copy": "复制", "add": "累加", "replaced": "换了地址"}
+
+
+def in_chinese(modes) -> str:
+    """``steal → add`` as ``拿走 → 累加`` (a mode may be several joined by "/")."""
+    return " → ".join("/".join(MODES_IN_CHINESE.get(m, m) for m in mode.split("/"))
+                      for mode in modes)
 
 
 def pass_mode(engine_trace) -> str:
@@ -245,17 +255,12 @@ def accumulate_check(observed, doubled, torch_modes, engine_modes, grad_a) -> Ch
     reference = torch_modes if torch_modes is not None else expected
     passed = (observed == expected and doubled and tuple(reference) == expected
               and tuple(engine_modes) == expected)
-    zh = {"steal": "拿走", "copy": "复制", "add": "累加", "replaced": "换了地址"}
-
-    def chinese(modes) -> str:
-        return " → ".join("/".join(zh.get(m, m) for m in mode.split("/")) for mode in modes)
-
     doubled_en, doubled_zh = ("value doubled", "数值翻倍") if doubled else ("value not doubled",
                                                                      "数值没有翻倍")
     return Check(id="accumulate-steal-then-add", name=name, passed=passed,
                  measured=T(f"by address {' → '.join(observed)}; engine's record "
                             f"{' → '.join(engine_modes)}; {doubled_en}",
-                            f"按地址：{chinese(observed)}；引擎记录：{chinese(engine_modes)}；"
+                            f"按地址：{in_chinese(observed)}；引擎记录：{in_chinese(engine_modes)}；"
                             f"{doubled_zh}"),
                  expected=T(f"steal → add (PyTorch: {' → '.join(reference)})",
-                            f"拿走 → 累加（PyTorch：{chinese(reference)}）"))
+                            f"拿走 → 累加（PyTorch：{in_chinese(reference)}）"))

@@ -126,6 +126,7 @@ def traced_products(events) -> list[tuple[str, tuple, str]]:
         "在调度器跟踪下对 whylab 张量运行 a @ b，一路往下看：绑定、组合算子选中 mm、"
         "调度键与 kernel、NumPy 发出的 BLAS 调用（由步幅推出，再在同一个 OpenBLAS 中重放），"
         "以及 torch 的性能分析器对同一调用的记录。"),
+    time_limit_s=60.0,  # the first run in a worker imports torch (about 10 s on a busy machine)
     params=[
         Param("m", "int", 96, T("rows of a (m)", "a 的行数 m"), minimum=2, maximum=512),
         Param("k", "int", 80, T("inner size (k)", "内维 k"), minimum=2, maximum=512),
@@ -281,8 +282,10 @@ def profiler_check(whylab_rows, torch_rows) -> Check:
 
 
 def show_rows(rows) -> str:
-    return "; ".join(f"{op}{[list(s) for s in shapes]}" + (f" ← {parent}" if parent else "")
-                     for op, shapes, parent in rows)
+    """``matmul([96, 80], [80, 64]); mm([96, 80], [80, 64]) ⊂ matmul()``: each call with
+    its input shapes, and the call it ran inside."""
+    return "; ".join(f"{op}({', '.join(str(list(s)) for s in shapes)})"
+                     + (f" ⊂ {parent}()" if parent else "") for op, shapes, parent in rows)
 
 
 def layers_table(events, call, library, a, b) -> Table:
@@ -308,8 +311,8 @@ def layers_table(events, call, library, a, b) -> Table:
                   "观察到（threadpoolctl.threadpool_info()）")
         library_text = T(f"{info.get('prefix')} {info.get('version')}, core type "
                          f"{info.get('architecture')}, {info.get('num_threads')} threads",
-                         f"{info.get('prefix')} {info.get('version')}，核心类型 "
-                         f"{info.get('architecture')}，{info.get('num_threads')} 个线程")
+                         f"{info.get('prefix')} {info.get('version')}，核心类型“"
+                         f"{info.get('architecture')}”，{info.get('num_threads')} 个线程")
         rows.append([T("BLAS library", "BLAS 库"), library_text, found])
     return Table(title=T("The call, layer by layer", "逐层看这次调用"),
                  columns=[T("layer", "层"), T("what ran", "运行的是什么"),
@@ -323,5 +326,5 @@ def products_table(whylab_rows, torch_rows) -> Table:
                  T("torch not installed", "未安装 torch")])
     return Table(title=T("Product calls and their input shapes", "乘法调用及其输入形状"),
                  columns=[T("source", "来源"),
-                          T("calls (shapes) ← caller", "调用（形状）← 调用者")],
+                          T("calls (shapes) ⊂ caller", "调用（形状）⊂ 调用者")],
                  rows=rows)

@@ -93,7 +93,8 @@ def square_product(n: int, rng):
     ],
     metrics=[
         Metric("peak_gflops", T("dgemm peak (1024³)", "dgemm 峰值（1024³）"), "GFLOP/s"),
-        Metric("bandwidth_gbs", T("memory bandwidth (ddot)", "内存带宽（ddot）"), "GB/s"),
+        Metric("bandwidth_gbs", T("memory bandwidth (np.dot of two vectors)",
+                                  "内存带宽（两个向量的 np.dot）"), "GB/s"),
         Metric("square_gflops", T("whylab a @ b, n×n", "whylab a @ b，n×n"), "GFLOP/s"),
         Metric("thin_gflops", T("whylab a @ b, 4096×1024 · 1024×1",
                                 "whylab a @ b，4096×1024 · 1024×1"), "GFLOP/s"),
