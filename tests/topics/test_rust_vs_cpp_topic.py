@@ -10,6 +10,11 @@ import pytest
 
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
+from whylab.topics.rust_vs_cpp.layout_experiment import (
+    function_body,
+    layout,
+    vector_instructions,
+)
 from whylab.topics.rust_vs_cpp.ownership_experiment import CASES, borrow_checker
 from whylab.topics.rust_vs_cpp.threads_experiment import RUST_CASES, threads
 
@@ -61,7 +66,7 @@ def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
     monkeypatch.setattr(toolchain, "find_cxx", lambda: None)
     for experiment, params in [(borrow_checker, {"case": "E0502"}),
                                (threads, {"case": "mutable-counter", "increments": 1000}),
-                               (drop_order, {})]:
+                               (drop_order, {}), (layout, {"n": 1 << 16, "rounds": 1})]:
         result = experiment.run(**params)
         states = {c.state for c in result.checks}
         assert states == {"not_applicable"}, experiment.name
@@ -85,3 +90,28 @@ def test_sanitizer_report_kinds_are_parsed():
               "==13==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n")
     assert toolchain.sanitizer_reports(stderr) == ["heap-use-after-free", "data race", "SEGV"]
     assert toolchain.sanitizer_reports("1 4\n") == []
+
+
+ASSEMBLY = """\
+\t.globl\tsum_soa
+sum_soa:
+\t.cfi_startproc
+\tpxor\t%xmm0, %xmm0
+\tmovdqu\t(%rdi,%rdx), %xmm2
+\tpaddq\t%xmm2, %xmm0
+\taddq\t$8, %rdi
+\tret
+\t.cfi_endproc
+sum_aos:
+\t.cfi_startproc
+\taddq\t(%rdi), %rax
+\tret
+\t.cfi_endproc
+"""
+
+
+def test_vector_instructions_are_counted_per_function():
+    assert vector_instructions(ASSEMBLY, "sum_soa") == 3
+    assert vector_instructions(ASSEMBLY, "sum_aos") == 0
+    assert function_body(ASSEMBLY, "sum_aos") == ["addq\t(%rdi), %rax", "ret"]
+    assert function_body(ASSEMBLY, "missing") == []
