@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from whylab.topics.rust_vs_cpp import toolchain
+from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
 from whylab.topics.rust_vs_cpp.layout_experiment import (
     function_body,
@@ -66,7 +67,8 @@ def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
     monkeypatch.setattr(toolchain, "find_cxx", lambda: None)
     for experiment, params in [(borrow_checker, {"case": "E0502"}),
                                (threads, {"case": "mutable-counter", "increments": 1000}),
-                               (drop_order, {}), (layout, {"n": 1 << 16, "rounds": 1})]:
+                               (drop_order, {}), (layout, {"n": 1 << 16, "rounds": 1}),
+                               (bounds_checks, {"n": 1024})]:
         result = experiment.run(**params)
         states = {c.state for c in result.checks}
         assert states == {"not_applicable"}, experiment.name

@@ -3,13 +3,15 @@
 ``borrow-checker`` (ownership_experiment): rustc's refusals beside C++ twins under
 AddressSanitizer; ``threads`` (threads_experiment): shared mutation across threads,
 rustc against ThreadSanitizer; ``drop-order`` (drop_experiment): destructors and Drop;
-``layout`` (layout_experiment): AoS against SoA in both, timed, and their assembly.
+``layout`` (layout_experiment): AoS against SoA in both, timed, and their assembly;
+``bounds-checks`` (bounds_experiment): Rust's index checks kept and removed.
 Compiling and running live in :mod:`~whylab.topics.rust_vs_cpp.toolchain`.
 """
 
+from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
 from whylab.topics.rust_vs_cpp.layout_experiment import layout
 from whylab.topics.rust_vs_cpp.ownership_experiment import borrow_checker
 from whylab.topics.rust_vs_cpp.threads_experiment import threads
 
-EXPERIMENTS = [borrow_checker, threads, drop_order, layout]
+EXPERIMENTS = [borrow_checker, threads, drop_order, layout, bounds_checks]
