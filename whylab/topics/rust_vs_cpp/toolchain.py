@@ -18,6 +18,7 @@ at the same resident-memory ceiling instead (``hard_rss_limit_mb``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -58,7 +59,9 @@ def compiler_for(source: str) -> str | None:
     return find_rustc() if source.endswith(".rs") else find_cxx()
 
 
+@functools.lru_cache(maxsize=8)
 def compiler_version(compiler: str) -> str:
+    """The first line of ``compiler --version`` (asked once per process)."""
     result = subprocess.run([compiler, "--version"], capture_output=True, text=True,
                             timeout=COMPILE_TIMEOUT_S)
     return result.stdout.splitlines()[0] if result.stdout else ""
