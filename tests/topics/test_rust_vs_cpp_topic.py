@@ -117,3 +117,13 @@ def test_vector_instructions_are_counted_per_function():
     assert vector_instructions(ASSEMBLY, "sum_aos") == 0
     assert function_body(ASSEMBLY, "sum_aos") == ["addq\t(%rdi), %rax", "ret"]
     assert function_body(ASSEMBLY, "missing") == []
+
+
+def test_the_python_part_runs_without_compilers(monkeypatch):
+    from whylab.topics.rust_vs_cpp.python_experiment import python_analogues
+
+    monkeypatch.setattr(toolchain, "find_rustc", lambda: None)
+    monkeypatch.setattr(toolchain, "find_cxx", lambda: None)
+    result = python_analogues.run(n=1 << 16)
+    assert {c.id for c in result.checks if c.state == "passed"} >= {
+        "shares-memory-as-addresses", "overlap-gets-a-temporary", "refcount-frees-at-del"}
