@@ -86,10 +86,10 @@ def bounds_checks(n: int) -> Result:
               passed=calls[0] > 0 and calls[1] == 0 and calls[2] == 0 and min(vectors) > 0,
               measured=T(f"panic calls {calls[0]}, {calls[1]}, {calls[2]}; vector "
                          f"instructions {vectors[0]}, {vectors[1]}, {vectors[2]}",
-                         f"panic 调用 {calls[0]}、{calls[1]}、{calls[2]}；向量指令 "
+                         f"panic_bounds_check 调用 {calls[0]}、{calls[1]}、{calls[2]}；向量指令 "
                          f"{vectors[0]}、{vectors[1]}、{vectors[2]}"),
               expected=T("panic calls ≥ 1, 0, 0; vector instructions > 0 in each",
-                         "panic 调用 ≥ 1、0、0；每个都有向量指令")),
+                         "panic_bounds_check 调用 ≥ 1、0、0；每个都有向量指令")),
         Check(id="check-costs-nothing", name=name_time,
               passed=low <= checked <= high and low <= removed <= high,
               measured=f"{checked:.2f}×, {removed:.2f}×", expected=f"{low:g}–{high:g}×"),

@@ -58,8 +58,10 @@ def clean_run_check(check_id: str, name: Text, build, run, expected_output: str,
     output = run.stdout.strip()
     passed = run.returncode == 0 and not reports and output == expected_output
     shown = f"exit {run.returncode}: {output}" + (f"; {', '.join(reports)}" if reports else "")
+    shown_zh = f"退出码 {run.returncode}: {output}" + (
+        "；" + "、".join(f"“{r}”" for r in reports) if reports else "")
     return Check(id=check_id, name=name, passed=passed,
-                 measured=T(shown, shown.replace("exit", "退出码")),
+                 measured=T(shown, shown_zh),
                  expected=T(f"exit 0: {expected_output}", f"退出码 0: {expected_output}"))
 
 
@@ -74,13 +76,13 @@ def report_check(check_id: str, name: Text, build, run, kind: str) -> Check:
         return Check(id=check_id, name=name, passed=False,
                      measured=T("did not compile", "没有编译通过"), expected=kind)
     reports = toolchain.sanitizer_reports(run.stderr)
-    shown = ", ".join(reports) or f"exit {run.returncode}"
+    quoted = "、".join(f"“{r}”" for r in reports)  # the sanitizer's words, as it printed them
     return Check(id=check_id, name=name, passed=kind in reports,
-                 measured=T(f"compiled; report: {shown}" if reports else
-                            f"compiled; no report, {shown}",
-                            f"编译通过；报告：{shown}" if reports else
-                            f"编译通过；没有报告，{shown.replace('exit', '退出码')}"),
-                 expected=T(f"compiled; report: {kind}", f"编译通过；报告：{kind}"))
+                 measured=T(f"compiled; report: {', '.join(reports)}" if reports else
+                            f"compiled; no report, exit {run.returncode}",
+                            f"编译通过；报告：{quoted}" if reports else
+                            f"编译通过；没有报告，退出码 {run.returncode}"),
+                 expected=T(f"compiled; report: {kind}", f"编译通过；报告：“{kind}”"))
 
 
 def source_of(path_text: str, start_pattern: str) -> str:
