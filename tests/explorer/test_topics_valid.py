@@ -89,6 +89,7 @@ KEPT_IN_ENGLISH = {
     "Tracer",
     "Meta",
     "Python",
+    "Rust",
     "whylab",
     "kernel",
     "logit",

@@ -1,0 +1,1 @@
+"""Topic: safe Rust's ownership and borrowing against C++'s RAII, checked with real compilers."""
