@@ -19,7 +19,8 @@ def run(name, control=None, **overrides):
         return experiment.run(**experiment.parse_params(overrides))
 
 
-@pytest.mark.parametrize("name", ["fi-curve", "stdp-window", "yin-yang-data", "bptt-surrogate"])
+@pytest.mark.parametrize("name", ["fi-curve", "stdp-window", "yin-yang-data", "bptt-surrogate",
+                                  "ultralif-bounds", "eventprop-gradient"])
 def test_defaults_pass_every_check(name):
     result = run(name)
     assert result.checks and result.passed

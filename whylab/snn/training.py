@@ -74,3 +74,54 @@ def train(
         if on_epoch is not None:
             on_epoch(epoch + 1)
     return history
+
+
+def train_event_network(
+    network,
+    encode: Callable,
+    train_set: tuple[np.ndarray, np.ndarray],
+    test_set: tuple[np.ndarray, np.ndarray],
+    *,
+    epochs: int,
+    batch_size: int = 32,
+    lr: float = 5e-3,
+    seed: int = 0,
+    on_epoch: Callable[[int], None] | None = None,
+) -> History:
+    """Train an :class:`~whylab.snn.eventprop.EventNetwork` by Adam on its EventProp gradients.
+
+    Adam here is written out in NumPy (β₁ = 0.9, β₂ = 0.999, ε = 1e-8, as
+    ``whylab.optim.Adam`` defaults), since the network's weights are NumPy arrays.
+    """
+    if epochs < 0 or batch_size < 1 or not lr > 0:
+        raise ValueError(f"train_event_network: need epochs >= 0, batch_size >= 1, lr > 0 "
+                         f"(got {epochs}, {batch_size}, {lr})")
+    inputs, labels = train_set
+
+    def test_accuracy() -> float:
+        return float(np.mean(network.predict(encode(test_set[0])) == test_set[1]))
+
+    rng = np.random.default_rng(seed)
+    first = [np.zeros_like(w) for w in network.weights]
+    second = [np.zeros_like(w) for w in network.weights]
+    step = 0
+    history = History(test_accuracy=[test_accuracy()])
+    for epoch in range(epochs):
+        order = rng.permutation(len(labels))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
+            loss, grads = network.loss_and_grad(encode(inputs[batch]), labels[batch])
+            losses.append(loss)
+            step += 1
+            for k, grad in enumerate(grads):
+                first[k] = 0.9 * first[k] + 0.1 * grad
+                second[k] = 0.999 * second[k] + 0.001 * grad**2
+                unbiased = first[k] / (1 - 0.9**step)
+                scale = np.sqrt(second[k] / (1 - 0.999**step)) + 1e-8
+                network.weights[k] -= lr * unbiased / scale
+        history.train_loss.append(float(np.mean(losses)))
+        history.test_accuracy.append(test_accuracy())
+        if on_epoch is not None:
+            on_epoch(epoch + 1)
+    return history

@@ -17,7 +17,7 @@ import numpy as np
 
 import whylab
 from whylab.explorer.experiment import Control, T, control_active
-from whylab.snn import lif, stdp, yinyang
+from whylab.snn import eventprop, lif, stdp, ultralif, yinyang
 from whylab.snn.network import Leaky
 
 LEAK_WRONG_SIGN = "leak-wrong-sign"
@@ -224,3 +224,69 @@ def yin_yang(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     if control_active(NOT_MIRRORED):
         inputs = np.concatenate([inputs[:, :2], inputs[:, :2]], axis=1)
     return inputs, labels
+
+
+# ---------------------------------------------------------------- EventProp
+
+MISSING_JUMP = "missing-adjoint-jump"
+NO_ERROR_BELOW = "no-error-to-hidden-spikes"
+LABELS[MISSING_JUMP] = T("the adjoint leaves out the jump at each spike, "
+                         "λ_V⁻ = (V̇⁺/V̇⁻)·λ_V⁺ − (∂L/∂t_s)/V̇⁻",
+                         "伴随变量在每个脉冲处漏掉了跳变项 λ_V⁻ = (V̇⁺/V̇⁻)·λ_V⁺ − (∂L/∂t_s)/V̇⁻")
+LABELS[NO_ERROR_BELOW] = T("the hidden layer's spikes get no share of the error they cause "
+                           "downstream (∂L/∂t of the output layer's inputs is dropped)",
+                           "隐藏层的脉冲分不到它们在下游造成的误差"
+                           "（丢掉了输出层对其输入脉冲时刻的 ∂L/∂t）")
+
+
+class _NoErrorBelow(eventprop.EventNetwork):
+    def spike_grads_below(self, grad_in, below, batch):
+        return np.zeros(below.time.size)
+
+
+def event_network(lif: eventprop.EventLIF, weights) -> eventprop.EventNetwork:
+    """An :class:`EventNetwork`; under its control, one that passes no error downwards."""
+    if control_active(NO_ERROR_BELOW):
+        return _NoErrorBelow(lif, weights)
+    return eventprop.EventNetwork(lif, weights)
+
+
+def adjoint_jump() -> bool:
+    """Whether the adjoint applies its jump at spikes (False under its control)."""
+    return not control_active(MISSING_JUMP)
+
+
+# ---------------------------------------------------------------- UltraLIF
+
+EPS_PREFACTOR_MISSING = "eps-prefactor-missing"
+TEMPERATURE_DROPPED = "temperature-dropped"
+HARD_THRESHOLD = "hard-threshold"
+EPS_FROZEN = "eps-frozen"
+LABELS[EPS_PREFACTOR_MISSING] = T("the soft maximum forgets the factor ε: ln(e^(a/ε) + e^(b/ε))",
+                                  "软最大值漏掉了因子 ε：写成了 ln(e^(a/ε) + e^(b/ε))")
+LABELS[TEMPERATURE_DROPPED] = T("the temperature is dropped: ln(e^a + e^b) whatever ε is",
+                                "丢掉了温度：无论 ε 取何值都用 ln(e^a + e^b)")
+LABELS[HARD_THRESHOLD] = T("the spike is the hard threshold H(V), forward and backward",
+                           "脉冲用的是硬阈值 H(V)，前向和反向都是")
+LABELS[EPS_FROZEN] = T("ε is frozen instead of learned", "ε 被冻结，没有参与学习")
+
+
+def soft_max_plus(a, b, eps):
+    """:func:`whylab.snn.ultralif.soft_max_plus`, perturbed by whichever control is on."""
+    if control_active(EPS_PREFACTOR_MISSING):
+        return whylab.logsumexp(whylab.stack([a / eps, b / eps]), dim=0)
+    if control_active(TEMPERATURE_DROPPED):
+        return whylab.logsumexp(whylab.stack([a, b]), dim=0)
+    return ultralif.soft_max_plus(a, b, eps)
+
+
+def ultralif_spike(v, eps):
+    """s = σ(V/ε); under its control, the hard threshold."""
+    if control_active(HARD_THRESHOLD):
+        return (v > 0).to(v.dtype)
+    return whylab.sigmoid(v / eps)
+
+
+def learn_eps() -> bool:
+    """Whether UltraLIF's ε is trained (not under its control)."""
+    return not control_active(EPS_FROZEN)
