@@ -48,9 +48,12 @@ def train(
     batch_size: int = 32,
     lr: float = 1e-2,
     seed: int = 0,
-    on_epoch: Callable[[int], None] | None = None,
+    on_epoch: Callable[[int, History], None] | None = None,
 ) -> History:
-    """Train ``model`` by Adam on cross-entropy; ``encode`` maps a NumPy batch to its input."""
+    """Train ``model`` by Adam on cross-entropy; ``encode`` maps a NumPy batch to its input.
+
+    ``on_epoch(epoch, history)`` is called after each epoch with the history so far.
+    """
     if epochs < 0 or batch_size < 1 or not lr > 0:
         raise ValueError(f"train: need epochs >= 0, batch_size >= 1, lr > 0 (got {epochs}, "
                          f"{batch_size}, {lr})")
@@ -72,7 +75,7 @@ def train(
         history.train_loss.append(float(np.mean(losses)))
         history.test_accuracy.append(accuracy(model, encode, *test_set))
         if on_epoch is not None:
-            on_epoch(epoch + 1)
+            on_epoch(epoch + 1, history)
     return history
 
 
@@ -86,7 +89,7 @@ def train_event_network(
     batch_size: int = 32,
     lr: float = 5e-3,
     seed: int = 0,
-    on_epoch: Callable[[int], None] | None = None,
+    on_epoch: Callable[[int, History], None] | None = None,
 ) -> History:
     """Train an :class:`~whylab.snn.eventprop.EventNetwork` by Adam on its EventProp gradients.
 
@@ -123,5 +126,5 @@ def train_event_network(
         history.train_loss.append(float(np.mean(losses)))
         history.test_accuracy.append(test_accuracy())
         if on_epoch is not None:
-            on_epoch(epoch + 1)
+            on_epoch(epoch + 1, history)
     return history

@@ -194,7 +194,7 @@ def yin_yang_eventprop(epochs: int, train: int, test: int, hidden: int, seed: in
     train_set = (points, ut.training_labels(labels, seed))
     history = training.train_event_network(
         network, encode, train_set, yinyang.yin_yang(test, seed=40), epochs=epochs, lr=1e-2,
-        seed=seed, on_epoch=lambda e: report_progress(e / epochs))
+        seed=seed, on_epoch=lambda e, _: report_progress(e / epochs))
     start, end = history.test_accuracy[0], history.test_accuracy[-1]
     name = T("Test accuracy rises by 10 points or more and reaches 50%",
              "测试准确率至少提高 10 个百分点，并达到 50%")

@@ -90,7 +90,7 @@ def train_baselines(train_set, test_set, epochs: int, seed: int, progress):
     for index, (key, model) in enumerate((("linear", linear), ("ann", ann))):
         histories[key] = training.train(model, encode_values, train_set, test_set,
                                         epochs=epochs, batch_size=32, lr=1e-2, seed=seed,
-                                        on_epoch=lambda e, i=index: progress(i, e))
+                                        on_epoch=lambda e, _, i=index: progress(i, e))
     return histories
 
 
@@ -141,7 +141,7 @@ def yin_yang_bptt(epochs: int, train: int, test: int, hidden: int, baseline_epoc
     before = model.fc_in.weight.detach().numpy().copy()
     history = training.train(model, encode_spikes, train_set, test_set, epochs=epochs,
                              batch_size=32, lr=2e-2, seed=seed,
-                             on_epoch=lambda e: progress(0, e))
+                             on_epoch=lambda e, _: progress(0, e))
     moved = float(np.linalg.norm(model.fc_in.weight.detach().numpy() - before)
                   / np.linalg.norm(before))
     baselines = train_baselines(train_set, test_set, baseline_epochs, seed,

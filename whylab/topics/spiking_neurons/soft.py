@@ -212,7 +212,7 @@ def yin_yang_ultralif(epochs: int, train: int, test: int, hidden: int, steps: in
     points, labels = yinyang.yin_yang(train, seed=42 + seed)
     history = training.train(model, direct_code(steps), (points, ut.training_labels(labels, seed)),
                              yinyang.yin_yang(test, seed=40), epochs=epochs, batch_size=32,
-                             lr=2e-2, seed=seed, on_epoch=lambda e: report_progress(e / epochs))
+                             lr=2e-2, seed=seed, on_epoch=lambda e, _: report_progress(e / epochs))
     accuracy = history.test_accuracy[-1]
     learned = float(model.neuron.eps.item())
     name = T("UltraLIF's test accuracy reaches the bound for this run length",
