@@ -21,6 +21,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.snn import stdp
 from whylab.topics.spiking_neurons import under_test as ut
+from whylab.topics.spiking_neurons.figures import NAN
 
 WINDOW_TOLERANCE = 1e-15  # absolute, on weight changes of order A₊ = 5e-3: rounding
 
@@ -90,13 +91,14 @@ def stdp_window(tau_plus: float, tau_minus: float, lag: float) -> Result:
         x_label=T("Δt = t_post − t_pre (ms)", "Δt = t_post − t_pre（ms）"),
         y_label=T("weight change Δw", "权重变化 Δw"),
         series=[
-            Series(T("analytic window", "解析学习窗"), curve[curve < 0].tolist(),
-                   theory.window(curve[curve < 0]).tolist()),
-            Series(T("analytic window (Δt > 0)", "解析学习窗（Δt > 0）"),
-                   curve[curve > 0].tolist(), theory.window(curve[curve > 0]).tolist()),
-            # Twelve points or fewer are each drawn with a marker.
-            Series(T("online traces (measured)", "在线迹（实测）"), sweep[shown].tolist(),
-                   measured[shown].tolist()),
+            # One line, broken at Δt = 0 where the window jumps.
+            Series(T("analytic window", "解析学习窗"),
+                   [*curve[curve < 0], NAN, *curve[curve > 0]],
+                   [*theory.window(curve[curve < 0]), NAN, *theory.window(curve[curve > 0])]),
+            # Separate points (NaN between them): each is drawn as a marker, none joined.
+            Series(T("online traces (measured)", "在线迹（实测）"),
+                   [v for x in sweep[shown] for v in (x, NAN)],
+                   [v for y in measured[shown] for v in (y, NAN)]),
         ],
     )
     return Result(checks=checks, figures=[chart], metrics={"max_window_error": error})
