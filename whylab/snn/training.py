@@ -1,0 +1,130 @@
+"""A small training loop for the Yin-Yang classifiers: Adam on minibatches, accuracy per epoch.
+
+The same loop trains the spiking networks (through a latency-code encoder) and
+the linear and ANN baselines (on the raw four numbers), so the figures they
+are compared by come from one procedure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import whylab
+from whylab import nn
+from whylab.nn import functional as F
+
+
+@dataclass
+class History:
+    """Test accuracy after each epoch (index 0: before training) and the final training loss."""
+
+    test_accuracy: list[float] = field(default_factory=list)
+    train_loss: list[float] = field(default_factory=list)
+
+
+def scores_of(model: nn.Module, encoded) -> whylab.Tensor:
+    """The class scores of ``model``: spiking models return (scores, spikes)."""
+    out = model(encoded)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def accuracy(model: nn.Module, encode: Callable, inputs: np.ndarray, labels: np.ndarray) -> float:
+    """Fraction of ``inputs`` whose highest score is their label."""
+    with whylab.no_grad():
+        scores = scores_of(model, encode(inputs)).numpy()
+    return float(np.mean(np.argmax(scores, axis=1) == labels))
+
+
+def train(
+    model: nn.Module,
+    encode: Callable,
+    train_set: tuple[np.ndarray, np.ndarray],
+    test_set: tuple[np.ndarray, np.ndarray],
+    *,
+    epochs: int,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    seed: int = 0,
+    on_epoch: Callable[[int, History], None] | None = None,
+) -> History:
+    """Train ``model`` by Adam on cross-entropy; ``encode`` maps a NumPy batch to its input.
+
+    ``on_epoch(epoch, history)`` is called after each epoch with the history so far.
+    """
+    if epochs < 0 or batch_size < 1 or not lr > 0:
+        raise ValueError(f"train: need epochs >= 0, batch_size >= 1, lr > 0 (got {epochs}, "
+                         f"{batch_size}, {lr})")
+    inputs, labels = train_set
+    rng = np.random.default_rng(seed)
+    optimizer = whylab.optim.Adam(model.parameters(), lr=lr)
+    history = History(test_accuracy=[accuracy(model, encode, *test_set)])
+    for epoch in range(epochs):
+        order = rng.permutation(len(labels))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
+            scores = scores_of(model, encode(inputs[batch]))
+            loss = F.cross_entropy(scores, whylab.tensor(labels[batch]))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(float(loss.item()))
+        history.train_loss.append(float(np.mean(losses)))
+        history.test_accuracy.append(accuracy(model, encode, *test_set))
+        if on_epoch is not None:
+            on_epoch(epoch + 1, history)
+    return history
+
+
+def train_event_network(
+    network,
+    encode: Callable,
+    train_set: tuple[np.ndarray, np.ndarray],
+    test_set: tuple[np.ndarray, np.ndarray],
+    *,
+    epochs: int,
+    batch_size: int = 32,
+    lr: float = 5e-3,
+    seed: int = 0,
+    on_epoch: Callable[[int, History], None] | None = None,
+) -> History:
+    """Train an :class:`~whylab.snn.eventprop.EventNetwork` by Adam on its EventProp gradients.
+
+    Adam here is written out in NumPy (β₁ = 0.9, β₂ = 0.999, ε = 1e-8, as
+    ``whylab.optim.Adam`` defaults), since the network's weights are NumPy arrays.
+    """
+    if epochs < 0 or batch_size < 1 or not lr > 0:
+        raise ValueError(f"train_event_network: need epochs >= 0, batch_size >= 1, lr > 0 "
+                         f"(got {epochs}, {batch_size}, {lr})")
+    inputs, labels = train_set
+
+    def test_accuracy() -> float:
+        return float(np.mean(network.predict(encode(test_set[0])) == test_set[1]))
+
+    rng = np.random.default_rng(seed)
+    first = [np.zeros_like(w) for w in network.weights]
+    second = [np.zeros_like(w) for w in network.weights]
+    step = 0
+    history = History(test_accuracy=[test_accuracy()])
+    for epoch in range(epochs):
+        order = rng.permutation(len(labels))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
+            loss, grads = network.loss_and_grad(encode(inputs[batch]), labels[batch])
+            losses.append(loss)
+            step += 1
+            for k, grad in enumerate(grads):
+                first[k] = 0.9 * first[k] + 0.1 * grad
+                second[k] = 0.999 * second[k] + 0.001 * grad**2
+                unbiased = first[k] / (1 - 0.9**step)
+                scale = np.sqrt(second[k] / (1 - 0.999**step)) + 1e-8
+                network.weights[k] -= lr * unbiased / scale
+        history.train_loss.append(float(np.mean(losses)))
+        history.test_accuracy.append(test_accuracy())
+        if on_epoch is not None:
+            on_epoch(epoch + 1, history)
+    return history
