@@ -449,7 +449,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if (args.sample is not None or args.write_table) and not args.mutants:
         raise UsageError("--sample and --write-table go with --mutants")
     if args.mutants:
-        from whylab.mutation.command import check_mutants
+        try:
+            from whylab.mutation.command import check_mutants
+        except ImportError as error:
+            raise UsageError(f"--mutants needs cosmic-ray ({error}): pip install "
+                             "'whylab[dev]'") from None
 
         try:
             return check_mutants(topics, args.sample, args.write_table, console, errors)
