@@ -50,7 +50,7 @@ def fingerprint(values: np.ndarray) -> str:
     params=[
         Param("n", "int", 2000, T("vector length", "向量长度"), minimum=10, maximum=100_000,
               step=10),
-        Param("rounds", "int", 7, T("timing rounds", "计时轮数"), minimum=3, maximum=15, step=1),
+        Param("rounds", "int", 9, T("timing rounds", "计时轮数"), minimum=3, maximum=15, step=1),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],

@@ -40,7 +40,7 @@ from whylab.explorer.experiment import (
 from whylab.topics.shared import timing_check
 
 JIT_FIRST_OVER_STEADY_AT_LEAST = 100.0
-STEADY_SAMPLES = 7  # enough for a 95 % interval of the median (6 is the least)
+STEADY_SAMPLES = 9  # a 95 % interval of the median that trims one outlier each side
 JIT_RESULT_RTOL = 1e-12
 INTERPRETER_FIRST_OVER_STEADY_AT_LEAST = 1.2
 SPECIALISED_AT_LEAST = 3
@@ -126,7 +126,7 @@ def jit_warm_up(n: int) -> Result:
 
     times = call_times(call, CALLS_SHOWN)
     steady_calls = max(1, int(1e-3 / max(statistics.median(times[2:]), 1e-9)))
-    # The first call happens once; seven steady samples give the interval its spread.
+    # The first call happens once; STEADY_SAMPLES steady samples give the interval its spread.
     steady_samples = [time_calls(call, steady_calls) for _ in range(STEADY_SAMPLES)]
     steady = statistics.median(steady_samples)
     ratio = times[0] / steady
@@ -340,7 +340,7 @@ def fresh_buffer(elements: int, pages: str) -> np.ndarray:
               minimum=40, maximum=256, step=8),
         Param("pages", "choice", "small", T("allocation", "分配方式"), choices=tuple(PAGES),
               choice_labels=tuple(label for label, _, _ in PAGES.values())),
-        Param("repeats", "int", 7, T("fresh buffers", "新缓冲区的个数"), minimum=1,
+        Param("repeats", "int", 9, T("fresh buffers", "新缓冲区的个数"), minimum=1,
               maximum=15, step=1),
     ],
     controls=[

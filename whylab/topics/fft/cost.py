@@ -104,7 +104,7 @@ def dft_slot(n: int) -> Callable[[np.ndarray], object]:
         # which an n^1.5 algorithm's would grow by 1.7x or more.
         Param("max_log2n", "int", 15, T("largest log₂ n for the FFTs", "FFT 的最大 log₂ n"),
               minimum=14, maximum=16, step=1),
-        Param("rounds", "int", 7, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
+        Param("rounds", "int", 9, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
               minimum=1, maximum=15, step=1),
     ],
     timing=True,

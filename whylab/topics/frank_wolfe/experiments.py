@@ -363,7 +363,7 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
                 breaks=("rate-bound", "error-slope")),
         Control("smallest-eigenvalue-as-l",
                 T("L is taken as the smallest eigenvalue of the Hessian (the strong-convexity "
-                  "constant) instead of the largest", "把海森矩阵的最小特征值（强凸常数）当成 "
+                  "constant) instead of the largest", "把黑塞矩阵的最小特征值（强凸常数）当成 "
                   "L，而不是最大特征值"),
                 breaks=("curvature-bound",)),
         SUPPORT_CONTROL,

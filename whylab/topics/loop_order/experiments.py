@@ -65,8 +65,8 @@ TIMING_BUDGET_S = 0.01
 CLASS_MARGIN = 1.2  # each miss class must run at least this much faster than the next
 LADDER_MARGIN = 1.2
 PACKED_MARGIN = 1.15  # packing against naive blocking: a smaller gap (our micro-kernel is scalar)
-BLOCKING_ROUNDS = 7
-TIMING_ROUNDS = 7  # interleaved rounds of every timing claim: 7 reach a 98 % interval
+BLOCKING_ROUNDS = 9
+TIMING_ROUNDS = 9  # interleaved rounds of every timing claim: 9 trim one outlier each side
 COMPILE_FACTOR = 20
 PYTHON_N = 40  # the interpreted loop is timed at a smaller n (about 30 ms)
 BLOCKING_SIM = {"n": 100, "block": 20, "line_bytes": 32, "cache_bytes": 8192, "ways": 8}
@@ -110,7 +110,7 @@ def _operands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         "model when a row does not fit, and with the one-miss-per-line model when the inner "
         "loops do.",
         "把六种循环顺序的真实访存地址序列依次送进容量逐步增大的组相联 LRU 缓存，"
-        "统计缺失次数：缓存装不下一行时与 Bryant 和 O'Hallaron 的手算模型对照，"
+        "统计缺失次数：缓存装不下矩阵的一行时与 Bryant 和 O'Hallaron 的手算模型对照，"
         "装得下内两层循环的数据时与“每条缓存行缺失一次”的模型对照。",
     ),
     params=[
@@ -136,7 +136,7 @@ def _operands(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
                 breaks=("csapp-table", "matches-reference")),
     ],
     metrics=[
-        Metric("small_cache_bytes", T("cache smaller than one row", "比一行还小的缓存"), "B"),
+        Metric("small_cache_bytes", T("cache smaller than one row", "比矩阵的一行还小的缓存"), "B"),
         Metric(
             "fitting_cache_bytes",
             T(
@@ -188,7 +188,7 @@ def misses_by_order(n: int, line_bytes: str, ways: str) -> Result:
     table = Table(
         title=T(f"Misses per iteration: {small}-byte cache (a row is {8 * n} bytes) and "
                 f"{fitting or '—'}-byte cache",
-                f"每次迭代的缺失次数：{small} 字节缓存（一行占 {8 * n} 字节）与 "
+                f"每次迭代的缺失次数：{small} 字节缓存（矩阵的一行占 {8 * n} 字节）与 "
                 f"{fitting or '—'} 字节缓存"),
         columns=[T("order", "顺序"), T("CS:APP class", "CS:APP 分类"), T("A", "A"), T("B", "B"),
                  T("C", "C"), T("total, small cache", "小缓存合计"),
@@ -206,12 +206,13 @@ def csapp_check(n, line, small, at_small, slack) -> Check:
     expected = T(f"CS:APP ({model}), each array within [book, book + 2/n = {slack:.3f}]",
                  f"CS:APP（{model_zh}），每个数组落在 [书中值, 书中值 + 2/n = {slack:.3f}] 之内")
     name = T("With a cache smaller than one row, the misses are CS:APP's",
-             "缓存比一行还小时，缺失次数与 CS:APP 的表一致")
+             "缓存比矩阵的一行还小时，缺失次数与 CS:APP 的表一致")
     if small >= DOUBLE_BYTES * n:
         return Check.not_applicable(
             id="csapp-table", name=name, expected=expected,
             why=T(f"needs a row (8n = {8 * n} bytes) larger than the {small}-byte cache: "
-                  "a larger n", f"需要一行（8n = {8 * n} 字节）大于 {small} 字节的缓存：请增大 n"))
+                  "a larger n",
+                  f"需要矩阵的一行（8n = {8 * n} 字节）大于 {small} 字节的缓存：请增大 n"))
     worst = 0.0
     for order, stats in at_small.items():
         for array in ARRAYS:

@@ -115,7 +115,7 @@ def lower_flag(uplo: str) -> int:
 
 @experiment(
     name="packed-index-map",
-    title=T("Where each entry lives in the packed vector", "每个元素存放在打包向量的哪里"),
+    title=T("Where each entry lives in the packed vector", "每个元素存放在压缩向量的哪里"),
     description=T(
         "Unpacks the vector 0, 1, 2, … with both layouts, so that every cell of the matrix "
         "shows the index of ap it is read from, and compares the maps with LAPACK's formulas.",
@@ -171,24 +171,24 @@ def packed_index_map(n: int) -> Result:
 @experiment(
     name="packed-gaxpy-vs-blas",
     title=T("The packed product against BLAS, with every load and use counted",
-            "打包乘积与 BLAS 对照，并统计每次读取和每次使用"),
+            "压缩存储上的乘积与 BLAS 对照，并统计每次读取和每次使用"),
     description=T(
         "Computes y + A·x from the packed vector with sym_gaxpy, compares it with dspmv, dsymv "
         "and dense A @ x, and counts per stored entry how often the loop loaded it and how "
         "many products it entered.",
-        "用 sym_gaxpy 从打包向量计算 y + A·x，与 dspmv、dsymv 以及稠密的 A @ x 对照，"
+        "用 sym_gaxpy 从压缩向量计算 y + A·x，与 dspmv、dsymv 以及稠密的 A @ x 对照，"
         "并对每个存储的元素统计循环读取它多少次、它参与了多少次乘法。",
     ),
     params=[
         Param("n", "int", 200, T("order n", "阶数 n"), minimum=3, maximum=600, step=1),
-        Param("uplo", "choice", "L", T("packed triangle", "打包的三角"), choices=("L", "U"),
+        Param("uplo", "choice", "L", T("packed triangle", "压缩存储的三角"), choices=("L", "U"),
               choice_labels=(LAYOUT_NAMES["L"], LAYOUT_NAMES["U"])),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],
     controls=[
         Control("wrong-triangle", T("the packed vector is read with the other uplo",
-                                    "读取打包向量时用错了 uplo"),
+                                    "读取压缩向量时用错了 uplo"),
                 breaks=("matches-dspmv", "matches-dsymv", "matches-dense")),
         Control("triangular-product", T("the loop uses each stored entry once, as if the "
                                         "matrix were triangular",
@@ -239,7 +239,7 @@ def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
     checks = [
         agreement_check("matches-dspmv",
                         T("sym_gaxpy equals scipy dspmv (packed BLAS)",
-                          "sym_gaxpy 与 scipy 的 dspmv（打包存储的 BLAS）结果相同"),
+                          "sym_gaxpy 与 scipy 的 dspmv（压缩存储的 BLAS）结果相同"),
                         result, blas.dspmv(n, 1.0, ap, x, beta=1.0, y=y, lower=lower_flag(uplo))),
         agreement_check("matches-dsymv",
                         T("sym_gaxpy equals scipy dsymv (full-storage BLAS)",
@@ -273,7 +273,7 @@ def packed_gaxpy_vs_blas(n: int, uplo: str, seed: int) -> Result:
     chart = LineChart(
         title=T("Stored entries as a fraction of n²", "存储的元素个数占 n² 的比例"),
         x_label=T("n", "n"), y_label=T("stored / n²", "存储量 / n²"),
-        series=[Series(T("packed (measured)", "打包存储（实测）"), list(STORAGE_SIZES), fractions),
+        series=[Series(T("packed (measured)", "压缩存储（实测）"), list(STORAGE_SIZES), fractions),
                 Series(T("1/2", "1/2"), list(STORAGE_SIZES), [0.5] * len(STORAGE_SIZES))],
         log_x=True,
     )
@@ -302,7 +302,7 @@ def full_storage_check(n: int, ratios: list[float]) -> Check:
     """
     name = T("Here the full-storage dsymv takes less time than the packed dspmv (time per "
              "call, round by round)",
-             "在本机上，完整存储的 dsymv 耗时少于打包存储的 dspmv（逐轮比较每次调用的耗时）")
+             "在本机上，完整存储的 dsymv 耗时少于压缩存储的 dspmv（逐轮比较每次调用的耗时）")
     if n < FULL_STORAGE_CLAIM_MIN_N:
         return Check.not_applicable(
             id="full-storage-faster", name=name, expected="< 1×",
@@ -315,17 +315,17 @@ def full_storage_check(n: int, ratios: list[float]) -> Check:
 
 @experiment(
     name="memory-not-time",
-    title=T("Packed storage saves memory, not time", "打包存储省的是内存，不是时间"),
+    title=T("Packed storage saves memory, not time", "压缩存储省的是内存，不是时间"),
     description=T(
         "Measures the memory of the packed and full matrices and times dspmv, dsymv, dense "
         "A @ x and sym_gaxpy in interleaved rounds on one BLAS thread.",
-        "测量打包矩阵与完整矩阵占用的内存，并在单个 BLAS 线程上以交替多轮的方式对 dspmv、"
+        "测量压缩存储的矩阵与完整矩阵占用的内存，并在单个 BLAS 线程上以交替多轮的方式对 dspmv、"
         "dsymv、稠密 A @ x 和 sym_gaxpy 计时。",
     ),
     params=[
         Param("n", "choice", "2000", T("order n", "阶数 n"),
               choices=("500", "1000", "2000", "3000")),
-        Param("rounds", "int", 7, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
+        Param("rounds", "int", 9, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
               step=1),
     ],
     controls=[
@@ -334,7 +334,7 @@ def full_storage_check(n: int, ratios: list[float]) -> Check:
                                     "交给 dsymv 的矩阵是 C 顺序的，于是 f2py 每次调用都要复制它"),
                 breaks=("full-storage-faster",)),
         Control("unpacked-to-full", T("the \"packed\" array is the full matrix",
-                                      "所谓的“打包”数组其实是完整矩阵"),
+                                      "所谓的“压缩”数组其实是完整矩阵"),
                 breaks=("packed-saves-memory",)),
         Control("interpreted-loop", T("sym_gaxpy's compiled loop is replaced by a Python loop "
                                       "of NumPy slices",
@@ -347,7 +347,7 @@ def full_storage_check(n: int, ratios: list[float]) -> Check:
             "dsymv_over_dspmv",
             T(
                 "time: dsymv (full) / dspmv (packed), median of the rounds",
-                "耗时：dsymv（完整存储）/ dspmv（打包存储），各轮中位数",
+                "耗时：dsymv（完整存储）/ dspmv（压缩存储），各轮中位数",
             ),
             "×",
         ),
@@ -361,7 +361,7 @@ def full_storage_check(n: int, ratios: list[float]) -> Check:
         ),
         Metric(
             "packed_over_full_bytes",
-            T("bytes: packed ap / full A", "字节数：打包的 ap / 完整的 A"),
+            T("bytes: packed ap / full A", "字节数：压缩存储的 ap / 完整的 A"),
             "×",
         ),
     ],
@@ -391,7 +391,7 @@ def memory_not_time(n: str, rounds: int) -> Result:
     checks = [
         Check(T(f"The packed array takes (n+1)/(2n) = {(size + 1) / (2 * size):.4f} of the full "
                 "matrix's bytes",
-                f"打包数组占用的字节数是完整矩阵的 (n+1)/(2n) = {(size + 1) / (2 * size):.4f}"),
+                f"压缩数组占用的字节数是完整矩阵的 (n+1)/(2n) = {(size + 1) / (2 * size):.4f}"),
               bool(np.isclose(memory_ratio, (size + 1) / (2 * size))),
               T(f"{packed_array.nbytes / 2**20:.1f} MiB of {A.nbytes / 2**20:.1f} MiB "
                 f"({memory_ratio:.4f})",
@@ -406,12 +406,12 @@ def memory_not_time(n: str, rounds: int) -> Result:
                        f"{WITHIN_FACTOR_OF_DSPMV:g} 倍（逐轮比较）"),
                      comparison.ratios("sym_gaxpy", "dspmv"), at_most=WITHIN_FACTOR_OF_DSPMV),
     ]
-    names = {"dspmv": T("dspmv (packed, BLAS)", "dspmv（打包存储，BLAS）"),
+    names = {"dspmv": T("dspmv (packed, BLAS)", "dspmv（压缩存储，BLAS）"),
              "dsymv": T("dsymv (full storage, Fortran order, BLAS)",
                         "dsymv（完整存储，Fortran 顺序，BLAS）"),
              "dense": T("dense A @ x (NumPy)", "稠密 A @ x（NumPy）"),
              "sym_gaxpy": T("sym_gaxpy (packed, this page's compiled loop)",
-                            "sym_gaxpy（打包存储，本页的编译循环）")}
+                            "sym_gaxpy（压缩存储，本页的编译循环）")}
     rows = timing_rows(comparison, names, "dspmv")
     return Result(
         checks=checks,
