@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 import whylab
-from whylab.bench import autorange, per_round_ratios, time_calls, warm_up
+from whylab.bench import autorange, best_of, per_round_ratios, warm_up
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -38,6 +38,7 @@ from whylab.explorer.experiment import (
 from whylab.topics.shared import timing_check
 
 SMALL_SIZES = (4, 16, 64, 256)
+LOOPS_PER_SAMPLE = 3  # a round's sample: the fastest of 3 loops (a preempted loop sways a round)
 SMALL_RATIO_AT_LEAST = 2.0  # whylab / NumPy at 4×4: fixed Python overhead dominates
 LARGE_RATIO_AT_MOST = 1.5  # whylab / NumPy at the largest size: the arithmetic dominates
 RECORDING_RATIO_AT_LEAST = 1.2  # recording / not recording at 4×4
@@ -206,7 +207,8 @@ def overhead(largest: str, rounds: int) -> Result:
                 with context:
                     if (variant, n) not in loop_lengths:
                         loop_lengths[(variant, n)] = calls_for_budget(call)
-                    samples[(variant, n)].append(time_calls(call, loop_lengths[(variant, n)]))
+                    samples[(variant, n)].append(
+                        best_of(call, loop_lengths[(variant, n)], LOOPS_PER_SAMPLE))
         report_progress((round_index + 1) / rounds)
     best = {key: min(times) for key, times in samples.items()}
 

@@ -437,7 +437,7 @@ def order_timing(n: int, seed: int) -> Result:
         if control_active("c-not-reset"):
             result = shared
         errors[order] = relative_error(result, reference)
-    timed = compare(runs, TIMING_ROUNDS, TIMING_BUDGET_S, warmup=0, max_calls=256)
+    timed = compare(runs, TIMING_ROUNDS, TIMING_BUDGET_S, warmup=0, repeats=2, max_calls=256)
     rate = {order: gflops(flops, timed.median(order)) for order in LOOP_ORDERS}
     # Per round: the slowest of each class against the fastest of the class after it (times
     # of one round, so a slow spell hits both sides); the claim holds when both gaps do.
@@ -550,7 +550,7 @@ def blocking(n: int, block: str, seed: int) -> Result:
     with threadpool_limits(limits=1, user_api="blas"):
         timed = compare({"blocked": naive_run, "packed": packed_run,
                          "dgemm": partial(np.matmul, A, B)}, BLOCKING_ROUNDS, TIMING_BUDGET_S,
-                        max_calls=256)
+                        repeats=2, max_calls=256)
     rates = {name: gflops(flops, timed.median(name)) for name in timed.times}
     checks = [
         Check(T("The blocked loops compute A·B", "分块循环算出的是 A·B"),
@@ -692,7 +692,7 @@ def speed_ladder(n: int, seed: int) -> Result:
         rungs["compiled-ikj"] = partial(matmul_loop, A, B, "ikj")
     work = {name: 2 * PYTHON_N**3 if name == "python" else flops for name in rungs}
     with threadpool_limits(limits=1, user_api="blas"):
-        timed = compare(rungs, TIMING_ROUNDS, TIMING_BUDGET_S, max_calls=256)
+        timed = compare(rungs, TIMING_ROUNDS, TIMING_BUDGET_S, repeats=2, max_calls=256)
     # Rates per round (flop per second), so every claim is decided round by round.
     round_rate = {name: [work[name] / t for t in timed.times[name]] for name in rungs}
     rate = {name: gflops(work[name], timed.median(name)) for name in rungs if name in work}

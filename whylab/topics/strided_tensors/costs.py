@@ -60,11 +60,13 @@ def timed_side_by_side(calls: dict[str, Callable[[], object]], rounds: int):
     """Time every call in ``rounds`` interleaved rounds (one loop of about 2 ms per call and
     round), so a slow spell of a shared machine lands on all the calls of a round alike.
 
-    Returns the :class:`~whylab.bench.Comparison`. A call's cost is its fastest round
+    Each round's sample is the fastest of three loops: a loop preempted by another
+    process would otherwise sway that round's ratio. Returns the
+    :class:`~whylab.bench.Comparison`. A call's cost is its fastest round
     (other work only ever adds time); two calls are compared by the median of their
     round-by-round ratios, which cancels slow spells longer than a round.
     """
-    return compare(calls, rounds, LOOP_BUDGET_S, max_calls=1 << 12)
+    return compare(calls, rounds, LOOP_BUDGET_S, repeats=3, max_calls=1 << 12)
 
 
 def bytes_allocated(func: Callable[[], object]) -> int:
