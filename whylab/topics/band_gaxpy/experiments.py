@@ -307,7 +307,7 @@ def gaxpy_vs_blas(m: int, n: int, p: int, q: int, seed: int) -> Result:
     params=[
         Param("max_log2n", "int", 16, T("largest log₂ n for the band", "带状的最大 log₂ n"),
               minimum=14, maximum=18, step=1),
-        Param("rounds", "int", 9, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
+        Param("rounds", "int", 15, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
               minimum=1, maximum=15, step=1),
     ],
     controls=[
@@ -436,7 +436,7 @@ def time_growth(max_log2n: int, rounds: int) -> Result:
         Param("n", "choice", "10000", T("order n", "阶数 n"), choices=("1000", "10000", "100000")),
         Param("w", "choice", "5", T("stored width w = p + q + 1", "存储宽度 w = p + q + 1"),
               choices=("3", "5", "11", "21", "41")),
-        Param("rounds", "int", 9, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=15,
+        Param("rounds", "int", 15, T("interleaved rounds", "交替计时轮数"), minimum=3, maximum=25,
               step=1),
     ],
     controls=[

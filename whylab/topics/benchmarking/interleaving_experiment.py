@@ -6,9 +6,9 @@ calls A twice, so B / A = 2 -- are timed two ways with :mod:`whylab.bench`:
 1. *back to back*: all of A's samples, then all of B's;
 2. *interleaved*: rounds of A, B (order rotating).
 
-Both orderings run under the *same* wall-clock disturbance schedule: a heavy background
-load (:class:`~whylab.topics.benchmarking.load.BackgroundLoad`: three processes pinned to
-the same CPU as this thread) during the first half of the phase (``rounds × block``
+Both orderings run under the *same* wall-clock disturbance schedule: a background load
+(:class:`~whylab.topics.benchmarking.load.BackgroundLoad`: three processes pinned to the
+same CPU as this thread) during the first half of the phase (``rounds × block``
 seconds from its start), none after -- a slow spell that comes and goes by the clock, as
 on a shared machine. So only the ordering differs between the two phases: back to back
 the spell lands on A's block alone; interleaved it lands on A's and B's turns of the same
@@ -49,7 +49,11 @@ BASE_LENGTH = 2000
 TRUE_RATIO = 2.0  # B runs A twice
 STABLE_WITHIN = 1.35  # interleaved under load: ratio within this factor of 2
 BIASED_BY_AT_LEAST = 1.25  # back to back: ratio below 2 by at least this factor
-LOAD_PER_CPU = 3  # the heavy load: this thread gets about a quarter of its CPU
+# The load: three processes on this thread's CPU, which then gets about a quarter of it: a
+# spell strong enough that back to back B/A falls well below 2, and that timing the
+# interleaved phase back to back (a control) is caught. Under it each 10 ms block straddles
+# scheduler slices, so the interleaved claim needs its 15 rounds to be decided.
+LOAD_PER_CPU = 3
 CALIBRATION_CALLS = 64
 
 
@@ -104,7 +108,7 @@ def median_ratio(b: list[float], a: list[float]) -> float:
         "两者都处在同一个按时钟安排的干扰下：每个阶段的前一半时间里，后台进程占用 CPU。",
     ),
     params=[
-        Param("rounds", "int", 12, T("samples per candidate (rounds)", "每个候选的样本数（轮数）"),
+        Param("rounds", "int", 15, T("samples per candidate (rounds)", "每个候选的样本数（轮数）"),
               minimum=3, maximum=15, step=1),
         Param("block_ms", "int", 10, T("length of one timed block", "每个计时块的时长"),
               unit="ms", minimum=5, maximum=50, step=5),
