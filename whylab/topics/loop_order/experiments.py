@@ -425,7 +425,12 @@ def timed_order(order: str) -> str:
         Control("c-not-reset",
                 T("C is not reset between timing runs, so the products pile up",
                   "两次计时之间没有把 C 清零，乘积一次次累加上去"),
-                breaks=("orders-equal-numpy",)),
+                breaks=("orders-equal-numpy", "orders-bitwise-equal")),
+        Control("one-order-is-blas",
+                T("one loop order secretly returns BLAS's A @ B, which adds each C_ij's terms "
+                  "in another order",
+                  "有一种循环顺序暗中返回 BLAS 的 A @ B，它以另一种次序累加每个 C_ij 的各项"),
+                breaks=("orders-bitwise-equal",)),
     ],
     metrics=[
         Metric("gflops_ijk", T("speed, ijk", "速度，ijk"), "GFLOP/s"),
@@ -453,6 +458,11 @@ def order_timing(n: int, seed: int) -> Result:
     timed = compare(runs, TIMING_ROUNDS, TIMING_BUDGET_S, warmup=0, repeats=2, max_calls=256)
     if control_active("c-not-reset"):  # what C holds after the timing runs piled up in it
         results = accumulators
+    if control_active("one-order-is-blas"):
+        results["kji"] = A @ B
+    # Every order adds the n products of each C_ij in the same order (k = 0, 1, ...), so the
+    # six results must agree to the last bit, not merely to a tolerance.
+    differing = [o for o in LOOP_ORDERS if not np.array_equal(results[o], results["ijk"])]
     errors = {order: relative_error(results[order], reference) for order in LOOP_ORDERS}
     rate = {order: gflops(flops, timed.median(order)) for order in LOOP_ORDERS}
     # Per round: the slowest of each class against the fastest of the class after it (times
@@ -471,6 +481,15 @@ def order_timing(n: int, seed: int) -> Result:
                 "每种循环顺序算出的都是 A·B（与 NumPy 对照）"),
               worst_error <= PRODUCT_TOLERANCE, f"{worst_error:.1e}",
               f"≤ {PRODUCT_TOLERANCE:.0e}", id="orders-equal-numpy"),
+        Check(T("The six orders give bitwise the same C: each adds the terms of every C_ij in "
+                "the same order, k = 0, 1, …, n − 1",
+                "六种顺序得到逐位相同的 C：每种都按同样的次序 k = 0, 1, …, n − 1 "
+                "累加每个 C_ij 的各项"),
+              not differing,
+              T("all six identical" if not differing
+                else f"differ from ijk: {', '.join(differing)}",
+                "六种完全相同" if not differing else f"与 ijk 不同：{'、'.join(differing)}"),
+              T("identical bits", "逐位相同"), id="orders-bitwise-equal"),
         timing_check("ranking-matches-misses",
                      T("The speed ranking is the miss ranking: class 0.5 beats 1.25 beats 2.0 "
                        f"by at least {CLASS_MARGIN}× (per round, the smaller of the two gaps "
