@@ -109,6 +109,12 @@ def fortran(ab: np.ndarray) -> np.ndarray:
                                    "(lowest subdiagonal first)",
                                    "存储时把对角线按相反顺序放进 ab（最低的次对角线在最前）"),
                 breaks=("rows-are-diagonals", "round-trip")),
+        Control("diagonals-left-justified",
+                T("each diagonal is stored from column 0 of its row, as numpy.diagonal returns "
+                  "it, losing its column offset",
+                  "每条对角线都从所在行的第 0 列开始存放（与 numpy.diagonal 的返回值一样），"
+                  "丢掉了它的列偏移"),
+                breaks=("rows-are-diagonals", "round-trip")),
         Control("full-bandwidth", T("the matrix is stored with the full bandwidths "
                                     "p = q = n − 1, i.e. densely",
                                     "按满带宽 p = q = n − 1 存储，也就是按稠密方式存储"),
@@ -127,19 +133,31 @@ def band_layout(n: int, p: int, q: int) -> Result:
     ab = to_band(A, stored_p, stored_q)
     if control_active("rows-reversed"):
         ab = ab[::-1].copy()
+    if control_active("diagonals-left-justified"):
+        ab = np.zeros_like(ab)
+        for d in range(p + q + 1):
+            diagonal = np.diagonal(A, offset=q - d)
+            ab[d, :diagonal.size] = diagonal
 
-    # Band entries are >= 1, so trimming the zero corner slots leaves exactly one diagonal.
+    # LAPACK's layout (dgbmv's documentation, 1-based): AB(ku + 1 + i - j, j) = A(i, j) for
+    # max(1, j - ku) <= i <= min(n, j + kl). Zero-based with ku = q: ab[q + i - j, j].
+    # Every slot is pinned to its entry, so a layout that loses a column offset fails.
+    in_band = [(i, j) for j in range(n) for i in range(max(0, j - q), min(n, j + p + 1))]
     diagonals_hold = ab.shape == (p + q + 1, n) and all(
-        np.array_equal(np.trim_zeros(ab[d]), np.diagonal(A, offset=q - d))
-        for d in range(p + q + 1))
+        ab[q + i - j, j] == A[i, j] for i, j in in_band) and int(
+        np.count_nonzero(ab)) == len(in_band)
     restored = from_band(ab, p, q, n) if ab.shape[0] == p + q + 1 else None
     checks = [
-        Check(T("Row d of ab holds the diagonal j − i = q − d of A (compared with "
-                "numpy.diagonal)",
-                "ab 的第 d 行存放 A 中 j − i = q − d 的那条对角线（与 numpy.diagonal 对照）"),
-              diagonals_hold, T("every row" if diagonals_hold else "a row differs",
-                                "每一行都相符" if diagonals_hold else "有一行不符"),
-              T(f"{p + q + 1} rows, each one diagonal", f"{p + q + 1} 行，每行一条对角线"),
+        Check(T("Slot ab[q + i − j, j] holds A[i, j] for every entry of the band (LAPACK's "
+                "layout, as dgbmv reads it: row d of ab is the diagonal j − i = q − d, each "
+                "entry in its own column), and no other slot holds anything",
+                "对带内的每个元素，ab[q + i − j, j] 存放的都是 A[i, j]（LAPACK 的排布，"
+                "也就是 dgbmv 读取的方式：ab 的第 d 行是 j − i = q − d 的那条对角线，"
+                "每个元素在它自己的列上），其余位置都不存放任何数"),
+              diagonals_hold, T("every slot" if diagonals_hold else "a slot differs",
+                                "每个位置都相符" if diagonals_hold else "有位置不符"),
+              T(f"{len(in_band)} slots, one per band entry", f"{len(in_band)} 个位置，"
+                "每个带内元素一个"),
               id="rows-are-diagonals"),
         Check(T("from_band(to_band(A)) gives back A exactly", "from_band(to_band(A)) 精确还原 A"),
               restored is not None and np.array_equal(restored, A),
