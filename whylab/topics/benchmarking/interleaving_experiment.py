@@ -54,7 +54,6 @@ BIASED_BY_AT_LEAST = 1.25  # back to back: ratio below 2 by at least this factor
 # interleaved phase back to back (a control) is caught. Under it each 10 ms block straddles
 # scheduler slices, so the interleaved claim needs its 15 rounds to be decided.
 LOAD_PER_CPU = 3
-REPEATS = 2  # each sample: the faster of two blocks, in both orderings alike
 CALIBRATION_CALLS = 64
 
 
@@ -159,10 +158,9 @@ def interleaving(rounds: int, block_ms: int) -> Result:
     block_s = block_ms / 1000
     late = control_active("load-on-b-block")
     load_on_a_turns = control_active("load-on-a-turns")
-    # half of a phase's unloaded length (A and B: REPEATS blocks of block_s each, per round)
-    window_s = rounds * REPEATS * block_s
-    # 4 x rounds x REPEATS blocks, each at most ~(1 + LOAD_PER_CPU)x longer under load
-    bound_s = min(60.0, 4 * rounds * REPEATS * block_s * (1 + LOAD_PER_CPU) * 2 + 5.0)
+    window_s = rounds * block_s  # half of a phase's unloaded length (A and B: block_s each)
+    # 4 x rounds blocks, each at most ~(1 + LOAD_PER_CPU)x longer under load, and margin
+    bound_s = min(60.0, 4 * rounds * block_s * (1 + LOAD_PER_CPU) * 2 + 5.0)
     with pinned_cpu() as cpu, BackgroundLoad(bound_s, cpu, per_cpu=LOAD_PER_CPU) as load:
         calls = {name: calls_for(func, block_s) for name, func in candidates.items()}
         # Let the load settle first: freshly started (and at once stopped) processes are
@@ -171,18 +169,15 @@ def interleaving(rounds: int, block_ms: int) -> Result:
         for name, func in candidates.items():
             time_calls(func, calls[name])
         schedule = SpellSchedule(load, window_s, late=late)
-        sequential = back_to_back(candidates, rounds, calls, repeats=REPEATS,
-                                  on_turn=schedule.on_turn)
+        sequential = back_to_back(candidates, rounds, calls, on_turn=schedule.on_turn)
         schedule = SpellSchedule(load, window_s, late=late)
         if load_on_a_turns:
-            loaded = interleaved_rounds(candidates, rounds, calls, repeats=REPEATS,
+            loaded = interleaved_rounds(candidates, rounds, calls,
                                         on_turn=lambda name: load.set_running(name == "A"))
         elif control_active("interleaved-is-back-to-back"):
-            loaded = back_to_back(candidates, rounds, calls, repeats=REPEATS,
-                                  on_turn=schedule.on_turn)
+            loaded = back_to_back(candidates, rounds, calls, on_turn=schedule.on_turn)
         else:
-            loaded = interleaved_rounds(candidates, rounds, calls, repeats=REPEATS,
-                                        on_turn=schedule.on_turn)
+            loaded = interleaved_rounds(candidates, rounds, calls, on_turn=schedule.on_turn)
         load.pause()
 
     # Back to back there are no rounds; sample i of A and sample i of B make a pair (taken
