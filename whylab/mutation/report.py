@@ -72,8 +72,9 @@ def update_table(results: list[TopicMutation], records: Path = RECORDS,
     """Store the records of ``results`` (replacing those topics') and redraw the table."""
     stored = json.loads(records.read_text(encoding="utf-8")) if records.is_file() else {}
     stored.update({result.slug: record_of(result) for result in results})
-    records.write_text(json.dumps(dict(sorted(stored.items())), indent=1, ensure_ascii=False)
-                       + "\n", encoding="utf-8")
+    stored = dict(sorted(stored.items()))
+    records.write_text(json.dumps(stored, indent=1, ensure_ascii=False) + "\n",
+                       encoding="utf-8")
     table.write_text(render_table(stored), encoding="utf-8")
 
 
