@@ -8,6 +8,7 @@
     whylab search QUERY [--lang en|zh]
     whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
     whylab check [--topic SLUG] [--controls]
+    whylab check --mutants [--topic SLUG] [--sample N] [--write-table]
     whylab export DIR [--live-url URL]
 
 ``run`` and ``check`` run experiments in this process (``serve`` uses worker
@@ -16,7 +17,8 @@ result cache and the run queue are shared on that Redis and runs are done by
 ``whylab worker`` processes on any machine). Exit codes: 0 success; 1 a check failed (``run``,
 ``check``) or nothing matched (``search``); 2 bad usage, e.g. an unknown topic,
 a parameter outside its bound, or any option out of its range -- always as one
-line on stderr naming the option and the bound. Text that comes from the
+line on stderr naming the option and the bound; 3 nothing failed but a timing
+check stayed inconclusive (its interval straddles its bound: rerun it). Text that comes from the
 command line or from topics is printed as it is, never read as rich markup.
 """
 
@@ -40,6 +42,7 @@ from rich.table import Table as RichTable
 import whylab
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INCONCLUSIVE = 3  # nothing failed, but a timing check could not be decided here and now
 
 console = Console()
 errors = Console(stderr=True)
@@ -364,6 +367,7 @@ def _run_with_progress(topic, experiment, params: dict[str, Any]):
 
 def _print_record(record, experiment, lang: str) -> None:
     from whylab.explorer.experiment import in_language
+    from whylab.explorer.i18n import translate
     from whylab.explorer.render import format_value
     from whylab.explorer.service import format_param
 
@@ -387,11 +391,14 @@ def _print_record(record, experiment, lang: str) -> None:
                 "passed": "[green]✓[/green]",
                 "failed": "[red]✗[/red]",
                 "not_applicable": "[yellow]n/a[/yellow]",
+                "inconclusive": "[yellow]?[/yellow]",
             }[check.state]
             if check.state == "not_applicable":
                 measured = check.when_applicable.get(lang) if check.when_applicable else ""
             else:
                 measured = check.measured_in(lang)
+            if check.state == "inconclusive":
+                measured = f"{translate('inconclusive', lang)}: {measured}"
             table.add_row(
                 mark,
                 escape(check.name.get(lang)),
@@ -444,7 +451,14 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         print(json.dumps(record.to_json(), ensure_ascii=False, indent=2))
     else:
         _print_record(record, experiment, args.lang)
-    return EXIT_OK if record.result.passed else EXIT_FAILED
+    return _exit_code(record.result)
+
+
+def _exit_code(result) -> int:
+    """EXIT_FAILED if a check failed, else EXIT_INCONCLUSIVE if one was undecided, else EXIT_OK."""
+    if not result.passed:
+        return EXIT_FAILED
+    return EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -452,17 +466,31 @@ def cmd_check(args: argparse.Namespace) -> int:
     topics = [t for t in registry if args.topic in (None, t.slug)]
     if not topics:
         raise UsageError(f"unknown topic {args.topic!r}; topics: {', '.join(registry.topics)}")
+    if (args.sample is not None or args.write_table) and not args.mutants:
+        raise UsageError("--sample and --write-table go with --mutants")
+    if args.mutants:
+        try:
+            from whylab.mutation.command import check_mutants
+        except ImportError as error:
+            raise UsageError(f"--mutants needs cosmic-ray ({error}): pip install "
+                             "'whylab[dev]'") from None
+
+        try:
+            return check_mutants(topics, args.sample, args.write_table, console, errors)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if args.controls:
         return _check_controls(topics)
     table = RichTable(title="default runs")
     for column in ("topic", "experiment", "checks", "seconds"):
         table.add_column(column)
     failures: list[str] = []
+    undecided: list[str] = []
     for topic in topics:
         for experiment in topic.experiments.values():
             started = time.perf_counter()
             try:
-                record = _run_with_progress(topic, experiment, experiment.defaults())
+                record = _run_deciding(topic, experiment)
             except Exception as error:
                 failures.append(
                     f"{topic.slug}/{experiment.name}: raised {type(error).__name__}: {error}"
@@ -482,6 +510,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                         f"{topic.slug}/{experiment.name}: {check.name.en}: not applicable "
                         "at the defaults"
                     )
+                elif check.state == "inconclusive":
+                    undecided.append(
+                        f"{topic.slug}/{experiment.name}: {check.name.en}: inconclusive on "
+                        f"this machine now: measured {check.measured_in('en')}, expected "
+                        f"{check.expected_in('en')}"
+                    )
             colour = "green" if passed == len(checks) else "red"
             table.add_row(
                 escape(topic.slug),
@@ -492,10 +526,29 @@ def cmd_check(args: argparse.Namespace) -> int:
     console.print(table)
     for failure in failures:
         errors.print(f"[red]✗[/red] {escape(failure)}")
+    _print_undecided(undecided)
     if failures:
         return EXIT_FAILED
+    if undecided:
+        return EXIT_INCONCLUSIVE
     console.print("[green]every check passed[/green]")
     return EXIT_OK
+
+
+def _run_deciding(topic, experiment):
+    """A default run, rerun whole (as the controls audit does) while a check is inconclusive."""
+    from whylab.explorer.controls import RERUNS
+
+    for _ in range(RERUNS + 1):
+        record = _run_with_progress(topic, experiment, experiment.defaults())
+        if not record.result.inconclusive:
+            break
+    return record
+
+
+def _print_undecided(undecided: list[str]) -> None:
+    for line in undecided:
+        errors.print(f"[yellow]?[/yellow] {escape(line)} (no evidence either way; rerun it)")
 
 
 def _check_controls(topics) -> int:
@@ -506,6 +559,7 @@ def _check_controls(topics) -> int:
     for column in ("topic", "experiment", "check", "at defaults", "made to fail by"):
         table.add_column(column)
     problems: list[str] = []
+    undecided: list[str] = []
     totals = RichTable(title="per topic")
     for column in ("topic", "experiments", "checks", "controls", "problems"):
         totals.add_column(column)
@@ -513,7 +567,7 @@ def _check_controls(topics) -> int:
         audits = [audit_experiment(topic.slug, e) for e in topic.experiments.values()]
         for audit in audits:
             for finding in audit.checks:
-                mark = {"passed": "✓", "failed": "✗", "not_applicable": "n/a"}
+                mark = {"passed": "✓", "failed": "✗", "not_applicable": "n/a", "inconclusive": "?"}
                 table.add_row(
                     escape(topic.slug),
                     escape(audit.experiment),
@@ -522,6 +576,7 @@ def _check_controls(topics) -> int:
                     escape(", ".join(finding.broken_by)) or "[red]nothing: unfalsified[/red]",
                 )
             problems.extend(audit.problems)
+            undecided.extend(audit.inconclusive)
         totals.add_row(
             escape(topic.slug),
             str(len(audits)),
@@ -533,8 +588,11 @@ def _check_controls(topics) -> int:
     console.print(totals)
     for problem in problems:
         errors.print(f"[red]✗[/red] {escape(problem)}")
+    _print_undecided(undecided)
     if problems:
         return EXIT_FAILED
+    if undecided:
+        return EXIT_INCONCLUSIVE
     console.print("[green]every check passed at its defaults and failed under a control[/green]")
     return EXIT_OK
 
@@ -728,6 +786,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--controls",
         action="store_true",
         help="also run each experiment under its negative controls; fail on unfalsified checks",
+    )
+    check.add_argument(
+        "--mutants",
+        action="store_true",
+        help="run each topic's experiments against mutants of its under_test files "
+        "(cosmic-ray operators) and report the mutation score",
+    )
+    check.add_argument(
+        "--sample", type=int_in(1), default=None, help="with --mutants: a fixed sample of N"
+    )
+    check.add_argument(
+        "--write-table",
+        action="store_true",
+        help="with --mutants: store the scores in whylab/topics/MUTANTS.md",
     )
     check.set_defaults(handler=cmd_check)
 

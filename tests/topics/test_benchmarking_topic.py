@@ -23,7 +23,6 @@ from whylab.topics.benchmarking import load as load_module
 from whylab.topics.benchmarking.equivalence_experiment import fingerprint
 from whylab.topics.benchmarking.interleaving_experiment import (
     calls_for,
-    factor_between,
     median_ratio,
     twice,
 )
@@ -136,7 +135,6 @@ def test_stop_rule_judges_runs_that_gave_up():
 
 def test_median_ratio_is_taken_round_by_round():
     assert median_ratio([2.0, 6.0, 3.0], [1.0, 2.0, 3.0]) == 2.0
-    assert factor_between(2.0, 1.0) == factor_between(1.0, 2.0) == 2.0
 
 
 def test_candidate_b_runs_a_exactly_twice():

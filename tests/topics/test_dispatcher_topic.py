@@ -390,9 +390,10 @@ def test_key_set_checks_can_fail():
 
 
 def test_overhead_checks_can_fail():
-    assert not oh.ratio_check("r", NAME, 1.5, at_least=2.0).passed
-    assert not oh.ratio_check("r", NAME, 1.6, at_most=1.5).passed
-    assert oh.ratio_check("r", NAME, 1.1, at_most=1.5).passed
+    assert oh.timing_check("r", NAME, [1.5] * 9, at_least=2.0).state == "failed"
+    assert oh.timing_check("r", NAME, [1.6] * 9, at_most=1.5).state == "failed"
+    assert oh.timing_check("r", NAME, [1.1] * 9, at_most=1.5).passed
+    assert oh.timing_check("r", NAME, [1.1, 1.9] * 5, at_most=1.5).state == "inconclusive"
 
 
 # ---------------------------------------------------------------- audit defects, against torch

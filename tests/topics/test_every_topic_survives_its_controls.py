@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import whylab.topics
-from whylab.cli import main
+from whylab.cli import EXIT_INCONCLUSIVE, main
 from whylab.explorer.topics import load_registry
 
 REGISTRY = load_registry(Path(whylab.topics.__path__[0]))
@@ -23,7 +23,13 @@ def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("WHYLAB_CACHE_DIR", str(tmp_path))
     code = main(["check", "--controls", "--topic", slug])
     captured = capsys.readouterr()
-    assert code == 0, captured.err[-4000:]
+    if code == EXIT_INCONCLUSIVE and slug in TIMED:
+        # No problem, but a timing claim stayed undecided after its reruns on this machine
+        # now: no evidence either way, and said so (never a pass).
+        assert "inconclusive on this machine now" in captured.err
+        assert "every check passed" not in captured.out
+    else:
+        assert code == 0, captured.err[-4000:]
     assert "problems" in captured.out
 
 

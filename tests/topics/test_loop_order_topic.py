@@ -50,9 +50,13 @@ def test_access_pattern_every_order_and_size(order, n):
 
 
 @pytest.mark.parametrize(("params", "premise_missed"), [
-    ({"n": 36, "line_bytes": "32", "ways": "4"}, None),
-    ({"n": 60, "line_bytes": "16", "ways": "2"}, None),
+    ({"n": 36, "line_bytes": "32", "ways": "4"}, "inner-loops-fit"),
+    ({"n": 72, "line_bytes": "32", "ways": "8"}, None),
     ({"n": 100, "line_bytes": "64", "ways": "8"}, None),
+    # legal parameters at which "fits" once showed ✗: conflict misses, now not applicable
+    ({"n": 100, "line_bytes": "32", "ways": "2"}, "inner-loops-fit"),
+    ({"n": 60, "line_bytes": "16", "ways": "2"}, "inner-loops-fit"),
+    ({"n": 48, "line_bytes": "16", "ways": "4"}, "inner-loops-fit"),
     # 64-byte lines, n = 64: 16 KiB is too small for the inner loops, 32 KiB holds a matrix
     ({"n": 64, "line_bytes": "64", "ways": "4"}, "inner-loops-fit"),
 ])
@@ -62,6 +66,14 @@ def test_misses_by_order_at_other_geometries(params, premise_missed):
     states = {c.id: c.state for c in result.checks}
     for check_id, state in states.items():
         assert state == ("not_applicable" if check_id == premise_missed else "passed"), states
+
+
+def test_the_reported_two_way_case_is_not_applicable_rather_than_failed():
+    # n = 32, 16-byte lines, 2 ways: "fits" by capacity, failed (✗) on conflict misses
+    exp = BY_NAME["misses-by-order"]
+    result = exp.run(**exp.parse_params({"n": 32, "line_bytes": "16", "ways": "2"}))
+    check = result.check("inner-loops-fit")
+    assert check.state == "not_applicable" and "fall in one set" in check.when_applicable.en
 
 
 def test_rows_that_fit_make_the_book_table_not_applicable():

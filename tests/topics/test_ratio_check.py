@@ -1,4 +1,4 @@
-"""The one ratio check the topics share (whylab.topics.shared.ratio_check).
+"""The ratio checks the topics share (whylab.topics.shared.ratio_check and timing_check).
 
 Three topics once had a ratio check each: strided-tensors (inclusive bound, ratio
 shown to two decimals), fft (inclusive, at-least only, three significant digits)
@@ -8,6 +8,11 @@ ratios -- the bound itself, just either side of it, and values that tell the
 number formats apart. The test runs each topic's experiment, records how every
 call site calls the shared helper now, and replays those calls at the captured
 ratios: every check keeps its bound, its strictness and its displayed text.
+
+The timing call sites have since moved to ``timing_check``, which decides on the
+interval of per-round ratios; replayed with seven rounds all at the captured ratio
+(an interval of one point) each keeps its bound, its strictness, its verdict and
+its number format (the measured text now goes on to show the interval).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import pytest
 from whylab.explorer.experiment import Experiment, T
 from whylab.topics.dispatcher import overhead_experiment
 from whylab.topics.fft import accuracy, cost
-from whylab.topics.shared import ratio_check
+from whylab.topics.shared import ratio_check, timing_check
 from whylab.topics.strided_tensors import costs
 
 NAME = T("a ratio", "一个比值")
@@ -144,31 +149,56 @@ def experiment_named(module, name: str) -> Experiment:
     return next(v for v in vars(module).values() if isinstance(v, Experiment) and v.name == name)
 
 
-def recorded_calls(monkeypatch) -> dict[str, tuple[tuple, dict]]:
-    """Run each call site's experiment at its defaults; how it called ratio_check, by check id."""
-    calls: dict[str, tuple[tuple, dict]] = {}
+ROUNDS = 7
 
-    def spy(check_id, name, ratio, *args, **kwargs):
-        calls[check_id] = (args, kwargs)
-        return ratio_check(check_id, name, ratio, *args, **kwargs)
+
+def recorded_calls(monkeypatch) -> dict[str, tuple[object, tuple, dict]]:
+    """Run each call site's experiment at its defaults; how it called the shared helpers
+    (which helper, and its arguments besides the ratio), by check id."""
+    calls: dict[str, tuple[object, tuple, dict]] = {}
+
+    def spying_on(helper):
+        def spy(check_id, name, ratio, *args, **kwargs):
+            calls[check_id] = (helper, args, kwargs)
+            return helper(check_id, name, ratio, *args, **kwargs)
+
+        return spy
 
     for module, name in CALL_SITES:
-        monkeypatch.setattr(module, "ratio_check", spy)
+        for helper_name, helper in (("ratio_check", ratio_check), ("timing_check", timing_check)):
+            if hasattr(module, helper_name):
+                monkeypatch.setattr(module, helper_name, spying_on(helper))
         experiment = experiment_named(module, name)
-        experiment.run(**experiment.defaults())
+        experiment.run(**cheapest(experiment))
     return calls
+
+
+def cheapest(experiment: Experiment) -> dict:
+    """The defaults with every number at its minimum: the bounds the call sites pass do
+    not depend on the parameters, and the timing experiments are slow at their defaults."""
+    params = experiment.defaults()
+    for param in experiment.params:
+        if param.kind == "int" and not param.seed:
+            params[param.name] = param.parse(param.minimum)
+    return params
 
 
 def test_every_call_site_keeps_its_bound_and_its_text(monkeypatch):
     calls = recorded_calls(monkeypatch)
-    assert sorted(calls) == sorted(ON_MAIN), "a call site appeared or disappeared"
+    # Timing claims that were never ratio checks (fitted exponents) now use timing_check too.
+    assert set(ON_MAIN) <= set(calls), "a call site disappeared"
+    assert {c for c, (helper, _, _) in calls.items() if helper is ratio_check} <= set(ON_MAIN)
     changed = []
     for check_id, (_, _, rows) in ON_MAIN.items():
-        args, kwargs = calls[check_id]
+        helper, args, kwargs = calls[check_id]
         for ratio, passed, measured, expected in rows:
-            check = ratio_check(check_id, NAME, ratio, *args, **kwargs)
+            given = [ratio] * ROUNDS if helper is timing_check else ratio
+            check = helper(check_id, NAME, given, *args, **kwargs)
             for lang in ("en", "zh"):
-                shown = (check.passed, check.measured_in(lang), check.expected_in(lang))
+                shown_measured = check.measured_in(lang)
+                if helper is timing_check and shown_measured.startswith(measured):
+                    shown_measured = measured  # then "(median of 7 rounds; ... interval ...)"
+                shown = (check.passed, shown_measured, check.expected_in(lang))
                 if shown != (passed, measured, expected):
                     changed.append(f"{check_id} at {ratio!r} ({lang}): {shown}, on main "
                                    f"{(passed, measured, expected)}")

@@ -18,6 +18,19 @@ that makes the experiment's claims untrustworthy:
   experiment code never asks about (:func:`control_active` was not consulted);
 * an experiment that raised.
 
+A timing check can also be *inconclusive* (its ratio's confidence interval
+straddles its bound; :mod:`whylab.bench.verdict`). That is no evidence either
+way, so a run with one is rerun, whole, up to :data:`RERUNS` times, and the
+first run in which the checks that matter are all decided is judged (at the
+defaults every check matters; under a control, the checks it declares). A
+check still inconclusive at the defaults is listed in ``inconclusive`` -- not a
+pass, not a problem: this machine, now, cannot tell. A control that leaves a
+declared check inconclusive rather than failed has not broken it: that is a
+problem, as a control leaving it passing is. Rerunning until decided lets noise
+choose among a few decided runs; each decided verdict is still one run's 95 %
+interval clearing its bound, and taking the whole run (never the best check of
+several runs) keeps the checks of one result together.
+
 ``whylab check --controls`` prints this for every topic and exits non-zero on
 any problem; the test suite runs it for every topic.
 """
@@ -62,13 +75,18 @@ class ExperimentAudit:
     checks: list[CheckFinding] = field(default_factory=list)
     controls: list[ControlFinding] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    inconclusive: list[str] = field(default_factory=list)  # undecided at the defaults
+    runs: int = 0  # experiment runs made, reruns of inconclusive results included
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def _run(experiment: Experiment, control: Control | None) -> tuple[Result, set[str]]:
+RERUNS = 2  # extra runs allowed when a run leaves a check that matters inconclusive
+
+
+def _run_once(experiment: Experiment, control: Control | None) -> tuple[Result, set[str]]:
     params = experiment.defaults()
     if control is not None:
         params.update(experiment.parse_params({**params, **control.params}))
@@ -76,6 +94,21 @@ def _run(experiment: Experiment, control: Control | None) -> tuple[Result, set[s
         result = experiment.run(**params)
     if not isinstance(result, Result):
         raise TypeError(f"returned {type(result).__name__}, not Result")
+    return result, asked
+
+
+def _run(
+    experiment: Experiment, control: Control | None, audit: ExperimentAudit
+) -> tuple[Result, set[str]]:
+    """One run, rerun whole while a check that matters is inconclusive (RERUNS at most)."""
+    for _ in range(RERUNS + 1):
+        result, asked = _run_once(experiment, control)
+        audit.runs += 1
+        undecided = {c.id for c in result.inconclusive}
+        if control is not None:
+            undecided &= set(control.breaks)
+        if not undecided:
+            break
     return result, asked
 
 
@@ -88,7 +121,7 @@ def audit_experiment(topic: str, experiment: Experiment) -> ExperimentAudit:
     audit = ExperimentAudit(topic, experiment.name)
     where = f"{topic}/{experiment.name}"
     try:
-        baseline, _ = _run(experiment, None)
+        baseline, _ = _run(experiment, None, audit)
     except Exception as error:  # a broken experiment is a finding, not a crash of the audit
         audit.problems.append(f"{where}: raised at its defaults: {_describe(error)}")
         return audit
@@ -115,6 +148,12 @@ def audit_experiment(topic: str, experiment: Experiment) -> ExperimentAudit:
                 f"({check.when_applicable.en if check.when_applicable else ''}); "
                 "choose defaults that reach its premise"
             )
+        elif check.state == "inconclusive":
+            audit.inconclusive.append(
+                f"{where}: check {check.id!r} is inconclusive on this machine now after "
+                f"{RERUNS + 1} runs: measured {check.measured_in('en')}, expected "
+                f"{check.expected_in('en')} (no evidence either way; rerun it)"
+            )
 
     for control in experiment.controls:
         found = ControlFinding(control.name, control.breaks)
@@ -125,7 +164,7 @@ def audit_experiment(topic: str, experiment: Experiment) -> ExperimentAudit:
                     f"{where}: control {control.name!r} names unknown check {check_id!r}"
                 )
         try:
-            perturbed, asked = _run(experiment, control)
+            perturbed, asked = _run(experiment, control, audit)
         except Exception as error:
             found.error = _describe(error)
             audit.problems.append(

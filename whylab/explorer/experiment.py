@@ -184,7 +184,7 @@ class Param:
 CHECK_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """A check or control id: a lower-case slug, e.g. ``fft-equals-dft``."""
 
-CheckState = Literal["passed", "failed", "not_applicable"]
+CheckState = Literal["passed", "failed", "not_applicable", "inconclusive"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,12 @@ class Check:
     sample crosses the threshold, a branch is never taken). Build the last with
     :meth:`not_applicable`; it is shown as such, never as ✓, and carries in
     ``when_applicable`` the parameters that would make it applicable.
+
+    A timing claim has a fourth state, *inconclusive*: the confidence interval of
+    the measured ratio straddles the claim's bound, so this machine, now, cannot
+    tell (see :mod:`whylab.bench.verdict`). Build it with ``conclusive=False``
+    (and ``passed=False``); ``measured`` shows the interval. It is never shown as
+    ✓, is no evidence either way, and a rerun may decide it.
     """
 
     name: Text
@@ -211,6 +217,7 @@ class Check:
     id: str = ""
     applicable: bool = True
     when_applicable: Text | None = None
+    conclusive: bool = True
 
     def __post_init__(self) -> None:
         for field_name in ("measured", "expected"):
@@ -227,6 +234,13 @@ class Check:
             if self.when_applicable is None:
                 raise ValueError(
                     f"check {self.id!r}: say which parameters would make it applicable"
+                )
+        if not self.conclusive:
+            if self.passed:
+                raise ValueError(f"check {self.id!r}: an inconclusive check cannot pass")
+            if not self.applicable:
+                raise ValueError(
+                    f"check {self.id!r}: a check is either not applicable or inconclusive"
                 )
         object.__setattr__(self, "passed", bool(self.passed))
 
@@ -247,6 +261,8 @@ class Check:
     def state(self) -> CheckState:
         if not self.applicable:
             return "not_applicable"
+        if not self.conclusive:
+            return "inconclusive"
         return "passed" if self.passed else "failed"
 
     def measured_in(self, lang: Lang) -> str:
@@ -390,8 +406,13 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        """No applicable check failed. A not-applicable check is no evidence either way."""
-        return all(check.passed for check in self.checks if check.applicable)
+        """No check failed. A not-applicable or inconclusive check is no evidence either way."""
+        return not any(check.state == "failed" for check in self.checks)
+
+    @property
+    def inconclusive(self) -> list[Check]:
+        """The checks this run could not decide (timing intervals straddling their bound)."""
+        return [check for check in self.checks if check.state == "inconclusive"]
 
     def check(self, check_id: str) -> Check | None:
         """The check with this id, or None."""

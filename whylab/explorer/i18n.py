@@ -70,6 +70,10 @@ UI: dict[str, Text] = {
     "passed": T("passed", "通过"),
     "failed": T("failed", "未通过"),
     "not_applicable": T("not applicable at these parameters", "在这组参数下不适用"),
+    "inconclusive": T(
+        "inconclusive on this machine now (no evidence either way; run it again)",
+        "在本机此刻无法判定（不算证据；可重新运行）",
+    ),
     "fails_if": T(
         "What would make this fail (checked by a negative control)",
         "什么会让它不成立（已由阴性对照验证）",

@@ -3,7 +3,7 @@
 A topic's notebook (built by :mod:`whylab.explorer.ipynb`) runs each experiment
 with :func:`run` -- the defaults overlaid with the reader's parameters, checked
 against their bounds exactly as the explorer checks them -- and shows the
-result with :func:`show`: the checks (passed, failed or not applicable, with
+result with :func:`show`: the checks (passed, failed, not applicable or inconclusive, with
 what was measured and expected, and which negative controls make each fail),
 the measurements, the figures -- each with its data table collapsed under it,
 the page's text alternative of the drawing -- and the tables, in the reader's
@@ -37,7 +37,7 @@ from whylab.explorer.render import STATIC_DIR, make_environment
 from whylab.explorer.svg import WIDE, render_graph, render_line_chart
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-STATE_MARKS = {"passed": "✓", "failed": "✗", "not_applicable": "–"}
+STATE_MARKS = {"passed": "✓", "failed": "✗", "not_applicable": "–", "inconclusive": "?"}
 
 # Every figure shown in this kernel gets its own element id, so two drawings in one
 # notebook page (the same cell run twice, say) never share an id or a style rule.
@@ -123,6 +123,8 @@ def result_text(result: Result, lang: Lang) -> str:
                 f"{translate('measured', lang)} {check.measured_in(lang)}{translate('comma', lang)}"
                 f"{translate('expected', lang)} {check.expected_in(lang)}"
             )
+            if check.state == "inconclusive":
+                values = translate("inconclusive", lang) + translate("colon", lang) + values
         lines.append(
             f"{STATE_MARKS[check.state]} {check.name.get(lang)}{translate('colon', lang)}{values}"
         )

@@ -211,6 +211,7 @@ def _read_check(data: dict[str, Any]) -> Check:
         id=data.get("id", ""),
         applicable=data.get("state", "passed") != "not_applicable",
         when_applicable=None if when is None else _read_text(when),
+        conclusive=data.get("state", "passed") != "inconclusive",
     )
 
 

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from whylab.bench import Comparison
+from whylab.bench.verdict import DEFAULT_CONFIDENCE, decide, median_interval
 from whylab.explorer.experiment import Check, T, Text
 
 AGREEMENT_TOLERANCE = 1e-12  # relative: max |a - b| / max |b|
@@ -59,7 +60,9 @@ def ratio_check(
     strict: bool = False,
     number_format: str = ".2f",
 ) -> Check:
-    """Pass when a measured ratio (of times, of errors) lies on the claimed side of its bound.
+    """Pass when a measured ratio (of errors, of counts) lies on the claimed side of its bound.
+
+    A ratio of times is noisy and is decided by :func:`timing_check` instead.
 
     Give exactly one bound. The bound is inclusive (shown ``≥ 10×``) unless ``strict``
     (shown ``> 10×``); the measured ratio is shown with ``number_format`` (``1.23×``).
@@ -71,17 +74,74 @@ def ratio_check(
         )
     if at_least is not None:
         passed = ratio > at_least if strict else ratio >= at_least
-        bound = f"{'>' if strict else '≥'} {at_least:g}×"
     else:
         assert at_most is not None
         passed = ratio < at_most if strict else ratio <= at_most
-        bound = f"{'<' if strict else '≤'} {at_most:g}×"
+    bound = _bound_text(at_least, at_most, strict, "×")
     return Check(
         id=check_id,
         name=name,
         passed=bool(passed),
         measured=f"{ratio:{number_format}}×",
         expected=bound,
+    )
+
+
+def _bound_text(at_least: float | None, at_most: float | None, strict: bool, unit: str) -> str:
+    shown = []
+    if at_least is not None:
+        shown.append(f"{'>' if strict else '≥'} {at_least:g}{unit}")
+    if at_most is not None:
+        shown.append(f"{'<' if strict else '≤'} {at_most:g}{unit}")
+    return ", ".join(shown)
+
+
+def timing_check(
+    check_id: str,
+    name: Text,
+    ratios,
+    *,
+    at_least: float | None = None,
+    at_most: float | None = None,
+    strict: bool = False,
+    number_format: str = ".2f",
+    unit: str = "×",
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Check:
+    """A timing claim decided on the confidence interval of its per-round ratios.
+
+    ``ratios`` are the per-round ratios of interleaved rounds (``comparison.ratios(a, b)``,
+    or any one value per independent round: a growth exponent fitted to one round's
+    times, say, shown with ``unit=""``). The check passes when the order-statistic
+    interval of their median (:func:`whylab.bench.verdict.median_interval`) clears the
+    bound given (or lies between both), fails when it lies wholly on the wrong side, and is
+    otherwise
+    *inconclusive* (``Check.conclusive`` False): shown with the interval, never ✓.
+    Too few rounds to reach ``confidence`` (fewer than 6 for 95 %) is inconclusive too.
+    """
+    interval = median_interval(list(ratios), confidence)
+    verdict = decide(interval, at_least=at_least, at_most=at_most, strict=strict)
+    f = number_format
+    span = f"[{interval.low:{f}}, {interval.high:{f}}]"
+    level = f"{math.floor(interval.coverage * 1000) / 10:g}%"
+    shown = T(
+        f"{interval.median:{f}}{unit} (median of {interval.samples} rounds; "
+        f"{level} interval {span})",
+        f"{interval.median:{f}}{unit}（{interval.samples} 轮的中位数；{level} 置信区间 {span}）",
+    )
+    if not interval.reached:
+        wanted = f"{confidence:.0%}"
+        shown = T(
+            shown.en + f"; too few rounds for a {wanted} interval",
+            shown.zh + f"；轮数太少，达不到 {wanted} 置信度",
+        )
+    return Check(
+        id=check_id,
+        name=name,
+        passed=verdict == "passed",
+        measured=shown,
+        expected=_bound_text(at_least, at_most, strict, unit),
+        conclusive=verdict != "inconclusive",
     )
 
 
@@ -94,15 +154,3 @@ def timing_rows(comparison: Comparison, names: dict, reference: str) -> list[lis
         shown = f"{micros.median * 1e6:.1f} [{micros.q1 * 1e6:.1f}, {micros.q3 * 1e6:.1f}]"
         rows.append([label, shown, comparison.ratio_quartiles(name, reference).format(".2f")])
     return rows
-
-
-def fastest_ratio(comparison: Comparison, name: str, reference: str) -> tuple[float, Text]:
-    """``name``'s fastest time over ``reference``'s fastest time, and how to show it.
-
-    On a shared machine other work only ever adds time, so the fastest sample of each
-    candidate is the steadiest estimate of what its code costs; the per-round ratios
-    (median [q1, q3]) are shown alongside.
-    """
-    ratio = min(comparison.times[name]) / min(comparison.times[reference])
-    per_round = comparison.ratio_quartiles(name, reference).format(".2f")
-    return ratio, T(f"{ratio:.2f}× (per round: {per_round})", f"{ratio:.2f}×（逐轮：{per_round}）")

@@ -19,13 +19,14 @@ key should cost that test, less than a hop.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 import whylab
-from whylab.bench import autorange, time_calls, warm_up
+from whylab.bench import autorange, best_of, warm_up
 from whylab.dispatch import DispatchKey, exclude_keys, include_keys, trace
 from whylab.explorer.experiment import (
     Check,
@@ -43,10 +44,15 @@ from whylab.explorer.experiment import (
     report_progress,
 )
 from whylab.topics.dispatcher.trace_view import group_calls
+from whylab.topics.shared import timing_check
 
 LOOP_BUDGET_S = 0.001
 MIN_HOP_SHARE = 0.1  # the fitted cost of a hop, as a share of the 1-hop call (measured ≈ 0.4)
 STEP_BAND = (1 / 3, 3.0)  # each added hop costs between these multiples of the fitted cost
+# A round's sample is the fastest of this many loops: on a loaded machine a ~1 ms loop is
+# often preempted once (measured: one sample in four, 20-100x slow), which a per-round
+# claim cannot shrug off the way the fastest of all rounds did.
+LOOPS_PER_SAMPLE = 5
 # (measured 0.75–1.2 h; a loaded 2-core machine has pushed single steps to 0.5 h and 1.4 h)
 
 
@@ -110,6 +116,24 @@ def traced_hops(name: str) -> int:
     hops = len(calls[0].hops) if calls else 0
     include_tracer = PATHS["cpu" if control_active("guards-do-nothing") else name].include_tracer
     return hops if include_tracer else hops - 1
+
+
+def hop_band_excess(times: list[float], per_hop: float) -> float:
+    """How far one set of path times is from "every hop costs about the same", as a
+    multiple of the limit it comes closest to breaking (at most 1: every limit held).
+
+    The limits: ``per_hop`` exceeds MIN_HOP_SHARE of the 1-hop time, and every step from
+    one path to the next lies between ``STEP_BAND[0]·per_hop`` and ``STEP_BAND[1]·per_hop``.
+    """
+    if per_hop <= 0:
+        return math.inf
+    low, high = STEP_BAND
+    steps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    excess = [MIN_HOP_SHARE * times[0] / per_hop]
+    for step in steps:
+        excess.append(math.inf if step <= 0 else low * per_hop / step)
+        excess.append(step / (high * per_hop))
+    return max(excess)
 
 
 def line_fit(hops: list[int], seconds: list[float]) -> tuple[float, float]:
@@ -179,7 +203,7 @@ def hop_cost(rounds: int) -> Result:
                 if name not in loop_lengths:
                     warm_up(call)
                     loop_lengths[name], _ = autorange(call, LOOP_BUDGET_S, max_calls=1 << 14)
-                samples[name].append(time_calls(call, loop_lengths[name]))
+                samples[name].append(best_of(call, loop_lengths[name], LOOPS_PER_SAMPLE))
         report_progress((round_index + 1) / rounds)
     best = {name: min(times) for name, times in samples.items()}
     traced = {name: traced_hops(name) for name in FITTED}
@@ -189,9 +213,15 @@ def hop_cost(rounds: int) -> Result:
     t0, per_hop = line_fit(declared, times)
     steps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
     low, high = STEP_BAND
-    uniform = per_hop > MIN_HOP_SHARE * times[0] and all(
-        low * per_hop <= step <= high * per_hop for step in steps)
     autograd_key = best["skip-test"] - best["autograd-excluded"]
+    # Each round gives its own fit, so each claim is decided on one value per round.
+    band_excess, key_over_hop = [], []
+    for r in range(rounds):
+        round_times = [samples[name][r] for name in FITTED]
+        _, h = line_fit(declared, round_times)
+        band_excess.append(hop_band_excess(round_times, h))
+        key = samples["skip-test"][r] - samples["autograd-excluded"][r]
+        key_over_hop.append(key / h if h > 0 else math.inf)
     us = 1e6
     checks = [
         Check(id="hops-as-traced",
@@ -201,27 +231,28 @@ def hop_cost(rounds: int) -> Result:
               passed=[traced[name] for name in FITTED] == declared,
               measured=" ".join(str(traced[name]) for name in FITTED),
               expected=" ".join(str(h) for h in declared)),
-        Check(id="cost-per-hop",
-              name=T(f"Every hop adds about the same time: the fitted cost per hop h exceeds "
-                     f"{MIN_HOP_SHARE:g} of the 1-hop call, and each added hop costs between "
-                     f"h/{1 / low:g} and {high:g}h",
-                     f"每多一跳，耗时增加得差不多：拟合出的每跳代价 h 超过单跳调用耗时的 "
-                     f"{MIN_HOP_SHARE:g}，且每多一跳的代价都在 h/{1 / low:g} 与 {high:g}h 之间"),
-              passed=uniform,
-              measured=T(f"h = {per_hop * us:.2f} µs; steps "
-                         + ", ".join(f"{step * us:.2f}" for step in steps) + " µs",
-                         f"h = {per_hop * us:.2f} µs；每步 "
-                         + "、".join(f"{step * us:.2f}" for step in steps) + " µs"),
-              expected=f"h > {MIN_HOP_SHARE * times[0] * us:.2f} µs; "
-                       f"{low * per_hop * us:.2f}–{high * per_hop * us:.2f} µs"),
-        Check(id="autograd-key-cheaper-than-a-hop",
-              name=T("With nothing to record, the Autograd key costs whylab less than one hop "
-                     "(the dispatcher asks the kernel's skip test instead of entering it)",
-                     "无需记录时，Autograd 键在 whylab 中的开销不到一跳（调度器只问一下 kernel 的"
-                     "跳过判断，并不进入它）"),
-              passed=autograd_key < per_hop,
-              measured=f"{autograd_key * us:.2f} µs",
-              expected=f"< h = {per_hop * us:.2f} µs"),
+        timing_check("cost-per-hop",
+                     T(f"Every hop adds about the same time: the fitted cost per hop h exceeds "
+                       f"{MIN_HOP_SHARE:g} of the 1-hop call, and each added hop costs between "
+                       f"h/{1 / low:g} and {high:g}h (fastest rounds: h = {per_hop * us:.2f} "
+                       "µs, steps " + ", ".join(f"{step * us:.2f}" for step in steps) + " µs). "
+                       "Per round, the worst of these as a multiple of its limit: at most 1 "
+                       "means every one held",
+                       f"每多一跳，耗时增加得差不多：拟合出的每跳代价 h 超过单跳调用耗时的 "
+                       f"{MIN_HOP_SHARE:g}，且每多一跳的代价都在 h/{1 / low:g} 与 {high:g}h 之间"
+                       f"（最快各轮：h = {per_hop * us:.2f} µs，每步 "
+                       + "、".join(f"{step * us:.2f}" for step in steps) + " µs）。"
+                       "每轮取其中最差的一项与其界限之比：不超过 1 即全部成立"),
+                     band_excess, at_most=1.0, unit=""),
+        timing_check("autograd-key-cheaper-than-a-hop",
+                     T("With nothing to record, the Autograd key costs whylab less than one hop "
+                       "(the dispatcher asks the kernel's skip test instead of entering it): "
+                       f"{autograd_key * us:.2f} µs against h = {per_hop * us:.2f} µs in the "
+                       "fastest rounds; the claim is decided on key ÷ h, round by round",
+                       "无需记录时，Autograd 键在 whylab 中的开销不到一跳（调度器只问一下 kernel "
+                       f"的跳过判断，并不进入它）：最快各轮中为 {autograd_key * us:.2f} µs，"
+                       f"h = {per_hop * us:.2f} µs；按逐轮的 键 ÷ h 判定"),
+                     key_over_hop, at_most=1.0, strict=True),
     ]
     chart = LineChart(
         title=T("Time per x.add_(y) against the number of kernels on the path",

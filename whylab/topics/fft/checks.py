@@ -66,12 +66,3 @@ def n_log_n(n: int) -> float:
 def n_to_the_1_5_over_n_log_n(smallest: int, largest: int) -> float:
     """How much n^1.5 / (n log2 n) grows from ``smallest`` to ``largest``."""
     return math.sqrt(largest / smallest) * math.log2(smallest) / math.log2(largest)
-
-
-def flat_growth_check(check_id: str, name: Text, growth: float, bound: float) -> Check:
-    """Pass when time / (n log2 n) grew by at most ``bound`` over the fitted range."""
-    return Check(id=check_id, name=name, passed=bool(growth <= bound),
-                 measured=T(f"grew {growth:.2f}×", f"增长为 {growth:.2f} 倍"),
-                 expected=f"≤ {bound:.2f}×")
-
-

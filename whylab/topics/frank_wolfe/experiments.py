@@ -10,7 +10,10 @@ solved and verified exactly, projections by sorting, closed forms from the paper
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
+from unittest import mock
 
 import numpy as np
 
@@ -28,8 +31,8 @@ from whylab.explorer.experiment import (
     control_active,
     experiment,
 )
+from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
-from whylab.optim import frank_wolfe
 from whylab.topics.frank_wolfe.reference import (
     KKT_TOL,
     Quadratic,
@@ -363,7 +366,7 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
                 breaks=("rate-bound", "error-slope")),
         Control("smallest-eigenvalue-as-l",
                 T("L is taken as the smallest eigenvalue of the Hessian (the strong-convexity "
-                  "constant) instead of the largest", "把海森矩阵的最小特征值（强凸常数）当成 "
+                  "constant) instead of the largest", "把黑塞矩阵的最小特征值（强凸常数）当成 "
                   "L，而不是最大特征值"),
                 breaks=("curvature-bound",)),
         SUPPORT_CONTROL,
@@ -548,6 +551,21 @@ def _shown(count: int | None, budget: int) -> str:
     return f"{count}" if count is not None else f"> {budget}"
 
 
+def _steps_past_gamma_max():
+    """Under the control ``pairwise-past-gamma-max``: FrankWolfe with every pairwise step's
+    bound γ_max doubled (the optimizer's own code, one bound loosened)."""
+    if not control_active("pairwise-past-gamma-max"):
+        return contextlib.nullcontext()
+    original = FrankWolfe._step_size
+
+    def loosened(self, moves, loss, closure):
+        moves = [dataclasses.replace(m, gamma_max=2 * m.gamma_max) if m.kind == "pairwise"
+                 else m for m in moves]
+        return original(self, moves, loss, closure)
+
+    return mock.patch.object(FrankWolfe, "_step_size", loosened)
+
+
 @experiment(
     name="variants",
     title=T("Away steps and pairwise steps stop the zig-zag", "远离步与成对步消除了之字形"),
@@ -569,6 +587,11 @@ def _shown(count: int | None, budget: int) -> str:
                 T("the away and pairwise runs drop their active set and take vanilla steps",
                   "远离步与成对步的运行丢掉活动集，只走普通步"),
                 breaks=("away-linear", "pairwise-linear", "vanilla-zigzags")),
+        Control("pairwise-past-gamma-max",
+                T("a pairwise step may move up to twice the weight its away vertex holds "
+                  "(past γ_max)",
+                  "成对步可以挪走的权重最多达到远离顶点所持权重的两倍（越过 γ_max）"),
+                breaks=("iterates-feasible",)),
         SUPPORT_CONTROL,
     ],
     metrics=[
@@ -606,11 +629,15 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
     start_index = int(off_face[np.argmax(reduced[off_face])]) if off_face.size else 0
     start = np.eye(n)[start_index]
     ignore_active_set = control_active("active-set-ignored")
-    gaps, needed, final = {}, {}, {}
+    gaps, needed, final, worst_outside = {}, {}, {}, {}
     for variant in ("vanilla", "away", "pairwise"):
-        run = frank_wolfe(problem.f_and_grad, start, simplex, max_steps, step="line_search",
-                          variant="vanilla" if ignore_active_set else variant, quadratic=True,
-                          gap_tol=TARGET_GAP)
+        with _steps_past_gamma_max():
+            run = frank_wolfe(problem.f_and_grad, start, simplex, max_steps, step="line_search",
+                              variant="vanilla" if ignore_active_set else variant,
+                              quadratic=True, gap_tol=TARGET_GAP, keep_iterates=True)
+        # how far any iterate left the simplex: a negative entry, or a sum other than 1
+        worst_outside[variant] = max(max(-float(np.min(x)), abs(float(np.sum(x)) - 1.0))
+                                     for x in run.iterates)
         gaps[variant] = run.gaps
         needed[variant] = iterations_to(run.gaps, TARGET_GAP)
         final[variant] = run.x
@@ -660,6 +687,16 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
                                    f"成对 FW 在 max_steps/{ZIGZAG_FACTOR} 步内把间隙降到 "
                                    f"{TARGET_GAP:.0e}")),
         zigzag,
+        Check(T("Every iterate of every variant stays in the simplex (entries ≥ 0, sum 1): "
+                "away and pairwise steps never move more weight than a vertex holds",
+                "每个变体的每个迭代点都留在单纯形内（各分量 ≥ 0，和为 1）："
+                "远离步与成对步挪走的权重从不超过顶点所持的权重"),
+              max(worst_outside.values()) <= FEASIBILITY_TOL,
+              T("largest step outside: " + ", ".join(
+                  f"{v} {worst_outside[v]:.1e}" for v in ("vanilla", "away", "pairwise")),
+                "越出单纯形最多：" + "，".join(
+                  f"{v} {worst_outside[v]:.1e}" for v in ("vanilla", "away", "pairwise"))),
+              f"≤ {FEASIBILITY_TOL:.0e}", id="iterates-feasible"),
     ]
     names = {"vanilla": T("vanilla", "普通"), "away": T("away steps", "远离步"),
              "pairwise": T("pairwise", "成对步")}

@@ -55,3 +55,29 @@ def fits_misses(order: str, array: str, line_bytes: int) -> float:
 def inner_loops_lines(n: int, line_bytes: int) -> int:
     """Most cache lines the two inner loops of any order keep in use: two columns and a row."""
     return 2 * n + -(-n * DOUBLE_BYTES // line_bytes)
+
+
+def most_lines_in_one_set(order: str, n: int, line_bytes: int, sets: int) -> int:
+    """The most cache lines, of those two consecutive middle iterations touch, that fall
+    in one set -- the conflict side of the "inner loops fit" premise.
+
+    Capacity alone is not enough: with A, B and C laid one after another (the simulator's
+    documented layout, A at address 0) and row-major, a column walk steps 8n bytes at a
+    time and can land many lines in the same set. The premise holds only when no set is
+    asked to hold more lines than it has ways. Counted at the middle of the outer loop.
+    """
+    outer, middle, inner = order
+    matrix_bytes = n * n * DOUBLE_BYTES
+    lines: set[int] = set()
+    for m in (0, 1):
+        values = {outer: n // 2, middle: m}
+        for x in range(n):
+            values[inner] = x
+            for base, name in enumerate(("A", "B", "C")):
+                row, column = SUBSCRIPTS[name]
+                address = base * matrix_bytes + DOUBLE_BYTES * (values[row] * n + values[column])
+                lines.add(address // line_bytes)
+    per_set: dict[int, int] = {}
+    for line in lines:
+        per_set[line % sets] = per_set.get(line % sets, 0) + 1
+    return max(per_set.values())

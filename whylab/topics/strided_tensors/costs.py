@@ -33,7 +33,7 @@ from whylab.explorer.experiment import (
     experiment,
     report_progress,
 )
-from whylab.topics.shared import ratio_check
+from whylab.topics.shared import timing_check
 
 # One operand t, nothing to agree with. Neither allocates an n × n result: a fresh one
 # sometimes pays its page faults and sometimes not (1.2 ms or 13 ms for the same
@@ -60,11 +60,13 @@ def timed_side_by_side(calls: dict[str, Callable[[], object]], rounds: int):
     """Time every call in ``rounds`` interleaved rounds (one loop of about 2 ms per call and
     round), so a slow spell of a shared machine lands on all the calls of a round alike.
 
-    Returns the :class:`~whylab.bench.Comparison`. A call's cost is its fastest round
+    Each round's sample is the fastest of three loops: a loop preempted by another
+    process would otherwise sway that round's ratio. Returns the
+    :class:`~whylab.bench.Comparison`. A call's cost is its fastest round
     (other work only ever adds time); two calls are compared by the median of their
     round-by-round ratios, which cancels slow spells longer than a round.
     """
-    return compare(calls, rounds, LOOP_BUDGET_S, max_calls=1 << 12)
+    return compare(calls, rounds, LOOP_BUDGET_S, repeats=3, max_calls=1 << 12)
 
 
 def bytes_allocated(func: Callable[[], object]) -> int:
@@ -181,7 +183,7 @@ def _series_name(key: str, op: Text) -> Text:
                                                            LONE_OPS.values())),
         Param("max_log2n", "int", 10, T("largest log₂ n", "最大的 log₂ n"),
               minimum=8, maximum=11, step=1),
-        Param("rounds", "int", 5, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
+        Param("rounds", "int", 9, T("timing rounds (interleaved)", "计时轮数（交替进行）"),
               minimum=1, maximum=15, step=1),
     ],
     timing=True,
@@ -363,7 +365,7 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
                          f"x.t()：至多 {max(view_bytes)} 字节；n = {largest} 时 x.clone() 为 "
                          f"{copy_bytes[-1]} 字节"),
               expected=f"≤ {HEADER_BYTES_AT_MOST} B; ≥ 8n² B"),
-        ratio_check("transpose-time-flat",
+        timing_check("transpose-time-flat",
                     T(f"x.t() costs the same at any size: from n = {smallest} to {largest} "
                       f"(×{element_growth} elements) its time grows at most "
                       f"{FLAT_GROWTH_AT_MOST:g}× (the transposing copy's grew "
@@ -371,22 +373,22 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
                       f"x.t() 的代价与尺寸无关：n 从 {smallest} 到 {largest}（元素数为 "
                       f"{element_growth} 倍）时，它的耗时至多增长到 {FLAT_GROWTH_AT_MOST:g} 倍"
                       f"（转置复制的耗时增长到 {copy_growth:.0f} 倍）"),
-                    view_growth, at_most=FLAT_GROWTH_AT_MOST),
-        ratio_check("self-return-cheaper-than-copy",
+                    side_by_side.ratios(largest, smallest), at_most=FLAT_GROWTH_AT_MOST),
+        timing_check("self-return-cheaper-than-copy",
                     T(f"At n = {largest}, copying (clone) costs at least "
                       f"{CHEAPER_THAN_COPY_AT_LEAST:g}× as much as contiguous() returning itself",
                       f"n = {largest} 时，返回自身的 contiguous() 耗时不到复制（clone）的 "
                       f"1/{CHEAPER_THAN_COPY_AT_LEAST:g}"),
-                    at_largest("clone", "contiguous_of_contiguous"),
+                    measured.ratios("clone", "contiguous_of_contiguous"),
                     at_least=CHEAPER_THAN_COPY_AT_LEAST),
-        ratio_check("view-cheaper-than-copy",
+        timing_check("view-cheaper-than-copy",
                     T(f"At n = {largest}, the transposing copy x.t().contiguous() costs at least "
                       f"{CHEAPER_THAN_COPY_AT_LEAST:g}× as much as making the view x.t()",
                       f"n = {largest} 时，创建视图 x.t() 的耗时不到转置复制 x.t().contiguous() 的 "
                       f"1/{CHEAPER_THAN_COPY_AT_LEAST:g}"),
-                    at_largest("contiguous_of_transposed", "transpose_view"),
+                    measured.ratios("contiguous_of_transposed", "transpose_view"),
                     at_least=CHEAPER_THAN_COPY_AT_LEAST),
-        ratio_check("lone-transposed-not-slower",
+        timing_check("lone-transposed-not-slower",
                     T(f"A lone transposed operand needs no copy: at n = {largest}, {label.en} on "
                       f"t = x.t() takes at most {LONE_SLOWDOWN_AT_MOST:g}× the time on a "
                       f"row-major t (a kernel that first copied t to row-major would add the "
@@ -395,14 +397,16 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
                       f"的耗时至多是对行主序 t 的 {LONE_SLOWDOWN_AT_MOST:g} 倍（若内核先把 t "
                       "复制成行主序，就要多花一次转置复制的时间，在这里是该内核的 "
                       f"{copy_over_kernel:.0f} 倍）"),
-                    layout_ratio["lone"].median, at_most=LONE_SLOWDOWN_AT_MOST),
-        ratio_check("mixed-layouts-slower",
+                    measured.ratios("lone_transposed", "lone_row_major"),
+                    at_most=LONE_SLOWDOWN_AT_MOST),
+        timing_check("mixed-layouts-slower",
                     T(f"Mixed layouts are slower: at n = {largest}, t.add_(y) with t = x.t() and "
                       f"y row-major takes at least {MIXED_SLOWDOWN_AT_LEAST:g}× the time of "
                       "t.add_(y) with both row-major",
                       f"布局混用会变慢：n = {largest} 时，t = x.t()、y 为行主序的 t.add_(y)，"
                       f"耗时至少是两者都为行主序时的 {MIXED_SLOWDOWN_AT_LEAST:g} 倍"),
-                    layout_ratio["mixed"].median, at_least=MIXED_SLOWDOWN_AT_LEAST),
+                    measured.ratios("mixed_transposed", "mixed_row_major"),
+                    at_least=MIXED_SLOWDOWN_AT_LEAST),
     ]
     names = {key: _series_name(key, label) for key in SERIES}
     chart = LineChart(

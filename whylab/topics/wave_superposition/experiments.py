@@ -160,15 +160,17 @@ def superposition(amplitude: float, frequency_2: float, phase: float, samples: i
            if same_frequency else
            Check.not_applicable(id="fit-amplitude", name=fit_name, expected="2A|cos(φ/2)|",
                                 why=needs_same))
+    pure_name = T("The sum is a pure sinusoid of the first wave's frequency (fit residual, RMS)",
+                  "合成波仍是与第一列波同频率的纯正弦波（拟合残差的均方根）")
+    # Two frequencies beat: the sum is then no sinusoid of f₁, by the product form below.
+    pure = (amplitude_check("pure-sinusoid", pure_name, residual, 0.0, rounding)
+            if same_frequency else
+            Check.not_applicable(id="pure-sinusoid", name=pure_name, expected="0",
+                                 measured=f"{residual:.3g}", why=needs_same))
     checks = [
         peak,
         fit,
-        amplitude_check(
-            "pure-sinusoid",
-            T("The sum is a pure sinusoid of the first wave's frequency (fit residual, RMS)",
-              "合成波仍是与第一列波同频率的纯正弦波（拟合残差的均方根）"),
-            residual, 0.0, rounding,
-        ),
+        pure,
         amplitude_check(
             "product-form",
             T("The sum equals 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2) at every sample "
