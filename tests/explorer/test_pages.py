@@ -246,7 +246,12 @@ def test_language_switch_and_alternates_keep_the_place(client):
 
 def test_pages_are_accessible_by_construction(client):
     page = client.get("/en/topics/tiny-demo").text
-    assert '<a class="skip-link" href="#main">' in page and '<main id="main"' in page
+    # On a topic page "skip to content" passes the contents too, to the article itself.
+    assert '<a class="skip-link" href="#article">' in page and '<main id="main"' in page
+    assert '<article class="topic" id="article" tabindex="-1">' in page
+    assert page.index('id="article"') > page.index('class="toc"')
+    home = client.get("/en/").text
+    assert '<a class="skip-link" href="#main">' in home
     assert 'name="viewport"' in page
     ids = re.findall(r'<input[^>]* id="([^"]+)"', page) + re.findall(r'<select id="([^"]+)"', page)
     for element_id in ids:

@@ -33,7 +33,7 @@ def test_inline_and_display_math_become_mathml():
 def test_single_line_display_math_and_display_math_inside_a_paragraph():
     html = html_of(render_prose("$$ a + b $$\n\nsee $$x^2$$ here", "t.md"))
     assert html.count('display="block"') == 2
-    assert '<div class="math-display" tabindex="0">' in html
+    assert '<div class="math-display">' in html
 
 
 def test_escaped_dollar_and_code_keep_their_dollars():

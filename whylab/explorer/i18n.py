@@ -47,6 +47,8 @@ UI: dict[str, Text] = {
     "read_in_other": T("阅读中文版", "Read in English"),  # the link is in the other language
     "question": T("The question", "问题"),
     "contents": T("Contents", "目录"),
+    "formula_scrolls": T("Formula, wider than the page: scroll sideways",
+                         "公式比页面宽，可左右滚动"),
     "other_topics": T("Previous and next topic", "上一个和下一个主题"),
     "previous_topic": T("Previous topic", "上一个主题"),
     "next_topic": T("Next topic", "下一个主题"),

@@ -154,14 +154,15 @@ def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     mathml = latex_to_mathml(
         token.content, display=True, where=f"{env.get('where', '')} line {line}"
     )
-    # tabindex: a formula wider than a phone scrolls in this box, which the keyboard must reach.
-    return f'<div class="math-display" tabindex="0">{mathml}</div>\n'
+    # No tab stop here: the script makes a formula focusable (so it can be scrolled by
+    # keyboard) only when it is wider than its column.
+    return f'<div class="math-display">{mathml}</div>\n'
 
 
 # ---------------------------------------------------------------- heading ids and anchors
 
 # Ids the page itself uses; a heading that would take one gets a suffix instead.
-RESERVED_IDS = frozenset({"main", "contents", "top", "topics", "topics-heading"})
+RESERVED_IDS = frozenset({"main", "article", "contents", "top", "topics", "topics-heading"})
 TOC_LEVELS = ("h2", "h3")
 
 

@@ -451,23 +451,44 @@ def home_context(
 
 @dataclass(frozen=True)
 class TocEntry:
-    """One line of a topic page's table of contents: a prose heading or a block."""
+    """One line of a topic page's table of contents: a prose heading or a block, with the
+    lines nested under it (a section's subsections and blocks)."""
 
     id: str
     text: str
-    level: int  # 2 for sections and blocks, 3 for subsections
+    children: list[TocEntry] = field(default_factory=list)
 
 
-def table_of_contents(segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang):
-    """Headings and experiment/diagram blocks, in reading order."""
-    entries: list[TocEntry] = []
+def _same_words(a: str, b: str) -> bool:
+    """Whether two titles say the same words (case and punctuation aside)."""
+    return re.findall(r"\w+", a.casefold()) == re.findall(r"\w+", b.casefold())
+
+
+def table_of_contents(
+    segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang
+) -> list[TocEntry]:
+    """Sections, their subsections, and each experiment or diagram block under the heading
+    it follows, in reading order. A block titled with its own section's words is left out:
+    the heading's line already leads there."""
+    top: list[TocEntry] = []
+    section: TocEntry | None = None  # the level-2 heading read last
+    latest: TocEntry | None = None  # the heading read last, at any level
     for segment in segments:
         if isinstance(segment, HtmlBlock):
-            entries.extend(TocEntry(h.id, h.text, h.level) for h in segment.headings)
+            for heading in segment.headings:
+                latest = TocEntry(heading.id, heading.text)
+                if heading.level == 2 or section is None:
+                    top.append(latest)
+                    section = latest
+                else:
+                    section.children.append(latest)
         elif segment.name in views:
             view = views[segment.name]
-            entries.append(TocEntry(view.anchor, view.experiment.title.get(lang), 2))
-    return entries
+            title = view.experiment.title.get(lang)
+            if latest is not None and _same_words(latest.text, title):
+                continue
+            (latest.children if latest is not None else top).append(TocEntry(view.anchor, title))
+    return top
 
 
 def neighbours(registry: TopicRegistry, topic: Topic) -> tuple[Topic | None, Topic | None]:
