@@ -89,6 +89,7 @@ def test_live_search_in_english_and_chinese_and_the_empty_state(page, base_url):
 def test_tag_filter_is_live(page, base_url, registry):
     page.goto(f"{base_url}/en/")
     tag = next(iter(registry)).tags[0]
+    page.locator(".tag-filter summary").click()  # the tags are folded below the search box
     page.locator(f'.tag-filter a[data-tag="{tag.key}"]').click()
     page.wait_for_url(re.compile(f"tag={tag.key}"))
     expected = [t.slug for t in registry if tag.key in {x.key for x in t.tags}]

@@ -776,12 +776,15 @@ def create_app(
         if problem is not None:
             return error_page(lang, 422, problem)
         raw: dict[str, dict[str, str]] = {}
+        page_query: list[tuple[str, str]] = []
         for key, value in request.query_params.items():
             name, dot, param = key.partition(".")
             if not dot or name not in topic.experiments:
-                message = translate("page_param_unknown", lang, name=key[:40])
-                return error_page(lang, 422, message)
+                # Not addressed to an experiment of this page (a shared link's utm_source,
+                # fbclid, ref=...): ignored, and left out of the page's links and cache key.
+                continue
             raw.setdefault(name, {})[param] = value
+            page_query.append((key, value))
         placements = topic.placements()
         # Only the timing blocks name the page's key (by their latest measurement); the
         # other views are built when the page is not kept.
@@ -790,7 +793,6 @@ def create_app(
             for p in placements
             if topic.experiments[p.name].timing
         }
-        page_query = [(k, v) for k, v in request.query_params.items()]
         key = page_key(lang, topic, timing_views, raw, page_query)
         kept = kept_page(request, key) if key is not None else None
         if kept is not None:

@@ -185,10 +185,6 @@ UI: dict[str, Text] = {
     "param_not_bool": T("{label}: must be true or false", "{label}：必须是 true 或 false"),
     "param_unknown": T("{label}: unknown parameter", "{label}：未知参数"),
     # Query-string problems of a whole topic page (422).
-    "page_param_unknown": T(
-        "{name}: unknown parameter (write experiment.parameter=value)",
-        "{name}：未知参数（请写成 实验名.参数名=值）",
-    ),
     "too_many_params": T("Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"),
     "param_repeated": T(
         "{name}: given more than once (give each parameter once).",
