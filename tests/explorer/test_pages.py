@@ -386,3 +386,22 @@ def test_a_chinese_page_shows_no_code_names_or_true_false(client):
     assert untranslated(page) == []
     planted = page.replace("<dt>信号能量</dt>", "<dt>closed_form_amplitude</dt>")
     assert untranslated(planted) == ["closed_form_amplitude"]  # the check can fail
+
+
+def test_static_files_are_fingerprinted_and_kept_for_a_year(client):
+    from whylab.explorer.fonts.subset import served_font
+    from whylab.explorer.static_files import fingerprint
+
+    page = client.get("/en/topics/tiny-demo").text
+    for asset in ("explorer.css", "explorer.js", "favicon.svg"):
+        url = f"/static/{asset}?v={fingerprint(asset)}"
+        assert url in page
+        assert client.get(url).headers["cache-control"] == "public, max-age=31536000, immutable"
+        # Without the current fingerprint a browser must ask again (ETag), never keep it.
+        for stale in (f"/static/{asset}", f"/static/{asset}?v=0000000000"):
+            response = client.get(stale)
+            assert response.status_code == 200 and response.headers["cache-control"] == "no-cache"
+            assert response.headers["etag"]
+    font = client.get(f"/static/fonts/{served_font().name}")
+    assert font.status_code == 200 and "immutable" in font.headers["cache-control"]
+    assert client.get("/static/fonts/NotoSansMath-Regular.woff2").status_code == 404

@@ -38,13 +38,13 @@ from whylab.explorer.ipynb import has_notebook, notebook_filename
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
+from whylab.explorer.static_files import fingerprint
 from whylab.explorer.svg import COMPACT, WIDE, render_graph_figure, render_line_chart
 from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
-STATIC_DIR = PACKAGE_DIR / "static"
 MAX_TABLE_ROWS = 200
 
 
@@ -80,7 +80,7 @@ class Links:
     def static(self, name: str) -> str:
         if self.exported:
             return f"{self.root}static/{name}"
-        return f"/static/{name}?v={whylab.__version__}"
+        return f"/static/{name}?v={fingerprint(name)}"
 
     def fragment(self, lang: Lang, slug: str, experiment: str) -> str:
         """The result-fragment URL the page script fetches (live server only)."""
