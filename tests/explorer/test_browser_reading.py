@@ -3,6 +3,8 @@ taps on charts, and the language switch keeping the reader's place."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.explorer.test_browser import PHONE, open_in, open_page
@@ -183,5 +185,44 @@ def test_switching_language_after_following_a_contents_link_keeps_that_section(
     page.locator("[data-lang-switch]").click()
     page.wait_for_function("() => location.pathname === '/zh/topics/fft'")
     assert page.evaluate("location.hash") == "#counting-the-work"
+    context.close()
+    assert problems == []
+
+
+WATCH_NOTE = """() => { window.noteShown = false;
+    const note = document.querySelector('#experiment-superposition [data-stale-note]');
+    new MutationObserver(() => { if (!note.hidden) window.noteShown = true; })
+        .observe(note, {attributes: true}); }"""
+
+
+@pytest.mark.parametrize("lang,viewport", [("en", DESKTOP), ("zh", PHONE)])
+def test_a_run_moves_nothing_and_a_slow_one_shows_it_is_working(browser, base_url, lang, viewport):
+    context, page, problems = open_in(browser, viewport)
+    page.goto(f"{base_url}/{lang}/topics/wave-superposition")
+    result = page.locator("#experiment-superposition-result")
+    working = page.locator("#experiment-superposition .run-working")
+    phase = page.locator("#experiment-superposition-phase")
+    # A quick run: no "outdated" note at all.
+    page.evaluate(WATCH_NOTE)
+    phase.fill("1.25")
+    phase.press("Enter")
+    page.wait_for_url("**superposition.phase=1.25**")
+    page.wait_for_function("() => !document.querySelector("
+                           "'#experiment-superposition-result').classList.contains('stale')")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.noteShown") is False
+    # A slow one (held here): the note overlays the result, which does not move, and after
+    # a second the bar and the seconds show; both go when the answer comes.
+    top = result.bounding_box()["y"]
+    held = []
+    page.route(re.compile(r"/experiments/superposition/result"), lambda r: held.append(r))
+    phase.fill("1.5")
+    phase.press("Enter")
+    page.locator("#experiment-superposition [data-stale-note]").wait_for(state="visible")
+    assert result.bounding_box()["y"] == top
+    working.wait_for(state="visible")
+    page.wait_for_function("(el) => /\\d s$/.test(el.textContent)", arg=working.element_handle())
+    held[0].continue_()
+    working.wait_for(state="hidden")
     context.close()
     assert problems == []

@@ -355,6 +355,14 @@
     const problem = section.querySelector("[data-problem]");
     const staleNote = section.querySelector("[data-stale-note]");
     const progress = form.querySelector("[data-progress]");
+    // A run that takes more than a second shows that it is still going: a bar that
+    // moves and the seconds so far (not announced: the status line says "Running").
+    const working = document.createElement("span");
+    working.className = "run-working";
+    working.setAttribute("aria-hidden", "true");
+    working.hidden = true;
+    working.innerHTML = "<progress></progress> <span></span>";
+    status.after(working);
     const initial = experimentParams(form); // what the page was rendered with
     let generation = 0; // each run request gets a number; only the latest may write
     let inFlight = null;
@@ -549,7 +557,22 @@
       inFlight = controller;
       result.setAttribute("aria-busy", "true");
       status.textContent = status.dataset.running;
-      markStale(true);
+      // Most runs answer within a few hundred milliseconds: only a slower one is marked
+      // outdated meanwhile (the note overlays the result, so nothing moves), and only one
+      // past a second shows the bar and the seconds.
+      const started = performance.now();
+      const staleLater = setTimeout(function () {
+        if (mine === generation) {
+          markStale(true);
+        }
+      }, 400);
+      const clock = setInterval(function () {
+        const seconds = (performance.now() - started) / 1000;
+        if (seconds >= 1 && mine === generation && !form.dataset.timingRuns) {
+          working.hidden = false;
+          working.lastChild.textContent = seconds.toFixed(0) + " s";
+        }
+      }, 250);
       try {
         if (form.dataset.timingRuns) {
           await measure(query, mine);
@@ -562,8 +585,11 @@
           markStale(true);
         }
       } finally {
+        clearTimeout(staleLater);
+        clearInterval(clock);
         if (inFlight === controller) {
           inFlight = null;
+          working.hidden = true;
           result.setAttribute("aria-busy", "false");
         }
       }
