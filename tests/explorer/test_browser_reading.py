@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.explorer.test_browser import PHONE, open_in, open_page
+from tests.explorer.test_browser import PHONE, chart_path, open_in, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -226,3 +226,32 @@ def test_a_run_moves_nothing_and_a_slow_one_shows_it_is_working(browser, base_ur
     working.wait_for(state="hidden")
     context.close()
     assert problems == []
+
+
+def test_a_float_slides_with_its_box_and_a_resting_slider_reruns(browser, base_url):
+    context, page, problems = open_in(browser, DESKTOP)
+    page.goto(f"{base_url}/en/topics/wave-superposition")
+    box = page.locator("#experiment-superposition-phase")
+    slider = page.locator("[data-slider-for='experiment-superposition-phase']")
+    assert slider.is_visible() and slider.get_attribute("aria-label")
+    help_text = page.locator("#experiment-superposition-phase-help").inner_text()
+    assert "2π ≈ 6.283185307" in help_text
+    # Typing moves the slider; moving the slider writes the box and reruns once it rests.
+    box.fill("3.14")
+    assert abs(float(slider.input_value()) - 3.14) < 1e-9
+    before = chart_path(page)
+    slider.evaluate("(s) => { s.value = '1'; s.dispatchEvent(new Event('input')); }")
+    assert box.input_value() == "1.00"
+    page.wait_for_url("**superposition.phase=1.00**")
+    page.wait_for_function("(d) => !document.querySelector("
+                           "'#experiment-superposition-result').classList.contains('stale')"
+                           " && document.querySelector('#experiment-superposition-result "
+                           "svg.chart path.series')?.getAttribute('d') !== d", arg=before)
+    assert chart_path(page) != before  # the result was recomputed at φ = 1
+    # Two decades or more slide on a log scale: the middle of the travel is the geometric mean.
+    amplitude = page.locator("[data-slider-for='experiment-superposition-amplitude']")
+    amplitude.evaluate("(s) => { s.value = '500'; s.dispatchEvent(new Event('input')); }")
+    assert page.locator("#experiment-superposition-amplitude").input_value() == "1.00"
+    context.close()
+    assert problems == []
+

@@ -405,3 +405,22 @@ def test_static_files_are_fingerprinted_and_kept_for_a_year(client):
     font = client.get(f"/static/fonts/{served_font().name}")
     assert font.status_code == 200 and "immutable" in font.headers["cache-control"]
     assert client.get("/static/fonts/NotoSansMath-Regular.woff2").status_code == 404
+
+
+def test_angle_bounds_read_as_multiples_of_pi_and_wide_ranges_slide_on_a_log_scale():
+    import math
+
+    from whylab.explorer.experiment import Param, T
+    from whylab.explorer.render import show_bound, slider_scale
+
+    angle = Param("phase", "float", 1.0, T("φ", "φ"), unit="rad", minimum=0.0,
+                  maximum=2 * math.pi)
+    assert show_bound(angle, 2 * math.pi) == "2π ≈ 6.283185307"
+    assert show_bound(angle, math.pi / 2) == "π/2 ≈ 1.570796327"
+    assert show_bound(angle, 0.0) == "0"
+    assert show_bound(angle, 1.0) == "1"  # not a multiple of π: as typed
+    length = Param("x", "float", 1.0, T("x", "x"), unit="m", minimum=0.0, maximum=2 * math.pi)
+    assert show_bound(length, 2 * math.pi) == "6.283185307"  # only radians are angles
+    assert slider_scale(Param("a", "float", 1.0, T("a", "a"), minimum=0.01, maximum=100.0)) == "log"
+    assert slider_scale(Param("b", "float", 1.0, T("b", "b"), minimum=0.5, maximum=3.0)) == "linear"
+    assert slider_scale(Param("c", "float", 1.0, T("c", "c"), minimum=0.0, maximum=1e6)) == "linear"

@@ -345,6 +345,30 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
     raise TypeError(f"cannot draw {type(figure).__name__}")
 
 
+def show_bound(param: Param, value: float) -> str:
+    """A bound as the range under a field shows it: an angle in radians as a multiple of π
+    when it is one (``2π ≈ 6.283185307``), anything else as :meth:`Param.show` does."""
+    shown = param.show(value)
+    if param.unit != "rad" or value == 0:
+        return shown
+    for denominator in (1, 2, 3, 4, 6, 8, 12):
+        numerator = round(value / math.pi * denominator)
+        if numerator and math.isclose(value, numerator * math.pi / denominator, rel_tol=1e-9):
+            top = "π" if numerator == 1 else f"{numerator}π"
+            multiple = top if denominator == 1 else f"{top}/{denominator}"
+            return f"{multiple} ≈ {shown}"
+    return shown
+
+
+def slider_scale(param: Param) -> str:
+    """How a float parameter's slider maps its travel: ``log`` over two decades or more
+    (0.01 to 100 would leave the first percent of the travel for 0.01 to 1), else ``linear``."""
+    assert param.minimum is not None and param.maximum is not None
+    if param.minimum > 0 and param.maximum / param.minimum >= 100:
+        return "log"
+    return "linear"
+
+
 @pass_context
 def _bound_messages(context, param: Param) -> dict[str, str]:
     return bound_messages(param, context["lang"])
@@ -391,6 +415,8 @@ def make_environment() -> Environment:
         value=_value,
         metric_rows=_metric_rows,
         bound_messages=_bound_messages,
+        show_bound=show_bound,
+        slider_scale=slider_scale,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,

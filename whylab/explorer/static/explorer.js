@@ -608,6 +608,54 @@
       });
     });
 
+    // A float's slider moves with its box, and the box with it; on a log scale the travel
+    // is the logarithm of the value. When the slider rests for a moment an experiment that
+    // measures no time reruns by itself (a timing one waits for Measure).
+    form.querySelectorAll("input[data-slider-for]").forEach(function (slider) {
+      const box = document.getElementById(slider.dataset.sliderFor);
+      const low = Number(box.min);
+      const high = Number(box.max);
+      const log = slider.dataset.scale === "log";
+      if (log) {
+        slider.min = "0";
+        slider.max = "1000";
+        slider.step = "1";
+      }
+      const toSlider = function (value) {
+        return log ? (1000 * Math.log(value / low)) / Math.log(high / low) : value;
+      };
+      const fromSlider = function (position) {
+        const value = log ? low * Math.pow(high / low, position / 1000) : position;
+        const step = Number(box.step) || 0;
+        const snapped = step ? Math.round(value / step) * step : value;
+        return Math.min(high, Math.max(low, snapped));
+      };
+      const follow = function () {
+        if (box.value !== "" && !boundMessage(box)) {
+          slider.value = String(toSlider(Number(box.value)));
+        }
+      };
+      follow();
+      slider.hidden = false;
+      box.addEventListener("input", follow);
+      const runWhenResting = debounce(function () {
+        if (!form.dataset.timingRuns) {
+          form.requestSubmit();
+        }
+      }, 350);
+      slider.addEventListener("input", function () {
+        const value = fromSlider(Number(slider.value));
+        // As many decimals as the step has; with no step, three significant digits.
+        box.value = Number(box.step)
+          ? value.toFixed(Math.min((box.step.split(".")[1] || "").length, 10))
+          : String(Number(value.toPrecision(3)));
+        if (box.getAttribute("aria-invalid")) {
+          showFieldError(box, "");
+        }
+        runWhenResting();
+      });
+    });
+
     // One run per submit (Enter or the button); each submit is a history entry,
     // so Back undoes it.
     form.addEventListener("submit", function (event) {
