@@ -424,3 +424,18 @@ def test_angle_bounds_read_as_multiples_of_pi_and_wide_ranges_slide_on_a_log_sca
     assert slider_scale(Param("a", "float", 1.0, T("a", "a"), minimum=0.01, maximum=100.0)) == "log"
     assert slider_scale(Param("b", "float", 1.0, T("b", "b"), minimum=0.5, maximum=3.0)) == "linear"
     assert slider_scale(Param("c", "float", 1.0, T("c", "c"), minimum=0.0, maximum=1e6)) == "linear"
+
+
+@pytest.mark.parametrize(
+    "path,meant", [("/en/topics/tiny-dem", True), ("/zh/topics/tinydemo", True),
+                   ("/en/topic/tiny-demo", True), ("/en/topics/zebrafish", False),
+                   ("/en/" + "x" * 200, False)],
+)
+def test_not_found_offers_search_every_topic_and_the_topic_it_likely_meant(client, path, meant):
+    page = client.get(path)
+    assert page.status_code == 404
+    lang = path.split("/")[1]
+    assert 'role="search"' in page.text and f'action="/{lang}/"' in page.text
+    assert f'href="/{lang}/topics/tiny-demo"' in page.text  # the topic list
+    wording = {"en": "Did you mean", "zh": "您要找的是不是"}[lang]
+    assert (wording in page.text) == meant

@@ -56,6 +56,7 @@ from whylab.explorer.render import (
     experiment_source,
     home_context,
     make_environment,
+    nearest_topic,
     topic_context,
 )
 from whylab.explorer.result_json import dumps
@@ -320,7 +321,8 @@ def create_app(
         return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
 
     def error_page(
-        lang: str, status: int, message: str, headers=None, title_key: str = "error_title"
+        lang: str, status: int, message: str, headers=None, title_key: str = "error_title",
+        **extra: Any,
     ) -> HTMLResponse:
         context = {
             "lang": lang,
@@ -328,17 +330,29 @@ def create_app(
             "title": translate(title_key, lang),
             "message": message,
             "alternates": {code: links.home(code) for code in LANGS},
+            **extra,
         }
         return html("error.html", context, status, headers)
 
-    def not_found(lang: str) -> HTMLResponse:
-        """The not-found page: the same text for every path in one language, so it is kept
-        (as text; the middleware compresses it) in the page cache."""
+    def not_found(lang: str, path: str = "") -> HTMLResponse:
+        """The not-found page, with the search box and every topic. Where ``path`` looks
+        like a topic's slug mistyped, it names that topic ("did you mean"); otherwise it is
+        the same text for every path in one language, so it is kept (as text; the
+        middleware compresses it) in the page cache."""
+        suggestion = nearest_topic(path, registry)
+        if suggestion is not None:
+            return error_page(
+                lang, 404, translate("not_found", lang), title_key="not_found_title",
+                topics=list(registry), suggestion=suggestion,
+            )  # fmt: skip
         key = ("not-found", lang, whylab.__version__)
         stored = pages.get(key) if pages is not None else None
         if isinstance(stored, str):
             return HTMLResponse(stored, 404)
-        response = error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
+        response = error_page(
+            lang, 404, translate("not_found", lang), title_key="not_found_title",
+            topics=list(registry),
+        )  # fmt: skip
         if pages is not None:
             pages.put(key, bytes(response.body).decode())
         return response
@@ -770,7 +784,7 @@ def create_app(
         if lang not in LANGS:
             return not_found("en")
         if topic is None:
-            return not_found(lang)
+            return not_found(lang, slug)
         problem = query_problem(request, lang)
         if problem is not None:
             return error_page(lang, 422, problem)
@@ -977,7 +991,7 @@ def create_app(
             return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
         if error.status_code == 404:
-            return not_found(lang)
+            return not_found(lang, request.url.path)
         return error_page(lang, error.status_code, str(error.detail), headers)
 
     return app

@@ -160,6 +160,8 @@ UI: dict[str, Text] = {
     "error_title": T("Something went wrong", "出错了"),
     "not_found": T("This page does not exist.", "这个页面不存在。"),
     "not_found_title": T("Page not found", "找不到这个页面"),
+    "did_you_mean": T("Did you mean", "您要找的是不是"),
+    "question_mark": T("?", "？"),
     "bad_params": T("Some parameters are not valid:", "部分参数无效："),
     "rate_limited": T(
         "You have used your share of experiment time for now; please wait {seconds} s.",

@@ -8,6 +8,7 @@ an export -- and in whether experiment forms can run.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import math
@@ -343,6 +344,18 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
     if isinstance(figure, GraphDiagram):
         return Markup(render_graph_figure(figure, lang, element_id))
     raise TypeError(f"cannot draw {type(figure).__name__}")
+
+
+def nearest_topic(path: str, registry: TopicRegistry) -> Topic | None:
+    """The topic a mistyped address most likely meant: the one whose slug is closest to a
+    segment of ``path`` (``/en/topics/fftt`` -> fft), or None when none is close."""
+    slugs = [topic.slug for topic in registry]
+    for segment in reversed([s for s in path.lower().split("/") if s][-4:]):
+        # No slug is longer than 64 characters: a longer segment is no typo of one.
+        close = difflib.get_close_matches(segment[:64], slugs, n=1, cutoff=0.75)
+        if close:
+            return registry.get(close[0])
+    return None
 
 
 def show_bound(param: Param, value: float) -> str:
