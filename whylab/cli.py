@@ -160,6 +160,28 @@ def _registry(args: argparse.Namespace):
 # ---------------------------------------------------------------- serve
 
 
+def check_port_free(host: str, port: int) -> None:
+    """Raise UsageError naming ``--port`` when ``host:port`` cannot be bound (taken, or no
+    such address here), before minutes of start-up are spent; uvicorn binds it right after."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise UsageError(f"--host {host!r} is not an address of this machine ({error})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # As uvicorn does, so a port left in TIME_WAIT by a stopped server counts as free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise UsageError(
+                f"cannot listen on {host}:{port}: {error.strerror or error}; is another server "
+                f"running there? choose another port with --port"
+            ) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -186,6 +208,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections_per_client=args.max_client_connections,
         redis_url=args.redis_url,
     )
+    check_port_free(args.host, args.port)
+    if config.redis_url is None:
+        console.print(
+            "Starting the experiment workers; the first start on a machine compiles the "
+            "numerical kernels (about 10-40 s), later starts reuse numba's cache."
+        )
     try:
         app = create_app(config)
     except TopicError as error:

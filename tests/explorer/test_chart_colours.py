@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from whylab.explorer import svg
 from whylab.explorer.experiment import LineChart, Series, T
-from whylab.explorer.render import STATIC_DIR
+from whylab.explorer.static_files import STATIC_DIR
 from whylab.explorer.svg import (
     COMPACT,
     DIRECT_LABELS_FROM,

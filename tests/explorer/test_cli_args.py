@@ -123,6 +123,15 @@ def test_a_good_live_url_is_written_into_the_links(tmp_path):
     assert "https://whylab.example/" in page
 
 
+def test_serve_on_a_taken_port_is_one_line_naming_port(capsys):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        line = usage_error(capsys, ["serve", "--port", str(port), "--no-warm", *TOPICS])
+    assert f"127.0.0.1:{port}" in line and "--port" in line
+
+
 def test_serve_starts_with_an_unusable_cache_dir_and_says_so(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x", encoding="utf-8")

@@ -6,6 +6,8 @@ import re
 from html import unescape
 from urllib.parse import parse_qsl, urlsplit
 
+import pytest
+
 
 def test_root_redirects_by_accept_language(client):
     for header, target in [
@@ -178,9 +180,25 @@ def test_number_fields_carry_the_servers_messages_for_the_page_script(client):
     assert re.search(r'<form class="experiment-form"[^>]* novalidate', form)
 
 
+@pytest.mark.parametrize(
+    "query",
+    [{"utm_source": "twitter"}, {"fbclid": "IwAR0x"}, {"ref": "hn"}, {"nope.x": "1"},
+     {"utm_source": "twitter", "sine.samples": "64"}],
+)
+def test_query_keys_for_no_experiment_of_the_page_are_ignored(client, query):
+    """A shared link's tracking parameters do not turn the page into an error page, and
+    they are not carried into the page's own links or its cache key."""
+    clean = {k: v for k, v in query.items() if k.startswith("sine.")}
+    client.get("/en/topics/tiny-demo", params=clean)  # computed once: both are then cached
+    page = client.get("/en/topics/tiny-demo", params=query)
+    assert page.status_code == 200
+    assert page.text == client.get("/en/topics/tiny-demo", params=clean).text
+    for key, value in query.items():
+        if key not in clean:
+            assert f"{key}={value}" not in page.text
+
+
 def test_unknown_and_malformed_page_parameters_are_rejected(client):
-    assert client.get("/en/topics/tiny-demo", params={"utm": "x"}).status_code == 422
-    assert client.get("/en/topics/tiny-demo", params={"nope.x": "1"}).status_code == 422
     response = client.get("/en/topics/tiny-demo", params={"sine.bogus": "1"})
     assert response.status_code == 422 and "unknown parameter" in response.text
     fragment = client.get("/en/topics/tiny-demo/experiments/sine/result", params={"x": "1"})
@@ -188,9 +206,9 @@ def test_unknown_and_malformed_page_parameters_are_rejected(client):
 
 
 def test_page_level_parameter_errors_are_worded_in_the_page_language(client):
-    chinese = client.get("/zh/topics/tiny-demo", params={"utm": "x"})
+    chinese = client.get("/zh/topics/tiny-demo", params={"sine.bogus": "x"})
     assert chinese.status_code == 422
-    assert "utm：未知参数（请写成 实验名.参数名=值）" in chinese.text
+    assert "bogus：未知参数" in chinese.text
     assert "unknown parameter" not in chinese.text
     too_many = {f"sine.p{i}": "1" for i in range(65)}  # the fixture app allows 64
     for lang, wording in [
@@ -246,7 +264,12 @@ def test_language_switch_and_alternates_keep_the_place(client):
 
 def test_pages_are_accessible_by_construction(client):
     page = client.get("/en/topics/tiny-demo").text
-    assert '<a class="skip-link" href="#main">' in page and '<main id="main"' in page
+    # On a topic page "skip to content" passes the contents too, to the article itself.
+    assert '<a class="skip-link" href="#article">' in page and '<main id="main"' in page
+    assert '<article class="topic" id="article" tabindex="-1">' in page
+    assert page.index('id="article"') > page.index('class="toc"')
+    home = client.get("/en/").text
+    assert '<a class="skip-link" href="#main">' in home
     assert 'name="viewport"' in page
     ids = re.findall(r'<input[^>]* id="([^"]+)"', page) + re.findall(r'<select id="([^"]+)"', page)
     for element_id in ids:
@@ -363,3 +386,56 @@ def test_a_chinese_page_shows_no_code_names_or_true_false(client):
     assert untranslated(page) == []
     planted = page.replace("<dt>信号能量</dt>", "<dt>closed_form_amplitude</dt>")
     assert untranslated(planted) == ["closed_form_amplitude"]  # the check can fail
+
+
+def test_static_files_are_fingerprinted_and_kept_for_a_year(client):
+    from whylab.explorer.fonts.subset import served_font
+    from whylab.explorer.static_files import fingerprint
+
+    page = client.get("/en/topics/tiny-demo").text
+    for asset in ("explorer.css", "explorer.js", "favicon.svg"):
+        url = f"/static/{asset}?v={fingerprint(asset)}"
+        assert url in page
+        assert client.get(url).headers["cache-control"] == "public, max-age=31536000, immutable"
+        # Without the current fingerprint a browser must ask again (ETag), never keep it.
+        for stale in (f"/static/{asset}", f"/static/{asset}?v=0000000000"):
+            response = client.get(stale)
+            assert response.status_code == 200 and response.headers["cache-control"] == "no-cache"
+            assert response.headers["etag"]
+    font = client.get(f"/static/fonts/{served_font().name}")
+    assert font.status_code == 200 and "immutable" in font.headers["cache-control"]
+    assert client.get("/static/fonts/NotoSansMath-Regular.woff2").status_code == 404
+
+
+def test_angle_bounds_read_as_multiples_of_pi_and_wide_ranges_slide_on_a_log_scale():
+    import math
+
+    from whylab.explorer.experiment import Param, T
+    from whylab.explorer.render import show_bound, slider_scale
+
+    angle = Param("phase", "float", 1.0, T("φ", "φ"), unit="rad", minimum=0.0,
+                  maximum=2 * math.pi)
+    assert show_bound(angle, 2 * math.pi) == "2π ≈ 6.283185307"
+    assert show_bound(angle, math.pi / 2) == "π/2 ≈ 1.570796327"
+    assert show_bound(angle, 0.0) == "0"
+    assert show_bound(angle, 1.0) == "1"  # not a multiple of π: as typed
+    length = Param("x", "float", 1.0, T("x", "x"), unit="m", minimum=0.0, maximum=2 * math.pi)
+    assert show_bound(length, 2 * math.pi) == "6.283185307"  # only radians are angles
+    assert slider_scale(Param("a", "float", 1.0, T("a", "a"), minimum=0.01, maximum=100.0)) == "log"
+    assert slider_scale(Param("b", "float", 1.0, T("b", "b"), minimum=0.5, maximum=3.0)) == "linear"
+    assert slider_scale(Param("c", "float", 1.0, T("c", "c"), minimum=0.0, maximum=1e6)) == "linear"
+
+
+@pytest.mark.parametrize(
+    "path,meant", [("/en/topics/tiny-dem", True), ("/zh/topics/tinydemo", True),
+                   ("/en/topic/tiny-demo", True), ("/en/topics/zebrafish", False),
+                   ("/en/" + "x" * 200, False)],
+)
+def test_not_found_offers_search_every_topic_and_the_topic_it_likely_meant(client, path, meant):
+    page = client.get(path)
+    assert page.status_code == 404
+    lang = path.split("/")[1]
+    assert 'role="search"' in page.text and f'action="/{lang}/"' in page.text
+    assert f'href="/{lang}/topics/tiny-demo"' in page.text  # the topic list
+    wording = {"en": "Did you mean", "zh": "您要找的是不是"}[lang]
+    assert (wording in page.text) == meant

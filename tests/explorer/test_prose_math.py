@@ -7,7 +7,13 @@ import re
 import pytest
 
 from whylab.explorer.mathml import MathError, latex_to_mathml
-from whylab.explorer.prose import HtmlBlock, Placement, join_wrapped_lines, render_prose
+from whylab.explorer.prose import (
+    HeadingMismatch,
+    HtmlBlock,
+    Placement,
+    join_wrapped_lines,
+    render_prose,
+)
 
 
 def html_of(prose) -> str:
@@ -27,7 +33,7 @@ def test_inline_and_display_math_become_mathml():
 def test_single_line_display_math_and_display_math_inside_a_paragraph():
     html = html_of(render_prose("$$ a + b $$\n\nsee $$x^2$$ here", "t.md"))
     assert html.count('display="block"') == 2
-    assert '<div class="math-display" tabindex="0">' in html
+    assert '<div class="math-display">' in html
 
 
 def test_escaped_dollar_and_code_keep_their_dollars():
@@ -121,3 +127,21 @@ def test_wrapped_summaries_join_without_gaps_in_chinese():
     assert join_wrapped_lines("\n同频率的两列\n正弦波，\n  相加 FFT\nand more\n") == (
         "同频率的两列正弦波，相加 FFT and more"
     )
+
+
+def test_a_translation_takes_the_original_heading_ids_by_position():
+    original = render_prose("## Splitting even from odd\n\ntext\n\n### Counting\n\nmore\n")
+    assert original.heading_ids == ("splitting-even-from-odd", "counting")
+    translation = render_prose("## 奇偶拆分\n\n文字\n\n### 计数\n\n更多\n",
+                               heading_ids=original.heading_ids)
+    assert translation.heading_ids == original.heading_ids
+    html = html_of(translation)
+    assert 'id="splitting-even-from-odd"' in html and 'href="#counting"' in html
+    assert "奇偶拆分" in html and 'id="奇偶拆分"' not in html
+
+
+@pytest.mark.parametrize("source", ["## 一\n\n## 二\n\n## 三\n", "## 一\n"])
+def test_a_translation_with_another_number_of_headings_is_refused(source):
+    original = render_prose("## One\n\n## Two\n")
+    with pytest.raises(HeadingMismatch, match="headings"):
+        render_prose(source, heading_ids=original.heading_ids)

@@ -429,3 +429,21 @@ def test_meta_synonyms_are_loaded_and_optional(topic_copy):
     meta.write_text(text.replace('synonyms = ["wiggle"]', 'synonyms = "wiggle"'), encoding="utf-8")
     with pytest.raises(TopicError, match="synonyms must be a list"):
         load_registry(topic_copy)
+
+
+def test_a_topic_with_the_whole_query_outranks_a_title_with_one_of_its_words():
+    """"chain rule": the topic whose prose is about the chain rule comes before the one
+    whose title says "rules" and whose text never says "chain"."""
+    index = SearchIndex([
+        doc("dispatch", "en", "How a call finds its kernel, and matmul's rules",
+            "What happens when you call a @ b?", "Keys and kernels.",
+            text="An operator is a schema plus a table of kernels."),
+        doc("grad", "en", "The autograd engine", "How does backward work?",
+            "Gradients by recording.",
+            text="Backward applies the chain rule node by node, from the loss to the leaves."),
+    ])
+    assert [hit.slug for hit in index.search("chain rule")] == ["grad", "dispatch"]
+    # The control: with one word of the query only, the title match wins again.
+    assert [hit.slug for hit in index.search("rules")][0] == "dispatch"
+    # The word being typed counts once, whole or as a completion ("rul" -> rule, rules).
+    assert [hit.slug for hit in index.search("chain rul")][0] == "grad"

@@ -70,6 +70,7 @@ BROKEN = {
     "under_test leaves the repository": (
         "meta.toml", "order = 1", 'order = 1\nunder_test = ["../../etc/passwd"]', "not a file",
     ),
+    "unpaired headings": ("zh.md", "## 限制\n", "限制\n", "paired with en.md's by position"),
     "bad latex": ("zh.md", "$1/\\sqrt{n}$", "$1/\\sqrt{n$", "cannot convert"),
     "lone dollar": ("en.md", "like $1/\\sqrt{n}$.", "like $1.", "unmatched $"),
     "unpaired placements": ("zh.md", "{{ diagram:graph }}\n", "", "same experiments and diagrams"),

@@ -37,7 +37,6 @@ from urllib.parse import parse_qsl, urlencode
 from fastapi import FastAPI, Query, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -53,16 +52,17 @@ from whylab.explorer.ipynb import MEDIA_TYPE, has_notebook, notebook_filename, n
 from whylab.explorer.openapi import describe_api
 from whylab.explorer.ratelimit import RateLimited, RateLimiter, retry_after_header
 from whylab.explorer.render import (
-    STATIC_DIR,
     ExperimentView,
     Links,
     experiment_source,
     home_context,
     make_environment,
+    nearest_topic,
     topic_context,
 )
 from whylab.explorer.result_json import dumps
 from whylab.explorer.service import ExperimentService, RunAnswer, blocking_call
+from whylab.explorer.static_files import STATIC_DIR, FingerprintedStaticFiles
 from whylab.explorer.timing import NotYourRun, TimingQueue
 from whylab.explorer.topics import Topic, TopicRegistry, load_registry
 from whylab.explorer.warm_up import WarmUp, warm_up
@@ -314,7 +314,7 @@ def create_app(
     # Level 1: a 190 KB page packs to 45 KB in about 2.5 ms; level 9 takes 3.5x as long for 36 KB.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=1)
     app.add_middleware(GuardMiddleware, max_query_bytes=config.max_query_bytes)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount("/static", FingerprintedStaticFiles(directory=STATIC_DIR), name="static")
 
     # ------------------------------------------------------------ helpers
 
@@ -324,7 +324,8 @@ def create_app(
         return HTMLResponse(env.get_template(template).render(**context), status, headers=headers)
 
     def error_page(
-        lang: str, status: int, message: str, headers=None, title_key: str = "error_title"
+        lang: str, status: int, message: str, headers=None, title_key: str = "error_title",
+        **extra: Any,
     ) -> HTMLResponse:
         context = {
             "lang": lang,
@@ -332,17 +333,29 @@ def create_app(
             "title": translate(title_key, lang),
             "message": message,
             "alternates": {code: links.home(code) for code in LANGS},
+            **extra,
         }
         return html("error.html", context, status, headers)
 
-    def not_found(lang: str) -> HTMLResponse:
-        """The not-found page: the same text for every path in one language, so it is kept
-        (as text; the middleware compresses it) in the page cache."""
+    def not_found(lang: str, path: str = "") -> HTMLResponse:
+        """The not-found page, with the search box and every topic. Where ``path`` looks
+        like a topic's slug mistyped, it names that topic ("did you mean"); otherwise it is
+        the same text for every path in one language, so it is kept (as text; the
+        middleware compresses it) in the page cache."""
+        suggestion = nearest_topic(path, registry)
+        if suggestion is not None:
+            return error_page(
+                lang, 404, translate("not_found", lang), title_key="not_found_title",
+                topics=list(registry), suggestion=suggestion,
+            )  # fmt: skip
         key = ("not-found", lang, whylab.__version__)
         stored = pages.get(key) if pages is not None else None
         if isinstance(stored, str):
             return HTMLResponse(stored, 404)
-        response = error_page(lang, 404, translate("not_found", lang), title_key="not_found_title")
+        response = error_page(
+            lang, 404, translate("not_found", lang), title_key="not_found_title",
+            topics=list(registry),
+        )  # fmt: skip
         if pages is not None:
             pages.put(key, bytes(response.body).decode())
         return response
@@ -791,17 +804,20 @@ def create_app(
         if lang not in LANGS:
             return not_found("en")
         if topic is None:
-            return not_found(lang)
+            return not_found(lang, slug)
         problem = query_problem(request, lang)
         if problem is not None:
             return error_page(lang, 422, problem)
         raw: dict[str, dict[str, str]] = {}
+        page_query: list[tuple[str, str]] = []
         for key, value in request.query_params.items():
             name, dot, param = key.partition(".")
             if not dot or name not in topic.experiments:
-                message = translate("page_param_unknown", lang, name=key[:40])
-                return error_page(lang, 422, message)
+                # Not addressed to an experiment of this page (a shared link's utm_source,
+                # fbclid, ref=...): ignored, and left out of the page's links and cache key.
+                continue
             raw.setdefault(name, {})[param] = value
+            page_query.append((key, value))
         placements = topic.placements()
         # Only the timing blocks name the page's key (by their latest measurement); the
         # other views are built when the page is not kept.
@@ -810,7 +826,6 @@ def create_app(
             for p in placements
             if topic.experiments[p.name].timing
         }
-        page_query = [(k, v) for k, v in request.query_params.items()]
         key = page_key(lang, topic, timing_views, raw, page_query)
         kept = kept_page(request, key) if key is not None else None
         if kept is not None:
@@ -997,7 +1012,7 @@ def create_app(
             return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
         lang = "zh" if request.url.path.startswith("/zh/") else "en"
         if error.status_code == 404:
-            return not_found(lang)
+            return not_found(lang, request.url.path)
         return error_page(lang, error.status_code, str(error.detail), headers)
 
     return app

@@ -369,11 +369,17 @@ class GraphDiagram:
 
 @dataclass(frozen=True)
 class Table:
-    """A table of results: a cell with words is a :class:`Text`; numbers and code stay plain."""
+    """A table of results: a cell with words is a :class:`Text`; numbers and code stay plain.
+
+    ``grid=True`` marks a table whose rows and columns are the content (a matrix, a map of
+    cache lines): on a phone it keeps its shape and scrolls sideways, where other tables
+    that do not fit are reflowed into one card per row.
+    """
 
     title: Text
     columns: Sequence[Text]
     rows: Sequence[Sequence[str | Text | float | int]]
+    grid: bool = False
 
 
 Figure = LineChart | GraphDiagram

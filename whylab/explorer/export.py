@@ -17,7 +17,6 @@ from pathlib import Path
 from whylab.explorer.experiment import LANGS
 from whylab.explorer.ipynb import has_notebook, notebook_json
 from whylab.explorer.render import (
-    STATIC_DIR,
     ExperimentView,
     Links,
     home_context,
@@ -25,6 +24,7 @@ from whylab.explorer.render import (
     topic_context,
 )
 from whylab.explorer.service import run_locally
+from whylab.explorer.static_files import STATIC_DIR
 from whylab.explorer.topics import TopicRegistry
 
 REDIRECT_PAGE = """<!doctype html>

@@ -47,6 +47,8 @@ UI: dict[str, Text] = {
     "read_in_other": T("阅读中文版", "Read in English"),  # the link is in the other language
     "question": T("The question", "问题"),
     "contents": T("Contents", "目录"),
+    "formula_scrolls": T("Formula, wider than the page: scroll sideways",
+                         "公式比页面宽，可左右滚动"),
     "other_topics": T("Previous and next topic", "上一个和下一个主题"),
     "previous_topic": T("Previous topic", "上一个主题"),
     "next_topic": T("Next topic", "下一个主题"),
@@ -162,6 +164,8 @@ UI: dict[str, Text] = {
     "error_title": T("Something went wrong", "出错了"),
     "not_found": T("This page does not exist.", "这个页面不存在。"),
     "not_found_title": T("Page not found", "找不到这个页面"),
+    "did_you_mean": T("Did you mean", "您要找的是不是"),
+    "question_mark": T("?", "？"),
     "bad_params": T("Some parameters are not valid:", "部分参数无效："),
     "rate_limited": T(
         "You have used your share of experiment time for now; please wait {seconds} s.",
@@ -187,10 +191,6 @@ UI: dict[str, Text] = {
     "param_not_bool": T("{label}: must be true or false", "{label}：必须是 true 或 false"),
     "param_unknown": T("{label}: unknown parameter", "{label}：未知参数"),
     # Query-string problems of a whole topic page (422).
-    "page_param_unknown": T(
-        "{name}: unknown parameter (write experiment.parameter=value)",
-        "{name}：未知参数（请写成 实验名.参数名=值）",
-    ),
     "too_many_params": T("Too many parameters (at most {limit}).", "参数过多（最多 {limit} 个）。"),
     "param_repeated": T(
         "{name}: given more than once (give each parameter once).",

@@ -33,7 +33,8 @@ from whylab.explorer.experiment import (
     LineChart,
     Result,
 )
-from whylab.explorer.render import STATIC_DIR, make_environment
+from whylab.explorer.render import make_environment
+from whylab.explorer.static_files import STATIC_DIR
 from whylab.explorer.svg import WIDE, render_graph, render_line_chart
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"

@@ -13,13 +13,16 @@ A topic's ``en.md``/``zh.md`` is CommonMark (plus tables) with two additions:
 and placements in reading order, plus the plain text used by the search index.
 Raw HTML in the Markdown is not passed through. Every heading gets an id made
 from its words (unique in the document) and a visible ``#`` link to itself, and
-level-2 and level-3 headings are listed for the page's table of contents.
+level-2 and level-3 headings are listed for the page's table of contents. A translation
+takes the ids of the original's headings, paired by position (``heading_ids``), so a
+link to a section, and the language switch, land on the same section in both languages.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -62,6 +65,7 @@ class Prose:
     segments: tuple[Segment, ...]
     text: str  # plain text for search: inline math as its (short) LaTeX, display math left out
     formula_count: int
+    heading_ids: tuple[str, ...] = ()  # every heading's id, in reading order
 
 
 # ---------------------------------------------------------------- math syntax
@@ -150,14 +154,15 @@ def _render_math_block(self, tokens, idx, options, env) -> str:  # noqa: ANN001
     mathml = latex_to_mathml(
         token.content, display=True, where=f"{env.get('where', '')} line {line}"
     )
-    # tabindex: a formula wider than a phone scrolls in this box, which the keyboard must reach.
-    return f'<div class="math-display" tabindex="0">{mathml}</div>\n'
+    # No tab stop here: the script makes a formula focusable (so it can be scrolled by
+    # keyboard) only when it is wider than its column.
+    return f'<div class="math-display">{mathml}</div>\n'
 
 
 # ---------------------------------------------------------------- heading ids and anchors
 
 # Ids the page itself uses; a heading that would take one gets a suffix instead.
-RESERVED_IDS = frozenset({"main", "contents", "top", "topics", "topics-heading"})
+RESERVED_IDS = frozenset({"main", "article", "contents", "top", "topics", "topics-heading"})
 TOC_LEVELS = ("h2", "h3")
 
 
@@ -189,11 +194,15 @@ def _heading_ids(state) -> None:  # noqa: ANN001
     """Core rule: give each heading an id; list the ones a table of contents shows."""
     taken: set[str] = state.env.setdefault("ids", set())
     found: list[Heading] = state.env.setdefault("headings", [])
+    given = state.env.get("given_ids")  # an iterator over the original's ids, or None
     for index, token in enumerate(state.tokens):
         if token.type != "heading_open":
             continue
         text = _heading_text(state.tokens[index + 1])
-        identifier = heading_id(text, taken)
+        identifier = next(given, None) if given is not None else heading_id(text, taken)
+        if identifier is None:
+            raise HeadingMismatch("it has more headings than the file it translates")
+        state.env.setdefault("all_ids", []).append(identifier)
         token.attrSet("id", identifier)
         state.tokens[index + 2].meta["anchor"] = identifier  # for its heading_close
         if token.tag in TOC_LEVELS:
@@ -326,12 +335,23 @@ def split_placements(source: str) -> list[tuple[int, str] | Placement]:
     return parts
 
 
-def render_prose(source: str, where: str = "") -> Prose:
-    """Render a prose file; raises :class:`MathError` on any formula that fails."""
+class HeadingMismatch(ValueError):
+    """A translation whose headings cannot take the original's ids one for one."""
+
+
+def render_prose(source: str, where: str = "", heading_ids: Sequence[str] | None = None) -> Prose:
+    """Render a prose file; raises :class:`MathError` on any formula that fails.
+
+    With ``heading_ids`` (the original's :attr:`Prose.heading_ids`), the headings take
+    those ids in order instead of ids made from their own words; a different number of
+    headings raises :class:`HeadingMismatch`.
+    """
     segments: list[Segment] = []
     text: list[str] = []
     formulas = 0
     taken: set[str] = set()  # heading ids, unique across the whole document
+    all_ids: list[str] = []
+    given = iter(heading_ids) if heading_ids is not None else None
     for part in split_placements(source):
         if isinstance(part, Placement):
             segments.append(part)
@@ -339,7 +359,10 @@ def render_prose(source: str, where: str = "") -> Prose:
         line0, chunk = part
         if not chunk.strip():
             continue
-        env = {"where": where, "line0": line0, "ids": taken, "headings": []}
+        env = {
+            "where": where, "line0": line0, "ids": taken, "headings": [],
+            "all_ids": all_ids, "given_ids": given,
+        }  # fmt: skip
         tokens = _markdown.parse(chunk, env)
         formulas += sum(
             1
@@ -350,4 +373,8 @@ def render_prose(source: str, where: str = "") -> Prose:
         html = _markdown.renderer.render(tokens, _markdown.options, env)
         segments.append(HtmlBlock(html, tuple(env["headings"])))
         text.extend(_plain_text(tokens))
-    return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas)
+    if heading_ids is not None and len(all_ids) != len(heading_ids):
+        raise HeadingMismatch(
+            f"it has {len(all_ids)} headings where the file it translates has {len(heading_ids)}"
+        )
+    return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas, tuple(all_ids))

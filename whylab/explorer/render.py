@@ -8,6 +8,7 @@ an export -- and in whether experiment forms can run.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import math
@@ -38,13 +39,13 @@ from whylab.explorer.ipynb import has_notebook, notebook_filename
 from whylab.explorer.prose import HtmlBlock, Placement
 from whylab.explorer.search import Hit
 from whylab.explorer.service import RunRecord, format_param
+from whylab.explorer.static_files import fingerprint
 from whylab.explorer.svg import COMPACT, WIDE, render_graph_figure, render_line_chart
 from whylab.explorer.timing import Measurement, TimingRun
 from whylab.explorer.topics import Tag, Topic, TopicRegistry
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
-STATIC_DIR = PACKAGE_DIR / "static"
 MAX_TABLE_ROWS = 200
 
 
@@ -80,7 +81,7 @@ class Links:
     def static(self, name: str) -> str:
         if self.exported:
             return f"{self.root}static/{name}"
-        return f"/static/{name}?v={whylab.__version__}"
+        return f"/static/{name}?v={fingerprint(name)}"
 
     def fragment(self, lang: Lang, slug: str, experiment: str) -> str:
         """The result-fragment URL the page script fetches (live server only)."""
@@ -345,6 +346,42 @@ def _figure_svg(context, figure, element_id: str) -> Markup:
     raise TypeError(f"cannot draw {type(figure).__name__}")
 
 
+def nearest_topic(path: str, registry: TopicRegistry) -> Topic | None:
+    """The topic a mistyped address most likely meant: the one whose slug is closest to a
+    segment of ``path`` (``/en/topics/fftt`` -> fft), or None when none is close."""
+    slugs = [topic.slug for topic in registry]
+    for segment in reversed([s for s in path.lower().split("/") if s][-4:]):
+        # No slug is longer than 64 characters: a longer segment is no typo of one.
+        close = difflib.get_close_matches(segment[:64], slugs, n=1, cutoff=0.75)
+        if close:
+            return registry.get(close[0])
+    return None
+
+
+def show_bound(param: Param, value: float) -> str:
+    """A bound as the range under a field shows it: an angle in radians as a multiple of π
+    when it is one (``2π ≈ 6.283185307``), anything else as :meth:`Param.show` does."""
+    shown = param.show(value)
+    if param.unit != "rad" or value == 0:
+        return shown
+    for denominator in (1, 2, 3, 4, 6, 8, 12):
+        numerator = round(value / math.pi * denominator)
+        if numerator and math.isclose(value, numerator * math.pi / denominator, rel_tol=1e-9):
+            top = "π" if numerator == 1 else f"{numerator}π"
+            multiple = top if denominator == 1 else f"{top}/{denominator}"
+            return f"{multiple} ≈ {shown}"
+    return shown
+
+
+def slider_scale(param: Param) -> str:
+    """How a float parameter's slider maps its travel: ``log`` over two decades or more
+    (0.01 to 100 would leave the first percent of the travel for 0.01 to 1), else ``linear``."""
+    assert param.minimum is not None and param.maximum is not None
+    if param.minimum > 0 and param.maximum / param.minimum >= 100:
+        return "log"
+    return "linear"
+
+
 @pass_context
 def _bound_messages(context, param: Param) -> dict[str, str]:
     return bound_messages(param, context["lang"])
@@ -391,6 +428,8 @@ def make_environment() -> Environment:
         value=_value,
         metric_rows=_metric_rows,
         bound_messages=_bound_messages,
+        show_bound=show_bound,
+        slider_scale=slider_scale,
         format_param=format_param,
         describe_params=describe_params,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,
@@ -451,23 +490,44 @@ def home_context(
 
 @dataclass(frozen=True)
 class TocEntry:
-    """One line of a topic page's table of contents: a prose heading or a block."""
+    """One line of a topic page's table of contents: a prose heading or a block, with the
+    lines nested under it (a section's subsections and blocks)."""
 
     id: str
     text: str
-    level: int  # 2 for sections and blocks, 3 for subsections
+    children: list[TocEntry] = field(default_factory=list)
 
 
-def table_of_contents(segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang):
-    """Headings and experiment/diagram blocks, in reading order."""
-    entries: list[TocEntry] = []
+def _same_words(a: str, b: str) -> bool:
+    """Whether two titles say the same words (case and punctuation aside)."""
+    return re.findall(r"\w+", a.casefold()) == re.findall(r"\w+", b.casefold())
+
+
+def table_of_contents(
+    segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang
+) -> list[TocEntry]:
+    """Sections, their subsections, and each experiment or diagram block under the heading
+    it follows, in reading order. A block titled with its own section's words is left out:
+    the heading's line already leads there."""
+    top: list[TocEntry] = []
+    section: TocEntry | None = None  # the level-2 heading read last
+    latest: TocEntry | None = None  # the heading read last, at any level
     for segment in segments:
         if isinstance(segment, HtmlBlock):
-            entries.extend(TocEntry(h.id, h.text, h.level) for h in segment.headings)
+            for heading in segment.headings:
+                latest = TocEntry(heading.id, heading.text)
+                if heading.level == 2 or section is None:
+                    top.append(latest)
+                    section = latest
+                else:
+                    section.children.append(latest)
         elif segment.name in views:
             view = views[segment.name]
-            entries.append(TocEntry(view.anchor, view.experiment.title.get(lang), 2))
-    return entries
+            title = view.experiment.title.get(lang)
+            if latest is not None and _same_words(latest.text, title):
+                continue
+            (latest.children if latest is not None else top).append(TocEntry(view.anchor, title))
+    return top
 
 
 def neighbours(registry: TopicRegistry, topic: Topic) -> tuple[Topic | None, Topic | None]:

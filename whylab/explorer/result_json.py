@@ -131,6 +131,7 @@ def result_to_dict(result: Result) -> dict[str, Any]:
                 "title": _text(t.title),
                 "columns": [_text(c) for c in t.columns],
                 "rows": [[_cell(v) for v in row] for row in t.rows],
+                "grid": t.grid,
             }
             for t in result.tables
         ],
@@ -228,6 +229,7 @@ def result_from_dict(data: dict[str, Any]) -> Result:
                 _read_text(t["title"]),
                 [_read_text(c) for c in t["columns"]],
                 [[_read_cell(v) for v in row] for row in t["rows"]],
+                grid=bool(t.get("grid", False)),  # records written before the flag: not grids
             )
             for t in data["tables"]
         ],

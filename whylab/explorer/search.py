@@ -22,7 +22,10 @@ Tokens
       with no tokens left returns no hits -- never "everything matches".
 
 Ranking
-    Topics whose title or question contains a query word come first (a title
+    Topics that contain more of the query's words come first: "chain rule" ranks
+    a topic about the chain rule above one whose title says "rules" and whose
+    text never says "chain". Among topics that match as much of the query,
+    those whose title or question contains a query word come first (a title
     match counting twice), whatever the prose says; within that, BM25 (k1 = 1.2,
     b = 0.75) is computed per field with that field's own length normalisation
     and added up with field weights (title > question, keywords and synonyms >
@@ -372,7 +375,9 @@ class SearchIndex:
         if not isinstance(query, str) or limit <= 0:
             return []
         terms = _query_terms(query)
-        terms.update(self._completions(query, terms))
+        typed = set(terms)  # the query's own words, before completing the last one
+        prefix, completions = self._completions(query, terms)
+        terms.update(completions)
         terms = {term: weight for term, weight in terms.items() if term in self._idf}
         if not terms:
             return []
@@ -392,19 +397,24 @@ class SearchIndex:
                 for term, weight in terms.items()
                 if term in fields["title"].counts or term in fields["question"].counts
             )
-            scored.append((headline, self._score(fields, terms), slug))
-        scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+            # How much of the query the topic contains, anywhere: each of its words, the
+            # word being typed counted once whether whole or only as a completion.
+            present = {t for t in terms if any(t in field.counts for field in fields.values())}
+            completed = prefix not in present and bool(present & completions.keys())
+            coverage = len(present & typed) + (1 if completed else 0)
+            scored.append((coverage, headline, self._score(fields, terms), slug))
+        scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
 
         hits = []
-        for headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
+        for _, headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
             doc = self._doc_in(slug, lang)
             snippet = self._snippet(doc, terms)
             marks = _marks(snippet, primary)
             hits.append(Hit(slug, score, doc.title, snippet, marks, headline))
         return hits
 
-    def _completions(self, query: str, terms: dict[str, float]) -> dict[str, float]:
-        """Indexed words that start with the query's last word (``autog`` -> autograd).
+    def _completions(self, query: str, terms: dict[str, float]) -> tuple[str, dict[str, float]]:
+        """The query's last word and the indexed words it begins (``autog`` -> autograd).
 
         Search runs as the reader types, so the last word is usually unfinished.
         Only Latin-script words of two or more letters are completed; Chinese
@@ -412,7 +422,7 @@ class SearchIndex:
         """
         words = _WORD_RE.findall(_fold(query[:MAX_QUERY_CHARS])[0])
         if not words or len(words[-1]) < MIN_PREFIX_CHARS:
-            return {}
+            return "", {}
         prefix = words[-1]
         found: dict[str, float] = {}
         start = bisect.bisect_left(self._words, prefix)
@@ -421,7 +431,7 @@ class SearchIndex:
                 break
             if word not in terms:
                 found[word] = PREFIX_WEIGHT
-        return found
+        return prefix, found
 
     def _score(self, fields: dict[str, _Field], terms: dict[str, float]) -> float:
         score = 0.0

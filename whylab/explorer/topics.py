@@ -24,7 +24,13 @@ from types import ModuleType
 
 from whylab.explorer.experiment import LANGS, Experiment, Lang, Text
 from whylab.explorer.mathml import MathError
-from whylab.explorer.prose import Placement, Prose, join_wrapped_lines, render_prose
+from whylab.explorer.prose import (
+    HeadingMismatch,
+    Placement,
+    Prose,
+    join_wrapped_lines,
+    render_prose,
+)
 from whylab.explorer.result_key import code_fingerprint
 from whylab.explorer.search import SearchDoc, SearchIndex
 
@@ -278,7 +284,16 @@ def load_topic(folder: Path) -> Topic:
         source = path.read_text(encoding="utf-8")
         if not source.strip():
             raise TopicError(f"{folder.name}: {lang}.md is empty")
-        prose[lang] = render_prose(source, where=f"{folder.name}/{lang}.md")
+        # The translation's headings take the English ids, so #anchors are the same in both.
+        original = prose["en"].heading_ids if lang != "en" else None
+        try:
+            prose[lang] = render_prose(
+                source, where=f"{folder.name}/{lang}.md", heading_ids=original
+            )
+        except HeadingMismatch as error:
+            raise TopicError(
+                f"{folder.name}/{lang}.md: {error}; headings are paired with en.md's by position"
+            ) from None
     experiments = import_experiments(folder)
     _check_placements(folder, prose, experiments)
     return Topic(

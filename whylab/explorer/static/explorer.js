@@ -4,7 +4,9 @@
 //    fragment, we swap it in, and the URL (a history entry, so Back undoes it) and
 //    the language switch follow; a timing experiment is queued on the server's one
 //    line of measurements instead, with progress and a cancel button;
-//  * the home page search and tag filter update the topic cards as you type.
+//  * the home page search and tag filter update the topic cards as you type;
+//  * a formula or table wider than its column becomes a focusable scroll box, tables
+//    that fit are not reflowed into cards, and the contents mark the section in view.
 "use strict";
 
 (function () {
@@ -99,7 +101,9 @@
     }
   }
 
-  document.addEventListener("pointermove", function (event) {
+  // A mouse moving over the plot, a tap on it, or a finger dragged along it (the
+  // stylesheet leaves horizontal drags to us: touch-action pan-y) show the nearest point.
+  function pointAt(event) {
     const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
     if (!svg) {
       return;
@@ -118,7 +122,9 @@
       }
     });
     showPoint(svg, best);
-  });
+  }
+  document.addEventListener("pointermove", pointAt);
+  document.addEventListener("pointerdown", pointAt);
 
   document.addEventListener("focusin", function (event) {
     const svg = event.target.closest && event.target.closest("svg.chart[data-points]");
@@ -141,6 +147,104 @@
     const step = steps[event.key];
     const next = Number.isFinite(step) ? state.index + step : step > 0 ? state.points.length - 1 : 0;
     showPoint(svg, state.index < 0 && step === 1 ? 0 : next);
+  });
+
+  // ---------------------------------------------------------------- boxes wider than the column
+
+  // A display formula wider than its column scrolls sideways (the stylesheet draws
+  // shadows at the edges it can scroll to); only then is it a tab stop, so the keyboard
+  // can scroll it, instead of every formula of the page being one.
+  function fitFormulas() {
+    document.querySelectorAll(".math-display").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-label", document.body.dataset.formulaLabel || "");
+      } else {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  // On a phone the stylesheet shows a table.reflow as one card per row. That is only
+  // better when the table does not fit: one that fits keeps its rows and columns.
+  const phone = window.matchMedia("(max-width: 40rem)");
+  function fitTables(root) {
+    (root || document).querySelectorAll("table[data-reflow]").forEach(function (table) {
+      table.classList.remove("reflow");
+      const box = table.parentElement;
+      if (phone.matches && table.offsetWidth > box.clientWidth + 1) {
+        table.classList.add("reflow");
+      }
+    });
+  }
+  function markReflowCandidates(root) {
+    (root || document).querySelectorAll("table.reflow").forEach(function (table) {
+      table.setAttribute("data-reflow", "");
+    });
+    fitTables(root);
+  }
+
+  let fitTimer = null;
+  function fitAll() {
+    clearTimeout(fitTimer);
+    fitTimer = setTimeout(function () {
+      fitFormulas();
+      fitTables();
+    }, 100);
+  }
+  markReflowCandidates();
+  fitFormulas();
+  window.addEventListener("resize", fitAll);
+
+  // ---------------------------------------------------------------- the section in view
+
+  // The contents' line of the last section whose heading has passed the top fifth of
+  // the window carries aria-current="location" (and the stylesheet marks it).
+  const tocLinks = Array.from(document.querySelectorAll(".toc a[href^='#']"));
+  const tocTargets = tocLinks.map(function (link) {
+    return document.getElementById(decodeURIComponent(link.hash.slice(1)));
+  });
+  let spyQueued = false;
+  function markSectionInView() {
+    spyQueued = false;
+    const line = window.innerHeight / 5;
+    let current = -1;
+    tocTargets.forEach(function (target, index) {
+      if (target && target.getBoundingClientRect().top <= line) {
+        current = index;
+      }
+    });
+    tocLinks.forEach(function (link, index) {
+      if (index === current) {
+        link.setAttribute("aria-current", "location");
+      } else {
+        link.removeAttribute("aria-current");
+      }
+    });
+  }
+  if (tocLinks.length) {
+    window.addEventListener("scroll", function () {
+      if (!spyQueued) {
+        spyQueued = true;
+        window.requestAnimationFrame(markSectionInView);
+      }
+    }, { passive: true });
+    markSectionInView();
+  }
+
+  // The language switch keeps the reader's #section (a shared link's, or the one a
+  // contents link went to): both languages' sections share their ids.
+  document.querySelectorAll("[data-lang-switch]").forEach(function (link) {
+    link.addEventListener("click", function () {
+      if (location.hash) {
+        const url = new URL(link.href, location.href);
+        url.hash = location.hash;
+        link.setAttribute("href", url.pathname + url.search + url.hash);
+      }
+    });
   });
 
   if (document.body.dataset.live !== "on") {
@@ -251,6 +355,14 @@
     const problem = section.querySelector("[data-problem]");
     const staleNote = section.querySelector("[data-stale-note]");
     const progress = form.querySelector("[data-progress]");
+    // A run that takes more than a second shows that it is still going: a bar that
+    // moves and the seconds so far (not announced: the status line says "Running").
+    const working = document.createElement("span");
+    working.className = "run-working";
+    working.setAttribute("aria-hidden", "true");
+    working.hidden = true;
+    working.innerHTML = "<progress></progress> <span></span>";
+    status.after(working);
     const initial = experimentParams(form); // what the page was rendered with
     let generation = 0; // each run request gets a number; only the latest may write
     let inFlight = null;
@@ -351,6 +463,7 @@
       }
       if (response.ok) {
         result.innerHTML = html;
+        markReflowCandidates(result);
         problem.innerHTML = "";
         markStale(false);
       } else {
@@ -444,7 +557,22 @@
       inFlight = controller;
       result.setAttribute("aria-busy", "true");
       status.textContent = status.dataset.running;
-      markStale(true);
+      // Most runs answer within a few hundred milliseconds: only a slower one is marked
+      // outdated meanwhile (the note overlays the result, so nothing moves), and only one
+      // past a second shows the bar and the seconds.
+      const started = performance.now();
+      const staleLater = setTimeout(function () {
+        if (mine === generation) {
+          markStale(true);
+        }
+      }, 400);
+      const clock = setInterval(function () {
+        const seconds = (performance.now() - started) / 1000;
+        if (seconds >= 1 && mine === generation && !form.dataset.timingRuns) {
+          working.hidden = false;
+          working.lastChild.textContent = seconds.toFixed(0) + " s";
+        }
+      }, 250);
       try {
         if (form.dataset.timingRuns) {
           await measure(query, mine);
@@ -457,8 +585,11 @@
           markStale(true);
         }
       } finally {
+        clearTimeout(staleLater);
+        clearInterval(clock);
         if (inFlight === controller) {
           inFlight = null;
+          working.hidden = true;
           result.setAttribute("aria-busy", "false");
         }
       }
@@ -474,6 +605,54 @@
         if (field.getAttribute("aria-invalid") && !boundMessage(field)) {
           showFieldError(field, "");
         }
+      });
+    });
+
+    // A float's slider moves with its box, and the box with it; on a log scale the travel
+    // is the logarithm of the value. When the slider rests for a moment an experiment that
+    // measures no time reruns by itself (a timing one waits for Measure).
+    form.querySelectorAll("input[data-slider-for]").forEach(function (slider) {
+      const box = document.getElementById(slider.dataset.sliderFor);
+      const low = Number(box.min);
+      const high = Number(box.max);
+      const log = slider.dataset.scale === "log";
+      if (log) {
+        slider.min = "0";
+        slider.max = "1000";
+        slider.step = "1";
+      }
+      const toSlider = function (value) {
+        return log ? (1000 * Math.log(value / low)) / Math.log(high / low) : value;
+      };
+      const fromSlider = function (position) {
+        const value = log ? low * Math.pow(high / low, position / 1000) : position;
+        const step = Number(box.step) || 0;
+        const snapped = step ? Math.round(value / step) * step : value;
+        return Math.min(high, Math.max(low, snapped));
+      };
+      const follow = function () {
+        if (box.value !== "" && !boundMessage(box)) {
+          slider.value = String(toSlider(Number(box.value)));
+        }
+      };
+      follow();
+      slider.hidden = false;
+      box.addEventListener("input", follow);
+      const runWhenResting = debounce(function () {
+        if (!form.dataset.timingRuns) {
+          form.requestSubmit();
+        }
+      }, 350);
+      slider.addEventListener("input", function () {
+        const value = fromSlider(Number(slider.value));
+        // As many decimals as the step has; with no step, three significant digits.
+        box.value = Number(box.step)
+          ? value.toFixed(Math.min((box.step.split(".")[1] || "").length, 10))
+          : String(Number(value.toPrecision(3)));
+        if (box.getAttribute("aria-invalid")) {
+          showFieldError(box, "");
+        }
+        runWhenResting();
       });
     });
 
@@ -541,7 +720,7 @@
   // screen they stay open beside the article (the stylesheet makes them sticky).
   const toc = document.querySelector("details[data-toc]");
   if (toc) {
-    const narrow = window.matchMedia("(max-width: 77.99rem)");
+    const narrow = window.matchMedia("(max-width: 63.99rem)");
     const fit = function () {
       toc.open = !narrow.matches;
     };

@@ -193,12 +193,13 @@ def band_layout(n: int, p: int, q: int) -> Result:
         tables=[
             Table(T("The matrix A: the row of ab where each entry is stored (· = zero, not stored)",
                     "矩阵 A：每个元素存放在 ab 的哪一行（· 表示零，不存储）"),
-                  [T("A", "A")] + columns, matrix_rows),
+                  [T("A", "A")] + columns, matrix_rows, grid=True),
             Table(T("The band array ab, read back: the entry of A in each slot "
                     "(· = corner slot outside the matrix, never read)",
                     "读回的带状数组 ab：每个位置存放的 A 的元素（· 表示落在矩阵之外的角落位置，"
                     "从不读取）"),
-                  [T("row of ab", "ab 的行"), T("diagonal", "对角线")] + columns, stored_rows),
+                  [T("row of ab", "ab 的行"), T("diagonal", "对角线")] + columns, stored_rows,
+                  grid=True),
         ],
         metrics={"stored": int(ab.size), "dense": n * n,
                  "corner_slots": int(ab.size - np.count_nonzero(ab))},

@@ -347,6 +347,7 @@ def access_pattern(order: str, n: int) -> Result:
         columns=[T("array", "数组"), T("row", "行"),
                  *(T(f"col {c}", f"第 {c} 列") for c in range(n))],
         rows=_first_touch_rows(trace, n, by_array),
+        grid=True,
     )
     return Result(checks=checks, figures=[chart], tables=[table],
                   notes=[T("Stride 1 climbs one line every 4 accesses; stride n jumps a line "

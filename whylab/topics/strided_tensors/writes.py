@@ -177,6 +177,7 @@ def expanded_write(op: str, rows: int, n: int) -> Result:
         columns=[T("row", "行")] + [T(f"column {j}", f"第 {j} 列") for j in range(n)],
         rows=[[i] + [j * e.stride()[1] + i * e.stride()[0] + e.storage_offset()
                      for j in range(n)] for i in range(rows)],
+        grid=True,
     )
     notes = [] if message is None else [
         T(f"e{code} raised: {message}", f"e{code} 报错：“{message}”")

@@ -1,0 +1,1 @@
+"""The math font: the whole Noto Sans Math, and the subset of it the explorer serves."""
