@@ -402,7 +402,7 @@ class SearchIndex:
             present = {t for t in terms if any(t in field.counts for field in fields.values())}
             completed = prefix not in present and bool(present & completions.keys())
             coverage = len(present & typed) + (1 if completed else 0)
-            scored.append((coverage, headline, self._score(fields, terms), slug))
+            scored.append((coverage, headline, self._score(fields, terms, completions), slug))
         scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
 
         hits = []
@@ -433,8 +433,13 @@ class SearchIndex:
                 found[word] = PREFIX_WEIGHT
         return prefix, found
 
-    def _score(self, fields: dict[str, _Field], terms: dict[str, float]) -> float:
-        score = 0.0
+    def _score(
+        self, fields: dict[str, _Field], terms: dict[str, float], completions=frozenset()
+    ) -> float:
+        """BM25 over the fields, added up per term; the completions of the word being typed
+        stand for one word, so only the best of them counts (``autog`` must not score a
+        page for autograd and AutogradCPU both)."""
+        per_term: Counter[str] = Counter()
         for name, weight in FIELD_WEIGHTS.items():
             field = fields[name]
             if not field.length:
@@ -444,8 +449,10 @@ class SearchIndex:
                 tf = field.counts.get(term, 0)
                 if tf:
                     saturation = tf * (BM25_K1 + 1.0) / (tf + norm)
-                    score += weight * term_weight * self._idf[term] * saturation
-        return score
+                    per_term[term] += weight * term_weight * self._idf[term] * saturation
+        whole = sum(score for term, score in per_term.items() if term not in completions)
+        completed = [score for term, score in per_term.items() if term in completions]
+        return whole + max(completed, default=0.0)
 
     def _doc_in(self, slug: str, lang: str) -> SearchDoc:
         """The topic's document in ``lang``, else English, else any language it has."""
