@@ -90,6 +90,7 @@ KEPT_IN_ENGLISH = {
     "Meta",
     "Python",
     "Rust",
+    "Euler",  # a name, as in 前向 Euler 法
     "whylab",
     "kernel",
     "logit",

@@ -695,7 +695,9 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
               T("largest step outside: " + ", ".join(
                   f"{v} {worst_outside[v]:.1e}" for v in ("vanilla", "away", "pairwise")),
                 "越出单纯形最多：" + "，".join(
-                  f"{v} {worst_outside[v]:.1e}" for v in ("vanilla", "away", "pairwise"))),
+                  f"{label} {worst_outside[v]:.1e}"
+                  for v, label in (("vanilla", "普通"), ("away", "远离步"),
+                                   ("pairwise", "成对步")))),
               f"≤ {FEASIBILITY_TOL:.0e}", id="iterates-feasible"),
     ]
     names = {"vanilla": T("vanilla", "普通"), "away": T("away steps", "远离步"),

@@ -56,13 +56,15 @@ def yin_yang_data(n: int, seed: int) -> Result:
     mirror_error = float(np.max(np.abs(inputs[:, 2:] - (1.0 - inputs[:, :2]))))
     checks = [
         Check(T("Every label agrees with the symbol's geometry", "每个标签都与图案的几何形状一致"),
-              mismatches == 0, f"{mismatches} of {n} differ", "0", id="labels-match-geometry"),
+              mismatches == 0, T(f"{mismatches} of {n} differ", f"{n} 个中有 {mismatches} 个不同"),
+              "0", id="labels-match-geometry"),
         Check(T("Classes are balanced: counts differ by at most one",
                 "类别平衡：各类数量至多相差一个"),
               int(counts.max() - counts.min()) <= 1, " / ".join(map(str, counts)),
               "max − min ≤ 1", id="classes-balanced"),
         Check(T("Inputs are (x, y, 1 − x, 1 − y)", "输入为 (x, y, 1 − x, 1 − y)"),
-              mirror_error <= 1e-15, f"max error {mirror_error:.1e}", "≤ 1e-15",
+              mirror_error <= 1e-15,
+              T(f"max error {mirror_error:.1e}", f"最大误差 {mirror_error:.1e}"), "≤ 1e-15",
               id="inputs-mirrored"),
     ]
     shown = slice(0, min(n, 600))

@@ -158,7 +158,8 @@ def yin_yang_bptt(epochs: int, train: int, test: int, hidden: int, baseline_epoc
               moved >= 0.01, f"‖ΔW‖/‖W‖ = {moved:.3f}", "≥ 0.01", id="hidden-layer-learns"),
         Check(T("The ANN beats the linear classifier by 10 points or more",
                 "ANN 比线性分类器高出至少 10 个百分点"),
-              ann_acc >= linear_acc + 0.10, f"{ann_acc:.1%} vs {linear_acc:.1%}", "≥ +10 points",
+              ann_acc >= linear_acc + 0.10,
+              f"{ann_acc:.1%} vs {linear_acc:.1%}", T("≥ +10 points", "高出 ≥ 10 个百分点"),
               id="ann-beats-linear"),
     ]
     accuracy_chart = LineChart(

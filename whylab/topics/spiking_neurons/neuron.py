@@ -94,11 +94,12 @@ def fi_curve(i_min: float, i_max: float, t_ref: float) -> Result:
     name = T("At or below rheobase the neuron never fires", "基强度及以下，神经元从不发放")
     if np.any(below):
         counts = [sim.spike_times[i].size for i in np.flatnonzero(below)]
-        checks.append(Check(name, max(counts) == 0, f"{sum(counts)} spikes", "0 spikes",
+        spikes_seen = T(f"{sum(counts)} spikes", f"{sum(counts)} 个脉冲")
+        checks.append(Check(name, max(counts) == 0, spikes_seen, T("0 spikes", "0 个脉冲"),
                             id="silent-below-rheobase"))
     else:
         checks.append(Check.not_applicable(
-            id="silent-below-rheobase", name=name, expected="0 spikes",
+            id="silent-below-rheobase", name=name, expected=T("0 spikes", "0 个脉冲"),
             why=T("needs a current at or below rheobase (I ≤ V_th/R)",
                   "需要不高于基强度的电流（I ≤ V_th/R）")))
 

@@ -156,10 +156,10 @@ def ultralif_bounds(eps: float, samples: int, seed: int) -> Result:
     t = np.arange(v_soft.size)
     trace_chart = LineChart(
         title=T(f"One UltraLIF neuron (ε = {eps:g}) and the hard max-plus step",
-                f"一个 UltraLIF 神经元（ε = {eps:g}）与硬 max-plus 步"),
+                f"一个 UltraLIF 神经元（ε = {eps:g}）与硬极大-加步"),
         x_label=T("step t", "步 t"), y_label=T("V", "V"),
         series=[Series(T("UltraLIF V", "UltraLIF 的 V"), t.tolist(), v_soft.tolist()),
-                Series(T("max-plus V", "max-plus 的 V"), t.tolist(), v_hard.tolist()),
+                Series(T("max-plus V", "极大-加步的 V"), t.tolist(), v_hard.tolist()),
                 Series(T("threshold V = 0", "阈值 V = 0"), [0.0, float(t[-1])], [0.0, 0.0])],
     )
     return Result(checks=checks, figures=[lse_chart, trace_chart],
