@@ -123,7 +123,7 @@ def ultralif_bounds(eps: float, samples: int, seed: int) -> Result:
           "to below 1e-4 at ε = 1e-4", "当 ε → 0 时软最大值变为 max(a, b)：最大差距随 ε 缩小，"
           "在 ε = 1e-4 时低于 1e-4"),
         steps_down and gaps[-1] < 1e-4, ", ".join(f"{g:.1e}" for g in gaps),
-        "decreasing, last < 1e-4", id="lse-converges-to-max"))
+        T("decreasing, last < 1e-4", "单调减小，最后一个 < 1e-4"), id="lse-converges-to-max"))
 
     # One neuron: the soft step next to the hard max-plus step on the same currents.
     tau = math.exp(-0.1)
