@@ -36,7 +36,10 @@ from whylab.topics.shared import agreement_check, timing_check, timing_rows
 STORAGE_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 NEAR_HALF = 1e-3  # at n = 512 the packed fraction (n + 1)/(2n) is within this of 1/2
 WITHIN_FACTOR_OF_DSPMV = 2.0
-PACKED_LOOP_OVER_DENSE_AT_MOST = 0.8  # reads half the bytes: measured 0.47 at n = 2000
+# Reads half the bytes, but the time does not halve everywhere: 0.47 at n = 2000 in one
+# run, 0.89 [interval below 1] on a quiet 2-core machine on 2026-12-01; so the claim is
+# "no slower than dense", which both runs support.
+PACKED_LOOP_OVER_DENSE_AT_MOST = 1.0
 FULL_STORAGE_CLAIM_MIN_N = 2000
 LAYOUT_NAMES = {"L": T("lower triangle, uplo = 'L'", "下三角，uplo = 'L'"),
                 "U": T("upper triangle, uplo = 'U'", "上三角，uplo = 'U'")}
