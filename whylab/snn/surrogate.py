@@ -31,14 +31,18 @@ def _step(x):
     return (x > 0).to(x.dtype)
 
 
-class FastSigmoidSpike(Function):
-    """H(x) forward; 1/(slope·|x| + 1)² backward (SuperSpike)."""
+class _HeavisideSpike(Function):
+    """H(x) forward, the same for every surrogate; each subclass gives its own backward."""
 
     @staticmethod
     def forward(ctx, x, slope):
         ctx.save_for_backward(x)
         ctx.slope = slope
         return _step(x)
+
+
+class FastSigmoidSpike(_HeavisideSpike):
+    """H(x) forward; 1/(slope·|x| + 1)² backward (SuperSpike)."""
 
     @staticmethod
     def backward(ctx, grad):
@@ -46,14 +50,8 @@ class FastSigmoidSpike(Function):
         return grad / (ctx.slope * x.abs() + 1.0) ** 2, None
 
 
-class SigmoidSpike(Function):
+class SigmoidSpike(_HeavisideSpike):
     """H(x) forward; the logistic function's derivative at slope·x, times slope, backward."""
-
-    @staticmethod
-    def forward(ctx, x, slope):
-        ctx.save_for_backward(x)
-        ctx.slope = slope
-        return _step(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -62,14 +60,8 @@ class SigmoidSpike(Function):
         return grad * ctx.slope * s * (1.0 - s), None
 
 
-class ATanSpike(Function):
+class ATanSpike(_HeavisideSpike):
     """H(x) forward; (slope/2)/(1 + (π/2·slope·x)²) backward."""
-
-    @staticmethod
-    def forward(ctx, x, slope):
-        ctx.save_for_backward(x)
-        ctx.slope = slope
-        return _step(x)
 
     @staticmethod
     def backward(ctx, grad):
