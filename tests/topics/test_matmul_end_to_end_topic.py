@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.linalg  # noqa: F401 - loads SciPy's own OpenBLAS before the lookup below
+import scs  # noqa: F401 - and SCS's, an older build whose dgemv rounds differently
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +19,16 @@ from whylab.topics.matmul_end_to_end.backward_experiment import backward
 from whylab.topics.matmul_end_to_end.call_experiment import LAYOUTS, one_call
 
 LIBRARY = blas_call.numpy_blas()
+
+
+def test_the_library_found_is_the_blas_numpy_was_built_against():
+    """With three OpenBLAS builds loaded, the one found is the build NumPy's own config names
+    (its version), not merely the first threadpoolctl lists."""
+    built = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    if not built.get("found") or "version" not in built:
+        pytest.skip("this NumPy records no BLAS version")
+    assert LIBRARY is not None
+    assert LIBRARY.info["version"].split(".")[:3] == built["version"].split(".")[:3]
 
 
 def not_passed(result):

@@ -18,7 +18,8 @@ rules (written from the C source, not calling it):
 
 NumPy logs none of this, so the derivation is checked by *replaying* it:
 :func:`replay` calls the same routine in the same OpenBLAS library NumPy loaded
-(found through threadpoolctl), through ctypes, on the operands' own memory, with
+(the entry point NumPy's extension module resolves, matched to
+threadpoolctl's record), through ctypes, on the operands' own memory, with
 the derived flags and leading dimensions. Only the right flags and leading
 dimensions read the operands' bytes as the right matrices.
 """
@@ -153,7 +154,7 @@ class BlasLibrary:
     """threadpoolctl's record of the BLAS NumPy loaded, and its CBLAS entry points."""
 
     info: dict
-    handle: ctypes.CDLL | None
+    handle: ctypes.CDLL
     symbol_prefix: str
     symbol_suffix: str
 
@@ -167,20 +168,45 @@ class BlasLibrary:
 
 
 def numpy_blas() -> BlasLibrary | None:
-    """The BLAS library NumPy's own extension loaded (threadpoolctl), or None."""
-    import numpy._core._multiarray_umath  # noqa: F401 - the module that links BLAS
+    """The BLAS library NumPy's own extension calls, or None if none is found.
+
+    A process can hold several BLAS builds at once (SciPy, SCS and NumPy each
+    bundle their own OpenBLAS), and threadpoolctl lists them in load order, so
+    the first one listed need not be NumPy's. ``dlsym`` on the handle of NumPy's
+    extension module searches that module's own dependencies, so the CBLAS entry
+    point it finds is the one ``np.dot`` calls; the threadpoolctl record is the
+    library that exports that same address.
+    """
+    import numpy._core._multiarray_umath as multiarray
     from threadpoolctl import threadpool_info
 
+    numpy_handle = ctypes.CDLL(multiarray.__file__)
+    found = _cblas_naming(numpy_handle)
+    if found is None:
+        return None
+    prefix, suffix = found
+    entry = _address(numpy_handle, f"{prefix}cblas_dgemm{suffix}")
     for info in threadpool_info():
         if info.get("user_api") != "blas":
             continue
         handle = ctypes.CDLL(info["filepath"])
-        for prefix in ("scipy_", ""):
-            for suffix in ("64_", ""):
-                if hasattr(handle, f"{prefix}cblas_dgemm{suffix}"):
-                    return BlasLibrary(info, handle, prefix, suffix)
-        return BlasLibrary(info, None, "", "")
+        name = f"{prefix}cblas_dgemm{suffix}"
+        if hasattr(handle, name) and _address(handle, name) == entry:
+            return BlasLibrary(info, handle, prefix, suffix)
     return None
+
+
+def _cblas_naming(handle: ctypes.CDLL) -> tuple[str, str] | None:
+    """The (prefix, suffix) around ``cblas_dgemm`` that ``handle`` resolves."""
+    for prefix in ("scipy_", ""):
+        for suffix in ("64_", ""):
+            if hasattr(handle, f"{prefix}cblas_dgemm{suffix}"):
+                return prefix, suffix
+    return None
+
+
+def _address(handle: ctypes.CDLL, name: str) -> int:
+    return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
 
 
 def pointer(array: np.ndarray):

@@ -13,6 +13,7 @@ and the bit pattern of the replayed product.
 
 from __future__ import annotations
 
+import os
 import tracemalloc
 
 import numpy as np
@@ -240,10 +241,11 @@ def replay_check(call, a_array, b_array, library, c) -> Check:
              "bit for bit",
              "把推导出的 BLAS 调用（例程、转置标志、主维）在 NumPy 加载的同一个 OpenBLAS 中、"
              "直接在操作数自己的内存上重放，得到的结果与 whylab 的乘积逐位相同")
-    if library is None or library.handle is None:
+    if library is None:
         return Check.not_applicable(id="blas-call-replayed", name=name, expected="identical",
-                                    why=T("no CBLAS library found through threadpoolctl",
-                                          "threadpoolctl 没有找到 CBLAS 库"))
+                                    why=T("NumPy's extension resolves no CBLAS entry point "
+                                          "that threadpoolctl lists",
+                                          "NumPy 的扩展模块解析不到 threadpoolctl 列出的 CBLAS 入口"))
     replayed = blas_call.replay(call, a_array, b_array, library)
     product = c.detach().numpy()
     same = replayed.shape == product.shape and bool(np.array_equal(replayed, product))
@@ -307,11 +309,12 @@ def layers_table(events, call, library, a, b) -> Table:
     rows.append([T("operands NumPy copies first", "NumPy 先复制的操作数"), copies, derived])
     if library is not None:
         info = library.info
+        file_name = os.path.basename(info.get("filepath", ""))
         found = T("observed (threadpoolctl.threadpool_info())",
                   "观察到（threadpoolctl.threadpool_info()）")
-        library_text = T(f"{info.get('prefix')} {info.get('version')}, core type "
+        library_text = T(f"{file_name} {info.get('version')}, core type "
                          f"{info.get('architecture')}, {info.get('num_threads')} threads",
-                         f"{info.get('prefix')} {info.get('version')}，核心类型“"
+                         f"{file_name} {info.get('version')}，核心类型“"
                          f"{info.get('architecture')}”，{info.get('num_threads')} 个线程")
         rows.append([T("BLAS library", "BLAS 库"), library_text, found])
     return Table(title=T("The call, layer by layer", "逐层看这次调用"),
