@@ -116,7 +116,7 @@ def http_url(text: str) -> str:
 
 def redis_url(text: str) -> str:
     """An argparse type: a Redis URL (redis://host:port/db, rediss://..., unix://...)."""
-    from whylab.explorer.redis_link import check_redis_url
+    from whylab.explorer.runs.redis.link import check_redis_url
 
     try:
         return check_redis_url(text)
@@ -128,7 +128,7 @@ REDIS_EXTRA = "--redis-url needs the redis and rq packages: pip install 'whylab[
 
 
 def _registry(args: argparse.Namespace):
-    from whylab.explorer.topics import TopicError, load_registry
+    from whylab.explorer.content.topics import TopicError, load_registry
 
     try:
         return load_registry(args.topics_dir)
@@ -144,9 +144,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from whylab.explorer.app import ExplorerConfig, create_app
-    from whylab.explorer.server import raise_descriptor_limit, server_settings
-    from whylab.explorer.topics import TopicError
+    from whylab.explorer.content.topics import TopicError
+    from whylab.explorer.web.app import ExplorerConfig, create_app
+    from whylab.explorer.web.server import raise_descriptor_limit, server_settings
 
     config = ExplorerConfig(
         topics_dir=args.topics_dir,
@@ -213,8 +213,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         )
     registry = _registry(args)
     try:
-        from whylab.explorer import remote_worker
-        from whylab.explorer.redis_link import redacted
+        from whylab.explorer.runs.redis import worker as remote_worker
+        from whylab.explorer.runs.redis.link import redacted
     except ModuleNotFoundError as error:
         if error.name not in ("redis", "rq"):
             raise
@@ -333,7 +333,7 @@ class LazyProgress:
 
 
 def _run_with_progress(topic, experiment, params: dict[str, Any]):
-    from whylab.explorer.service import run_locally
+    from whylab.explorer.runs.service import run_locally
 
     progress = LazyProgress(f"{topic.slug}/{experiment.name}")
     try:
@@ -344,8 +344,8 @@ def _run_with_progress(topic, experiment, params: dict[str, Any]):
 
 def _print_record(record, experiment, lang: str) -> None:
     from whylab.explorer.experiment import in_language
-    from whylab.explorer.render import format_value
-    from whylab.explorer.service import format_param
+    from whylab.explorer.runs.service import format_param
+    from whylab.explorer.web.render import format_value
 
     console.print(
         f"[bold]{escape(experiment.title.get(lang))}[/bold]  (whylab {record.engine_version})"
@@ -480,7 +480,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _check_controls(topics) -> int:
     """``whylab check --controls``: every check must fail under some negative control."""
-    from whylab.explorer.controls import audit_experiment
+    from whylab.explorer.content.controls import audit_experiment
 
     table = RichTable(title="checks under negative controls")
     for column in ("topic", "experiment", "check", "at defaults", "made to fail by"):
@@ -537,7 +537,7 @@ def _check_export_dir(out: Path, force: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from whylab.explorer.export import export_site
+    from whylab.explorer.web.export import export_site
 
     registry = _registry(args)
     _check_export_dir(args.dir, args.force)

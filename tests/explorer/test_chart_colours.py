@@ -21,17 +21,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whylab.explorer import svg
+from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import LineChart, Series, T
-from whylab.explorer.render import STATIC_DIR
-from whylab.explorer.svg import (
+from whylab.explorer.figures import svg
+from whylab.explorer.figures.svg import (
     COMPACT,
     DIRECT_LABELS_FROM,
     WIDE,
     render_line_chart,
     series_classes,
 )
-from whylab.explorer.topics import load_registry
+from whylab.explorer.web.render import STATIC_DIR
 
 CSS = (STATIC_DIR / "explorer.css").read_text()
 DARK_START = CSS.index("prefers-color-scheme: dark")

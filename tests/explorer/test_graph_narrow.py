@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Result, T
-from whylab.explorer.result_json import result_from_dict, result_to_dict
-from whylab.explorer.svg import (
+from whylab.explorer.figures.svg import (
     NARROW_GRAPH,
     NODE_HEIGHT,
     NodeText,
@@ -27,7 +27,7 @@ from whylab.explorer.svg import (
     render_graph_figure,
     wrap_text,
 )
-from whylab.explorer.topics import load_registry
+from whylab.explorer.runs.result_json import result_from_dict, result_to_dict
 
 SVG = "{http://www.w3.org/2000/svg}"
 

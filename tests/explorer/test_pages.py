@@ -321,7 +321,7 @@ def test_a_bad_value_from_a_shared_link_renders_the_page_with_the_error_at_the_f
 
 
 def test_a_card_is_the_question_and_two_sentences():
-    from whylab.explorer.render import card_summary
+    from whylab.explorer.web.render import card_summary
 
     assert card_summary("One. Two is numpy.fft here! Three? Four.") == "One. Two is numpy.fft here!"
     assert card_summary("第一句。第二句！第三句。") == "第一句。第二句！"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
-from whylab.explorer.svg import (
+from whylab.explorer.figures.svg import (
     GRAPH_MIN_SCALE,
     NODE_HEIGHT,
     PALETTE_SIZE,
@@ -85,7 +85,7 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
 
 
 def test_series_colours_follow_the_names_not_their_order_and_a_chart_never_repeats_one():
-    from whylab.explorer.svg import SERIES_SLOTS, series_classes
+    from whylab.explorer.figures.svg import SERIES_SLOTS, series_classes
 
     def chart(*names):
         series = [Series(T(n, n + "（中）"), [1, 2], [1, 2]) for n in names]
@@ -520,7 +520,7 @@ def test_a_narrow_page_may_shrink_a_diagram_only_so_far():
 def test_thinning_keeps_every_left_out_point_within_the_tolerance_of_the_drawn_line():
     import math as _math
 
-    from whylab.explorer.svg import thin_polyline
+    from whylab.explorer.figures.svg import thin_polyline
 
     xs = [i * 0.9 for i in range(600)]
     points = [(x, 150 + 100 * _math.sin(x / 40)) for x in xs]

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import whylab
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
+from whylab.explorer.content.topics import load_topic
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
-from whylab.explorer.topics import load_topic
 from whylab.topics.autograd import (
     backward_trace,
     comparisons,

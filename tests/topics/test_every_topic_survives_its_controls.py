@@ -9,7 +9,7 @@ import pytest
 
 import whylab.topics
 from whylab.cli import main
-from whylab.explorer.topics import load_registry
+from whylab.explorer.content.topics import load_registry
 
 REGISTRY = load_registry(Path(whylab.topics.__path__[0]))
 TOPICS = [topic.slug for topic in REGISTRY]

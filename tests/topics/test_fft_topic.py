@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
-from whylab.explorer.svg import render_graph
+from whylab.explorer.figures.svg import render_graph
 from whylab.numerics.fft import bit_reversal_permutation, butterfly_stages, fft_stages
 from whylab.topics.fft import accuracy as accuracy_module
 from whylab.topics.fft import butterfly as bfly

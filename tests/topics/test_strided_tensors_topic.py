@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import whylab
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError, T, switched_on
 from whylab.topics.strided_tensors import costs, writes
 from whylab.topics.strided_tensors import experiments as topic

@@ -415,7 +415,7 @@ class Control:
     ``label`` completes "fails if ..." and is shown next to those checks.
 
     Controls are switched on only by ``whylab check --controls`` and the tests
-    (:mod:`whylab.explorer.controls`); the web app and the JSON API cannot
+    (:mod:`whylab.explorer.content.controls`); the web app and the JSON API cannot
     reach them.
     """
 
