@@ -145,7 +145,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from whylab.explorer.content.topics import TopicError
-    from whylab.explorer.web.app import ExplorerConfig, create_app
+    from whylab.explorer.web.app import create_app
+    from whylab.explorer.web.config import ExplorerConfig
     from whylab.explorer.web.server import raise_descriptor_limit, server_settings
 
     config = ExplorerConfig(

@@ -17,7 +17,8 @@ import uvicorn
 from fastapi.testclient import TestClient
 
 from whylab.explorer.content.topics import TopicRegistry, load_registry
-from whylab.explorer.web.app import ExplorerConfig, create_app
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
 from whylab.explorer.web.server import server_settings
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"

@@ -63,7 +63,8 @@ from whylab.explorer.content.topics import (
 )
 from whylab.explorer.experiment import LANGS, Lang, Param, ParamError, T
 from whylab.explorer.runs.service import RunRecord, run_locally
-from whylab.explorer.web.app import ExplorerConfig, create_app
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
 from whylab.explorer.web.export import export_site
 from whylab.explorer.web.notebook import (
     STATE_MARKS,

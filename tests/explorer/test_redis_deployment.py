@@ -29,6 +29,7 @@ import pytest
 import whylab
 from whylab.cli import main
 from whylab.explorer.runs.cache import record_checksum
+from whylab.explorer.runs.errors import WorkerUnavailable
 from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
     WorkerLost,
@@ -38,7 +39,7 @@ from whylab.explorer.runs.redis.queue import (
     lane_of,
     outcome_answer,
 )
-from whylab.explorer.runs.workers import Outcome, WorkerUnavailable
+from whylab.explorer.runs.workers import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
@@ -532,9 +533,9 @@ def test_when_the_server_computing_a_run_dies_a_server_waiting_for_it_takes_it_o
 def test_a_claim_is_touched_only_by_its_owner_and_a_new_claim_forgets_an_old_failure(
     deployment,
 ):
+    from whylab.explorer.runs.errors import ExperimentTimeout
     from whylab.explorer.runs.redis.flights import SharedFlights
     from whylab.explorer.runs.redis.link import RedisLink
-    from whylab.explorer.runs.workers import ExperimentTimeout
 
     link = RedisLink(deployment["redis"].url)
     flights = SharedFlights(link, claim_ttl_s=0.3, renew_s=0.1)

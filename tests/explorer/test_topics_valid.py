@@ -156,7 +156,8 @@ def test_the_untranslated_word_rule_flags_sentences_and_spares_code():
 def real_topics_client(tmp_path_factory):
     from fastapi.testclient import TestClient
 
-    from whylab.explorer.web.app import ExplorerConfig, create_app
+    from whylab.explorer.web.app import create_app
+    from whylab.explorer.web.config import ExplorerConfig
 
     config = ExplorerConfig(
         topics_dir=DEFAULT_TOPICS_DIR, cache_dir=tmp_path_factory.mktemp("cache"), rate_burst=0

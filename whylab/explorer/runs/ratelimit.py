@@ -21,18 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from whylab.explorer.runs.workers import RunFailure
-
-
-class RateLimited(RunFailure):
-    status = 429
-
-    def __init__(self, retry_after_s: float):
-        super().__init__(
-            "this client has used its share of experiment time; "
-            f"please retry in {retry_after_header(retry_after_s)} s"
-        )
-        self.retry_after_s = retry_after_s
+from whylab.explorer.runs.errors import RateLimited
 
 
 class RateLimiter:
@@ -102,8 +91,3 @@ class RateLimiter:
             for client, (seconds, last) in self._balances.items()
             if seconds + (now - last) * self.rate < self.burst_s
         }
-
-
-def retry_after_header(seconds: float) -> str:
-    """``Retry-After`` takes whole seconds; never advise 0."""
-    return str(max(1, math.ceil(seconds)))

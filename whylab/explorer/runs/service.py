@@ -9,8 +9,9 @@ pool and stores the answer. Timing experiments skip the cache both ways.
 In a deployment on Redis, "already being computed" spans every server: with
 :class:`~whylab.explorer.runs.redis.flights.SharedFlights`, a server claims a run
 before computing it, and a server that finds it claimed waits for the result
-in the shared cache (taking the run over if the claim goes without one). Calls
-that may talk to Redis go through :func:`blocking_call`, off the event loop.
+in the shared cache (taking the run over if the claim goes without one). The
+cache is called through the back-ends' :class:`~whylab.explorer.runs.store.BlockingCalls`
+(on Redis, off the event loop).
 
 :func:`run_locally` runs an experiment in the current process for the CLI and
 the static export, through the same JSON round trip, so what they show is
@@ -24,43 +25,16 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any
 
 import whylab
 from whylab.explorer.content.topics import Topic
 from whylab.explorer.experiment import Experiment, ProgressHook, Result, progress_hook
-from whylab.explorer.runs.cache import ResultCache, cache_key
+from whylab.explorer.runs.cache import cache_key
+from whylab.explorer.runs.errors import RunFailure, WorkerUnavailable
 from whylab.explorer.runs.result_json import dumps, result_from_dict, result_to_dict
-from whylab.explorer.runs.workers import Job, Outcome, RunFailure, WorkerUnavailable
-
-if TYPE_CHECKING:  # the Redis modules are imported only by a deployment that uses them
-    from whylab.explorer.runs.redis.cache import RedisResultCache
-    from whylab.explorer.runs.redis.flights import SharedFlights
-
-Returned = TypeVar("Returned")
-
-
-class JobRunner(Protocol):
-    """What runs jobs: the embedded ``WorkerPool`` or a deployment's ``RemotePool``."""
-
-    async def submit(self, job: Job, client: str = "") -> Outcome: ...
-
-    def deadline_s(self, job: Job) -> float: ...
-
-
-async def blocking_call(owner: Any, function: Callable[..., Returned], *args: Any) -> Returned:
-    """``function(*args)``, a method of ``owner`` (a cache, a rate limit), off the event loop.
-
-    An owner on Redis (it has a ``link``) is called on the link's threads: a
-    Redis that stops answering holds the call for up to its socket timeout,
-    and every other request would wait that long on the loop. The embedded
-    SQLite cache and the in-memory rate limit answer in microseconds and are
-    called here directly.
-    """
-    link = getattr(owner, "link", None)
-    if link is None:
-        return function(*args)
-    return await link.call(function, *args)
+from whylab.explorer.runs.store import BlockingCalls, EmbeddedCalls, JobRunner
+from whylab.explorer.runs.workers import Job
 
 
 def format_param(value: Any) -> str:
@@ -147,11 +121,13 @@ class ExperimentService:
     def __init__(
         self,
         pool: JobRunner,
-        cache: ResultCache | RedisResultCache | None,
-        flights: SharedFlights | None = None,
+        cache: Any,  # a ResultCache or a RedisResultCache, or None: no cache
+        flights: Any = None,  # a SharedFlights (on Redis), or None
+        calls: BlockingCalls | None = None,  # how to call the cache (default: embedded)
     ):
         self.pool = pool
         self.cache = cache
+        self.calls = calls or EmbeddedCalls()
         self.flights = flights if cache is not None else None  # a waiter reads the shared cache
         self.stats = ServiceStats()
         self._in_flight: dict[str, _Flight] = {}
@@ -162,7 +138,7 @@ class ExperimentService:
 
     async def _cached(self, key: str) -> str | None:
         assert self.cache is not None
-        return await blocking_call(self.cache, self.cache.get, key)
+        return await self.calls.call(self.cache.get, key)
 
     async def cached_json(
         self, topic: Topic, experiment: Experiment, params: dict[str, Any]
@@ -269,12 +245,8 @@ class ExperimentService:
             stored = record.to_json()
             del stored["cached"]  # a property of each answer, not of the result
             text = dumps(stored)
-            link = getattr(self.cache, "link", None)
-            # in a thread: a write of a large record must not hold up the pages served
-            if link is None:
-                await asyncio.to_thread(self.cache.put, key, topic.slug, experiment.name, text)
-            else:
-                await link.call(self.cache.put, key, topic.slug, experiment.name, text)
+            # off the loop: a write of a large record must not hold up the pages served
+            await self.calls.write(self.cache.put, key, topic.slug, experiment.name, text)
         return record, outcome.cpu_s
 
     async def _compute_once(

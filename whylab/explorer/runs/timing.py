@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from whylab.explorer.content.topics import Topic
 from whylab.explorer.experiment import Experiment
+from whylab.explorer.runs.errors import Overloaded, RunFailure
 from whylab.explorer.runs.result_json import dumps
 from whylab.explorer.runs.service import ExperimentService, RunRecord
-from whylab.explorer.runs.workers import Overloaded, RunFailure
 
 RunState = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})

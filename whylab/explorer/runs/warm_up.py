@@ -30,8 +30,8 @@ from typing import Any
 
 from whylab.explorer.content.topics import TopicRegistry
 from whylab.explorer.experiment import LANGS
+from whylab.explorer.runs.errors import RunFailure
 from whylab.explorer.runs.service import ExperimentService
-from whylab.explorer.runs.workers import RunFailure
 
 log = logging.getLogger(__name__)
 

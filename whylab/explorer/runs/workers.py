@@ -43,12 +43,22 @@ import os
 import signal
 import sys
 import time
-from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+from whylab.explorer.runs.errors import (
+    ExperimentCrashed,
+    ExperimentKilled,
+    ExperimentMemoryError,
+    ExperimentTimeout,
+    Overloaded,
+    RunFailure,
+    WorkerUnavailable,
+)
+from whylab.explorer.runs.fair_queue import FairQueue, _Entry
 
 log = logging.getLogger(__name__)
 
@@ -71,70 +81,6 @@ FORKSERVER_START_S = FORKSERVER_IMPORT_S + KERNEL_WARM_S
 DEFAULT_QUEUE_WAIT_S = 30.0
 # Slack for the machinery (replacing a worker, the pipe round trip) on top of the limits.
 DEADLINE_MARGIN_S = 2.0
-
-
-class RunFailure(Exception):
-    """An experiment run that produced no result; ``status`` is the HTTP status to answer."""
-
-    status = 500
-    retry_after_s: float | None = None  # set for failures worth retrying (503)
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
-
-
-class ExperimentTimeout(RunFailure):
-    status = 504
-
-    def __init__(self, limit_s: float):
-        super().__init__(f"the experiment ran past its time limit of {limit_s:g} s and was stopped")
-        self.limit_s = limit_s
-
-
-class ExperimentMemoryError(RunFailure):
-    status = 507
-
-    def __init__(self, limit_mb: int):
-        super().__init__(
-            f"the experiment exceeded the memory limit of {limit_mb} MiB and was stopped"
-        )
-        self.limit_mb = limit_mb
-
-
-class ExperimentCrashed(RunFailure):
-    status = 500
-
-
-class ExperimentKilled(RunFailure):
-    """The worker was killed by a signal from outside (an operator, a supervisor), not by us."""
-
-    status = 503
-
-    def __init__(self, signal_name: str):
-        super().__init__(
-            f"the experiment worker was stopped from outside ({signal_name}) while running; "
-            "please retry"
-        )
-        self.retry_after_s = 1.0
-
-
-class Overloaded(RunFailure):
-    status = 503
-
-    def __init__(self, retry_after_s: float):
-        super().__init__("the server is busy running other experiments; please retry shortly")
-        self.retry_after_s = retry_after_s
-
-
-class WorkerUnavailable(RunFailure):
-    """No worker process could be started or reached for this job; the slot retries later."""
-
-    status = 503
-
-    def __init__(self, reason: str):
-        super().__init__(f"no experiment worker is available right now ({reason}); please retry")
-        self.retry_after_s = 1.0
 
 
 @dataclass(frozen=True)
@@ -210,91 +156,6 @@ def oom_kill_count() -> int | None:
     except (OSError, StopIteration, ValueError, IndexError):
         return None
     return None
-
-
-# ---------------------------------------------------------------- the queue
-
-
-@dataclass(eq=False)
-class _Entry:
-    job: Job
-    future: asyncio.Future
-    client: str
-    enqueued: float
-    started: bool = False
-
-
-class FairQueue:
-    """Waiting jobs in one line per client, served round robin across clients.
-
-    One client asking for many runs waits behind its own runs only: each
-    :meth:`get` takes the oldest job of the client next in turn. An entry whose
-    caller went away (its future is done) is removed at once by
-    :meth:`discard`, so an abandoned request keeps no place in the queue.
-    """
-
-    def __init__(self, max_size: int, max_per_client: int):
-        if max_size < 1 or max_per_client < 1:
-            raise ValueError("a queue needs room for at least one job (per client too)")
-        self.max_size = max_size
-        self.max_per_client = max_per_client
-        self._lines: OrderedDict[str, deque[_Entry]] = OrderedDict()
-        self._size = 0
-        self._getters: deque[asyncio.Future] = deque()
-
-    def __len__(self) -> int:
-        return self._size
-
-    def put(self, entry: _Entry) -> bool:
-        """Add ``entry`` at the back of its client's line; False when there is no room."""
-        line = self._lines.get(entry.client)
-        if self._size >= self.max_size or (line is not None and len(line) >= self.max_per_client):
-            return False
-        if line is None:
-            line = self._lines[entry.client] = deque()
-        line.append(entry)
-        self._size += 1
-        while self._getters:
-            getter = self._getters.popleft()
-            if not getter.done():
-                getter.set_result(None)
-                break
-        return True
-
-    def discard(self, entry: _Entry) -> None:
-        """Take ``entry`` out of its line if it is still waiting there."""
-        line = self._lines.get(entry.client)
-        if line is not None and entry in line:
-            line.remove(entry)
-            self._size -= 1
-            if not line:
-                del self._lines[entry.client]
-
-    async def get(self) -> _Entry:
-        """The next job: the oldest of the client whose turn it is."""
-        while not self._lines:
-            getter = asyncio.get_running_loop().create_future()
-            self._getters.append(getter)
-            try:
-                await getter
-            except asyncio.CancelledError:
-                if getter.done() and not getter.cancelled():
-                    self._pass_on_wakeup()
-                raise
-        client, line = next(iter(self._lines.items()))
-        entry = line.popleft()
-        self._size -= 1
-        del self._lines[client]
-        if line:  # back of the round
-            self._lines[client] = line
-        return entry
-
-    def _pass_on_wakeup(self) -> None:
-        while self._getters:
-            getter = self._getters.popleft()
-            if not getter.done():
-                getter.set_result(None)
-                return
 
 
 # ---------------------------------------------------------------- the server side

@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from whylab.explorer.runs.workers import RunFailure
+from whylab.explorer.runs.errors import RunFailure
 
 log = logging.getLogger(__name__)
 

@@ -72,16 +72,14 @@ from typing import Any
 
 import whylab
 from whylab.explorer.runs.cache import record_checksum
+from whylab.explorer.runs.errors import Overloaded, RunFailure, WorkerUnavailable
 from whylab.explorer.runs.redis.link import RedisLink, RedisUnavailable
 from whylab.explorer.runs.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
     Job,
     Outcome,
-    Overloaded,
     PoolStats,
-    RunFailure,
-    WorkerUnavailable,
     run_deadline_s,
 )
 

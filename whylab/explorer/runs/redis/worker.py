@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from whylab.explorer.content.topics import TopicRegistry, load_registry
+from whylab.explorer.runs.errors import ExperimentTimeout, RunFailure, WorkerUnavailable
 from whylab.explorer.runs.redis.link import RedisLink
 from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
@@ -59,14 +60,7 @@ from whylab.explorer.runs.redis.queue import (
     outcome_answer,
 )
 from whylab.explorer.runs.timing import machine_description
-from whylab.explorer.runs.workers import (
-    DEADLINE_MARGIN_S,
-    ExperimentTimeout,
-    Job,
-    RunFailure,
-    WorkerPool,
-    WorkerUnavailable,
-)
+from whylab.explorer.runs.workers import DEADLINE_MARGIN_S, Job, WorkerPool
 
 log = logging.getLogger(__name__)
 
