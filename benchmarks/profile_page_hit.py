@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from whylab.explorer.runs.warm_up import get, warm_paths
-from whylab.explorer.web.app import ExplorerConfig, create_app
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
 
 
 async def serve_hits(app, paths: list[str], requests: int, rounds: int) -> list[float]:
