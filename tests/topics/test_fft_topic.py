@@ -10,7 +10,7 @@ import pytest
 
 from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
-from whylab.explorer.figures.svg import render_graph
+from whylab.explorer.figures.graphs import render_graph
 from whylab.numerics.fft import bit_reversal_permutation, butterfly_stages, fft_stages
 from whylab.topics.fft import accuracy as accuracy_module
 from whylab.topics.fft import butterfly as bfly

@@ -8,7 +8,7 @@ what was measured and expected, and which negative controls make each fail),
 the measurements, the figures -- each with its data table collapsed under it,
 the page's text alternative of the drawing -- and the tables, in the reader's
 language. The figures are the explorer's own SVG drawings
-(:mod:`whylab.explorer.figures.svg`), made standalone by giving each one the colours
+(:mod:`whylab.explorer.figures`), made standalone by giving each one the colours
 and strokes of the explorer's stylesheet, scoped to that drawing.
 
 IPython is imported only by :func:`show`, inside a kernel; the rest of whylab
@@ -33,7 +33,8 @@ from whylab.explorer.experiment import (
     LineChart,
     Result,
 )
-from whylab.explorer.figures.svg import WIDE, render_graph, render_line_chart
+from whylab.explorer.figures.charts import WIDE, render_line_chart
+from whylab.explorer.figures.graphs import render_graph
 from whylab.explorer.web.render import STATIC_DIR, make_environment
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"

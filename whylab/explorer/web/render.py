@@ -38,7 +38,8 @@ from whylab.explorer.experiment import (
     Text,
     in_language,
 )
-from whylab.explorer.figures.svg import COMPACT, WIDE, render_graph_figure, render_line_chart
+from whylab.explorer.figures.charts import COMPACT, WIDE, render_line_chart
+from whylab.explorer.figures.graphs import render_graph_figure
 from whylab.explorer.runs.service import RunRecord, format_param
 from whylab.explorer.runs.timing import Measurement, TimingRun
 
