@@ -110,7 +110,8 @@ def _draw_graph(
     of a folded drawing, stacked), with one legend; and the width and height it needs."""
     margin = bands[0][1].size.margin
     groups = sorted({n.group for n in diagram.nodes if n.group})
-    group_class = group_classes(groups)  # from the whole graph: one colour per group
+    # from the whole graph: one colour per group
+    group_class = group_classes(groups, diagram.group_colours)
     parts, width, top = [], 0.0, 0.0
     for index, (part, layout) in enumerate(bands):
         band_id = element_id if len(bands) == 1 else f"{element_id}-{index}"
@@ -161,6 +162,7 @@ def fold_layers(diagram: GraphDiagram, count: int) -> list[GraphDiagram] | None:
                 [replace(n, layer=(n.layer or 0) - low) for n in kept],
                 [e for e in diagram.edges if e[0] in ids and e[1] in ids],
                 direction="LR",
+                group_colours=diagram.group_colours,
             )
         )
     return strips

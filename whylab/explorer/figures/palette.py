@@ -11,31 +11,11 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from whylab.explorer.experiment import (
-    LineChart,
-)
+from whylab.explorer.experiment import GROUP_COLOURS, LineChart
 
 PALETTE_SIZE = 8
-
-# Colour slots (CSS classes g0..g7) of the groups the topics draw, fixed so that a
-# dispatch key or a kind of node has the same colour in every diagram, whichever
-# other groups it shares the diagram with. Any other group gets a slot from a
-# hash of its name (see group_slot).
-GROUP_SLOTS: dict[str, int] = {
-    "CPU": 0,  # blue: the backend, where the arithmetic happens
-    "Autograd": 3,  # purple
-    "ADInplaceOrView": 4,  # yellow
-    "Meta": 5,  # teal: the other backend
-    "Tracer": 7,  # grey: bookkeeping
-    "grad_fn": 0,
-    "AccumulateGrad": 2,  # green: where gradients come to rest
-    "Storage": 7,
-    "is_contiguous() → True": 2,
-    "is_contiguous() → False": 1,  # orange
-}
-
 
 # Series colours (CSS classes s0..s7) come in two tiers of lightness, four hues each:
 # s0-s3 dark in the light theme (dim in the dark one), s4-s7 mid (bright). Every line
@@ -68,7 +48,7 @@ def series_classes(chart: LineChart) -> list[str]:
     names.sort(key=lambda name: (name not in SERIES_SLOTS, name))
     slots: dict[str, int] = {}
     for name in names:
-        slot = SERIES_SLOTS.get(name, group_slot(name))
+        slot = SERIES_SLOTS.get(name, hashed_slot(name))
         tiers = [series_tier(taken) for taken in slots.values()]
         if tiers and name not in SERIES_SLOTS:
             wanted = 0 if tiers.count(0) < tiers.count(1) else 1
@@ -84,33 +64,34 @@ def series_classes(chart: LineChart) -> list[str]:
     return [f"s{slots[s.name.en]}" for s in chart.series]
 
 
-def group_slot(group: str) -> int:
-    """The colour slot of a group: fixed for known groups, else from a hash of the name.
+def hashed_slot(name: str) -> int:
+    """A colour slot from a hash of ``name``.
 
     A name ending in a number ("stage 2") takes the slot after "stage 1", so
     numbered groups get different colours (up to the palette's size).
     """
-    if group in GROUP_SLOTS:
-        return GROUP_SLOTS[group]
-    numbered = re.fullmatch(r"(.*?)(\d+)", group)
-    stem, number = (numbered.group(1), int(numbered.group(2))) if numbered else (group, 0)
+    numbered = re.fullmatch(r"(.*?)(\d+)", name)
+    stem, number = (numbered.group(1), int(numbered.group(2))) if numbered else (name, 0)
     return (zlib.crc32(stem.encode()) + number) % PALETTE_SIZE
 
 
-def group_classes(groups: Sequence[str]) -> dict[str, str]:
-    """CSS class per group: its own slot, unless a group before it in ``groups`` took it.
+def group_classes(groups: Sequence[str], declared: Mapping[str, str]) -> dict[str, str]:
+    """CSS class per group: the colour its diagram declares for it (``declared``, group ->
+    one of GROUP_COLOURS), else its hashed slot unless a group before it took that.
 
-    Two groups of one diagram never share a colour: the later one moves on to
-    the next free slot (while one is free).
+    Two groups of one diagram never share a colour: declared groups are placed
+    first, then the others in order, each moving on to the next free slot
+    (while one is free).
     """
     classes: dict[str, str] = {}
     taken: set[int] = set()
-    for group in groups:
-        slot = group_slot(group)
+    ordered = [g for g in groups if g in declared] + [g for g in groups if g not in declared]
+    for group in ordered:
+        slot = GROUP_COLOURS.index(declared[group]) if group in declared else hashed_slot(group)
         for step in range(PALETTE_SIZE):
             if (slot + step) % PALETTE_SIZE not in taken:
                 slot = (slot + step) % PALETTE_SIZE
                 break
         taken.add(slot)
         classes[group] = f"g{slot}"
-    return classes
+    return {group: classes[group] for group in groups}

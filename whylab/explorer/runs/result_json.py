@@ -88,7 +88,7 @@ def _figure(figure: Figure) -> dict[str, Any]:
             ],
         }
     if isinstance(figure, GraphDiagram):
-        return {
+        graph = {
             "kind": "graph",
             "title": _text(figure.title),
             "direction": figure.direction,
@@ -105,6 +105,9 @@ def _figure(figure: Figure) -> dict[str, Any]:
             ],
             "edges": [[str(s), str(t), str(label)] for s, t, label in figure.edges],
         }
+        if figure.group_colours:  # written only when declared: other records stay as they were
+            graph["group_colours"] = dict(figure.group_colours)
+        return graph
     raise SerializationError(f"unknown figure type {type(figure).__name__}")
 
 
@@ -196,6 +199,7 @@ def _read_figure(data: dict[str, Any]) -> Figure:
             ],
             edges=[tuple(edge) for edge in data["edges"]],
             direction=data.get("direction", "TB"),  # records cached before pinning existed
+            group_colours=data.get("group_colours", {}),
         )
     raise SerializationError(f"unknown figure kind {data['kind']!r}")
 

@@ -39,6 +39,8 @@ MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every ce
 CONTIGUOUS_GROUP = "✓ is_contiguous()"
 STRIDED_GROUP = "✗ is_contiguous()"
 STORAGE_GROUP = "untyped_storage()"
+# Their colours: the storage grey (bookkeeping), contiguous views green, strided orange.
+VIEW_COLOURS = {STORAGE_GROUP: "grey", CONTIGUOUS_GROUP: "green", STRIDED_GROUP: "orange"}
 
 
 # ---------------------------------------------------------------- reading the engine
@@ -219,7 +221,7 @@ def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> Gr
         title=T("Every tensor in the chain is a view of the same storage",
                 "链上的每个张量都是同一块存储的视图"),
         nodes=nodes, edges=[("storage", f"t{row}", "") for row in range(len(tensors))],
-        direction="LR")
+        direction="LR", group_colours=VIEW_COLOURS)
 
 
 def _storage_map(final_layout: formulas.Layout, values: np.ndarray) -> Table:
