@@ -22,9 +22,9 @@ TIMED = {t.slug for t in REGISTRY if any(e.timing for e in t.experiments.values(
 def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("WHYLAB_CACHE_DIR", str(tmp_path))
     code = main(["check", "--controls", "--topic", slug])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err[-4000:]
-    assert "problems" in captured.out
+    # the exit code is the verdict (1 on any problem); the output is only shown on failure
+    # ("problems" is a column header of the table, printed whatever the verdict)
+    assert code == 0, capsys.readouterr().err[-4000:]
 
 
 def test_every_topic_declares_controls():
