@@ -29,10 +29,9 @@ import pytest
 import whylab
 from whylab.cli import main
 from whylab.explorer.runs.cache import record_checksum
-from whylab.explorer.runs.errors import WorkerUnavailable
+from whylab.explorer.runs.errors import WorkerLost, WorkerUnavailable
 from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
-    WorkerLost,
     decode_answer,
     encode_answer,
     lane_names,
@@ -380,8 +379,9 @@ def test_with_no_worker_a_run_ends_with_503_after_the_queue_wait_and_is_dropped(
 
 
 def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
+    from whylab.explorer.runs.errors import OtherVersion
     from whylab.explorer.runs.redis.link import RedisLink
-    from whylab.explorer.runs.redis.worker import OtherVersion, Runner
+    from whylab.explorer.runs.redis.worker import Runner
 
     topic = fixture_registry.get("tiny-demo")
     runner = Runner(RedisLink("redis://127.0.0.1:1/0"), fixture_registry, 0, "test")
@@ -410,7 +410,7 @@ def test_when_rq_stops_a_job_itself_the_server_gets_a_timeout_answer(deployment)
     """RQ's own job timeout is the backstop behind the pool's; its callback still answers."""
     from rq.timeouts import JobTimeoutException
 
-    from whylab.explorer.runs.redis.queue import RemoteFailure
+    from whylab.explorer.runs.errors import RemoteFailure
     from whylab.explorer.runs.redis.worker import report_failure
 
     redis_client = deployment["redis"].client

@@ -3,8 +3,10 @@ status to answer and, for those worth retrying, the seconds to wait (``Retry-Aft
 
 The embedded worker pool raises the process failures (time, memory, crash, a kill
 from outside, a full queue, no worker); the rate limit raises :class:`RateLimited`;
-the Redis deployment adds its own (:mod:`whylab.explorer.runs.redis`), all subclasses
-of :class:`RunFailure`, so the web layer answers every one the same way.
+the Redis deployment (:mod:`whylab.explorer.runs.redis`) adds Redis out of reach, a
+worker lost mid-run, a failure answered by a remote worker and a worker with another
+version of a topic. All are subclasses of :class:`RunFailure`, so the web layer
+answers every one the same way.
 """
 
 from __future__ import annotations
@@ -90,3 +92,52 @@ class RateLimited(RunFailure):
 def retry_after_header(seconds: float) -> str:
     """``Retry-After`` takes whole seconds; never advise 0."""
     return str(max(1, math.ceil(seconds)))
+
+
+# ---------------------------------------------------------------- the Redis deployment
+
+REDIS_RETRY_S = 5.0  # after a failure, Redis is not tried again for this long
+
+
+class RedisUnavailable(RunFailure):
+    """Redis (the shared queue and cache) cannot be reached; answered 503 with Retry-After."""
+
+    status = 503
+
+    def __init__(self, retry_after_s: float = REDIS_RETRY_S):
+        super().__init__(
+            "the shared experiment queue cannot be reached right now; please retry shortly"
+        )
+        self.retry_after_s = retry_after_s
+
+
+class WorkerLost(RunFailure):
+    """The worker running this request stopped sending heartbeats before it answered."""
+
+    status = 503
+
+    def __init__(self):
+        super().__init__(
+            "the experiment worker running this request stopped answering before it finished "
+            "(its process or machine went away); please retry"
+        )
+        self.retry_after_s = 1.0
+
+
+class RemoteFailure(RunFailure):
+    """A run a remote worker answered with a failure: its status, message and retry advice."""
+
+    def __init__(self, status: int, message: str, retry_after_s: float | None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+class OtherVersion(RunFailure):
+    """This worker's copy of a topic is not the one the server asked for."""
+
+    status = 503
+
+    def __init__(self, what: str):
+        super().__init__(f"an experiment worker runs another version of {what}; please retry")
+        self.retry_after_s = 1.0

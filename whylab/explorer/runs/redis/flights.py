@@ -36,9 +36,8 @@ import json
 import uuid
 from typing import Any
 
-from whylab.explorer.runs.errors import RunFailure
+from whylab.explorer.runs.errors import RemoteFailure, RunFailure
 from whylab.explorer.runs.redis.link import RedisLink
-from whylab.explorer.runs.redis.queue import RemoteFailure
 
 CLAIM_TTL_S = 5.0  # a claim nobody renews (its server died) is gone after this long
 RENEW_S = 1.0  # how often the claiming server renews it

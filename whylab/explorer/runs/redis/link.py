@@ -40,30 +40,17 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from whylab.explorer.runs.errors import RunFailure
+from whylab.explorer.runs.errors import REDIS_RETRY_S
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 2.0  # a Redis host that does not answer at all
 SOCKET_TIMEOUT_S = 5.0  # one command (the blocking waits ask for less than this)
-RETRY_S = 5.0  # after a failure, Redis is not tried again for this long
 KEY_PREFIX = "whylab"
 SCHEMES = ("redis", "rediss", "unix")
 CALL_THREADS = 8  # blocking Redis calls of one server at once (each ends within its timeout)
 
 Returned = TypeVar("Returned")
-
-
-class RedisUnavailable(RunFailure):
-    """Redis (the shared queue and cache) cannot be reached; answered 503 with Retry-After."""
-
-    status = 503
-
-    def __init__(self, retry_after_s: float = RETRY_S):
-        super().__init__(
-            "the shared experiment queue cannot be reached right now; please retry shortly"
-        )
-        self.retry_after_s = retry_after_s
 
 
 def check_redis_url(url: str) -> str:
@@ -109,7 +96,7 @@ def redacted(url: str) -> str:
 class RedisLink:
     """A blocking and an asyncio Redis client for one URL, and whether Redis is up."""
 
-    def __init__(self, url: str, retry_s: float = RETRY_S):
+    def __init__(self, url: str, retry_s: float = REDIS_RETRY_S):
         import redis
         import redis.asyncio
 

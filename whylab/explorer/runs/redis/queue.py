@@ -72,8 +72,15 @@ from typing import Any
 
 import whylab
 from whylab.explorer.runs.cache import record_checksum
-from whylab.explorer.runs.errors import Overloaded, RunFailure, WorkerUnavailable
-from whylab.explorer.runs.redis.link import RedisLink, RedisUnavailable
+from whylab.explorer.runs.errors import (
+    Overloaded,
+    RedisUnavailable,
+    RemoteFailure,
+    RunFailure,
+    WorkerLost,
+    WorkerUnavailable,
+)
+from whylab.explorer.runs.redis.link import RedisLink
 from whylab.explorer.runs.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
@@ -103,28 +110,6 @@ def lane_of(client: str) -> str:
 
 def lane_names() -> list[str]:
     return [f"{LANE_PREFIX}{index:02d}" for index in range(LANES)]
-
-
-class WorkerLost(RunFailure):
-    """The worker running this request stopped sending heartbeats before it answered."""
-
-    status = 503
-
-    def __init__(self):
-        super().__init__(
-            "the experiment worker running this request stopped answering before it finished "
-            "(its process or machine went away); please retry"
-        )
-        self.retry_after_s = 1.0
-
-
-class RemoteFailure(RunFailure):
-    """A run a remote worker answered with a failure: its status, message and retry advice."""
-
-    def __init__(self, status: int, message: str, retry_after_s: float | None):
-        super().__init__(message)
-        self.status = status
-        self.retry_after_s = retry_after_s
 
 
 # ------------------------------------------------------------ answers, both ways

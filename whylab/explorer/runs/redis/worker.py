@@ -48,7 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from whylab.explorer.content.topics import TopicRegistry, load_registry
-from whylab.explorer.runs.errors import ExperimentTimeout, RunFailure, WorkerUnavailable
+from whylab.explorer.runs.errors import (
+    ExperimentTimeout,
+    OtherVersion,
+    RunFailure,
+    WorkerUnavailable,
+)
 from whylab.explorer.runs.redis.link import RedisLink
 from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
@@ -63,16 +68,6 @@ from whylab.explorer.runs.timing import machine_description
 from whylab.explorer.runs.workers import DEADLINE_MARGIN_S, Job, WorkerPool
 
 log = logging.getLogger(__name__)
-
-
-class OtherVersion(RunFailure):
-    """This worker's copy of a topic is not the one the server asked for."""
-
-    status = 503
-
-    def __init__(self, what: str):
-        super().__init__(f"an experiment worker runs another version of {what}; please retry")
-        self.retry_after_s = 1.0
 
 
 def send_answer(redis: Any, request: dict[str, Any], answer: dict[str, Any]) -> None:
