@@ -25,11 +25,11 @@ from functools import partial
 from pathlib import Path
 
 from whylab.bench import compare, quartiles
-from whylab.explorer.cache import ResultCache
-from whylab.explorer.redis_cache import RedisResultCache
-from whylab.explorer.redis_link import RedisLink
-from whylab.explorer.result_json import dumps, result_to_dict
-from whylab.explorer.topics import load_registry
+from whylab.explorer.content.topics import load_registry
+from whylab.explorer.runs.cache import ResultCache
+from whylab.explorer.runs.redis.cache import RedisResultCache
+from whylab.explorer.runs.redis.link import RedisLink
+from whylab.explorer.runs.result_json import dumps, result_to_dict
 
 FIXTURE_TOPICS = Path(__file__).resolve().parents[1] / "tests" / "explorer" / "fixture_topics"
 BUDGET_S = 0.02

@@ -21,8 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.warm_up import get, warm_paths
+from whylab.explorer.runs.warm_up import get, warm_paths
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
 
 
 async def serve_hits(app, paths: list[str], requests: int, rounds: int) -> list[float]:

@@ -18,7 +18,7 @@ def _timing_experiment_names() -> set[str]:
     from pathlib import Path
 
     import whylab.topics
-    from whylab.explorer.topics import load_registry
+    from whylab.explorer.content.topics import load_registry
 
     names = set()
     for topic in load_registry(Path(whylab.topics.__path__[0])):

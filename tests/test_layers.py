@@ -1,7 +1,12 @@
-"""The engine's layering: no import cycle, and every module imports on its own.
+"""The layering: no import cycle, and every module imports on its own.
 
 The engine is ``whylab`` (the facade) and the packages below it named in
-``ENGINE``; the explorer, the topics and the CLI sit above it and are left out.
+``ENGINE``. The explorer sits above it in its own layers (``EXPLORER_LAYERS``,
+top to bottom: web, runs with runs/redis, content, figures, and the topic SDK
+``experiment.py`` on the ground floor), and imports only downward; nothing in
+the engine imports the explorer, and the topics import only its ground floor.
+Imports inside functions count too: a cycle hidden in a function is still a
+cycle (only the engine's module-level graph is checked for import order).
 """
 
 from __future__ import annotations
@@ -30,17 +35,38 @@ ENGINE = (
     "accelerator",
 )
 
+# The explorer's floors, bottom first: a module imports only from its own floor or below.
+EXPLORER_LAYERS = (
+    ("whylab.explorer.experiment",),
+    ("whylab.explorer.figures",),
+    ("whylab.explorer.content",),
+    ("whylab.explorer.runs",),  # runs/redis/ included: the deployment's back-ends
+    ("whylab.explorer.web",),
+)
+
+
+def package_modules(keep=lambda parts: True) -> dict[str, Path]:
+    """Dotted name -> file of every module of the package that ``keep(parts)`` accepts."""
+    modules = {}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = ("whylab",) + path.relative_to(PACKAGE_DIR).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if keep(parts):
+            modules[".".join(parts)] = path
+    return modules
+
+
 def engine_modules() -> dict[str, Path]:
     """Dotted name -> file of every module of the engine."""
     modules = {"whylab": PACKAGE_DIR / "__init__.py"}
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        parts = ("whylab",) + path.relative_to(PACKAGE_DIR).with_suffix("").parts
-        if parts[1] not in ENGINE or parts == ("whylab", "__init__"):
-            continue
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        modules[".".join(parts)] = path
+    modules.update(package_modules(lambda parts: len(parts) > 1 and parts[1] in ENGINE))
     return modules
+
+
+def all_modules() -> dict[str, Path]:
+    """Dotted name -> file of every module of whylab (engine, explorer, topics, ...)."""
+    return package_modules()
 
 
 def _module_level_statements(body):
@@ -55,15 +81,20 @@ def _module_level_statements(body):
             yield from _module_level_statements(getattr(node, "finalbody", ()))
 
 
-def imported_at_module_level(name: str, path: Path, modules) -> set[str]:
-    """The engine modules ``name`` imports when it is itself imported.
+def imported_at_module_level(
+    name: str, path: Path, modules, inside_functions: bool = False
+) -> set[str]:
+    """The modules of ``modules`` that ``name`` imports when it is itself imported
+    (with ``inside_functions``: anywhere in it, function bodies included).
 
     ``from pkg import sub`` counts as importing the module ``pkg.sub`` when there is
     one, and as importing ``pkg`` when ``sub`` is a name defined by ``pkg``.
     """
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in _module_level_statements(ast.parse(path.read_text()).body):
+    tree = ast.parse(path.read_text())
+    statements = ast.walk(tree) if inside_functions else _module_level_statements(tree.body)
+    for node in statements:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -78,9 +109,12 @@ def imported_at_module_level(name: str, path: Path, modules) -> set[str]:
     return {module for module in found if module in modules and module != name}
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = engine_modules()
-    return {name: imported_at_module_level(name, path, modules) for name, path in modules.items()}
+def import_graph(modules=None, inside_functions: bool = False) -> dict[str, set[str]]:
+    modules = engine_modules() if modules is None else modules
+    return {
+        name: imported_at_module_level(name, path, modules, inside_functions)
+        for name, path in modules.items()
+    }
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -125,6 +159,67 @@ def test_the_graph_sees_module_level_imports_only():
 def test_the_engine_has_no_import_cycle():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_graph_sees_imports_inside_functions_when_asked():
+    graph = import_graph(inside_functions=True)
+    assert "whylab.autograd.derivatives" in graph["whylab.autograd"]  # inside _install()
+
+
+def test_no_import_cycle_hides_inside_functions():
+    """Anywhere in whylab: a function-level import closing a circle is a cycle too."""
+    cycle = find_cycle(import_graph(all_modules(), inside_functions=True))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def explorer_floor(name: str) -> int | None:
+    for floor, packages in enumerate(EXPLORER_LAYERS):
+        if any(name == p or name.startswith(p + ".") for p in packages):
+            return floor
+    return None
+
+
+# The command-line tools that drive the topics' checks (whylab check, its --mutants runs).
+TOOLS = ("whylab.cli", "whylab.mutation")
+
+
+def is_tool(name: str) -> bool:
+    return any(name == tool or name.startswith(tool + ".") for tool in TOOLS)
+
+
+def test_the_explorer_imports_only_downward():
+    graph = import_graph(all_modules(), inside_functions=True)
+    upward = []
+    for name, imports in graph.items():
+        floor = explorer_floor(name)
+        for imported in imports:
+            target = explorer_floor(imported)
+            if target is None:
+                continue
+            if floor is None:  # outside the explorer: the tools may use it all, else the SDK only
+                if not is_tool(name) and target > 0:
+                    upward.append(f"{name} -> {imported}")
+            elif target > floor:
+                upward.append(f"{name} -> {imported}")
+    assert not upward, "imports running up the explorer's floors:\n" + "\n".join(upward)
+
+
+def test_every_explorer_module_sits_on_a_floor():
+    modules = package_modules(lambda parts: parts[:2] == ("whylab", "explorer"))
+    off = [m for m in modules if m != "whylab.explorer" and explorer_floor(m) is None]
+    assert not off, off
+
+
+def test_the_engine_never_imports_the_explorer():
+    graph = import_graph(all_modules(), inside_functions=True)
+    engine = set(engine_modules())
+    leaks = [
+        f"{name} -> {m}"
+        for name in engine
+        for m in graph[name]
+        if m.startswith(("whylab.explorer", "whylab.topics", "whylab.cli"))
+    ]
+    assert not leaks, leaks
 
 
 def test_the_bottom_layers_import_nothing_above_them():

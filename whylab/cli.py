@@ -119,7 +119,7 @@ def http_url(text: str) -> str:
 
 def redis_url(text: str) -> str:
     """An argparse type: a Redis URL (redis://host:port/db, rediss://..., unix://...)."""
-    from whylab.explorer.redis_link import check_redis_url
+    from whylab.explorer.runs.redis.link import check_redis_url
 
     try:
         return check_redis_url(text)
@@ -129,7 +129,7 @@ def redis_url(text: str) -> str:
 
 def proxy_address(text: str) -> str:
     """An argparse type: an IP address or network whose X-Forwarded-For is believed."""
-    from whylab.explorer.conn_limits import proxy_networks
+    from whylab.explorer.web.conn_limits import proxy_networks
 
     try:
         proxy_networks([text])
@@ -149,7 +149,7 @@ REDIS_EXTRA = "--redis-url needs the redis and rq packages: pip install 'whylab[
 
 
 def _registry(args: argparse.Namespace):
-    from whylab.explorer.topics import TopicError, load_registry
+    from whylab.explorer.content.topics import TopicError, load_registry
 
     try:
         return load_registry(args.topics_dir)
@@ -187,9 +187,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from whylab.explorer.app import ExplorerConfig, create_app
-    from whylab.explorer.server import raise_descriptor_limit, server_settings
-    from whylab.explorer.topics import TopicError
+    from whylab.explorer.content.topics import TopicError
+    from whylab.explorer.web.app import create_app
+    from whylab.explorer.web.config import ExplorerConfig
+    from whylab.explorer.web.server import raise_descriptor_limit, server_settings
 
     config = ExplorerConfig(
         topics_dir=args.topics_dir,
@@ -264,8 +265,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
         )
     registry = _registry(args)
     try:
-        from whylab.explorer import remote_worker
-        from whylab.explorer.redis_link import redacted
+        from whylab.explorer.runs.redis import worker as remote_worker
+        from whylab.explorer.runs.redis.link import redacted
     except ModuleNotFoundError as error:
         if error.name not in ("redis", "rq"):
             raise
@@ -384,7 +385,7 @@ class LazyProgress:
 
 
 def _run_with_progress(topic, experiment, params: dict[str, Any]):
-    from whylab.explorer.service import run_locally
+    from whylab.explorer.runs.service import run_locally
 
     progress = LazyProgress(f"{topic.slug}/{experiment.name}")
     try:
@@ -394,10 +395,10 @@ def _run_with_progress(topic, experiment, params: dict[str, Any]):
 
 
 def _print_record(record, experiment, lang: str) -> None:
+    from whylab.explorer.content.i18n import translate
     from whylab.explorer.experiment import in_language
-    from whylab.explorer.i18n import translate
-    from whylab.explorer.render import format_value
-    from whylab.explorer.service import format_param
+    from whylab.explorer.runs.service import format_param
+    from whylab.explorer.web.render import format_value
 
     console.print(
         f"[bold]{escape(experiment.title.get(lang))}[/bold]  (whylab {record.engine_version})"
@@ -565,7 +566,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _run_deciding(topic, experiment):
     """A default run, rerun whole (as the controls audit does) while a check is inconclusive."""
-    from whylab.explorer.controls import RERUNS
+    from whylab.explorer.content.controls import RERUNS
 
     for _ in range(RERUNS + 1):
         record = _run_with_progress(topic, experiment, experiment.defaults())
@@ -581,7 +582,7 @@ def _print_undecided(undecided: list[str]) -> None:
 
 def _check_controls(topics) -> int:
     """``whylab check --controls``: every check must fail under some negative control."""
-    from whylab.explorer.controls import audit_experiment
+    from whylab.explorer.content.controls import audit_experiment
 
     table = RichTable(title="checks under negative controls")
     for column in ("topic", "experiment", "check", "at defaults", "made to fail by"):
@@ -643,7 +644,7 @@ def _check_export_dir(out: Path, force: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from whylab.explorer.export import export_site
+    from whylab.explorer.web.export import export_site
 
     registry = _registry(args)
     _check_export_dir(args.dir, args.force)

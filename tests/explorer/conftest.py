@@ -16,9 +16,10 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.server import server_settings
-from whylab.explorer.topics import TopicRegistry, load_registry
+from whylab.explorer.content.topics import TopicRegistry, load_registry
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
+from whylab.explorer.web.server import server_settings
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 # How long a server may take to start: its worker pool's fork server compiles the numba

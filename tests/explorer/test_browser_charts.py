@@ -20,7 +20,7 @@ import re
 import pytest
 from test_browser import PHONE, open_in
 
-from whylab.explorer.svg import DIRECT_LABELS_FROM
+from whylab.explorer.figures.charts import DIRECT_LABELS_FROM
 
 pytestmark = pytest.mark.browser
 

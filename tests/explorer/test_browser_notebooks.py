@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from tests.explorer.test_browser import open_page
-from whylab.explorer.i18n import translate
+from whylab.explorer.content.i18n import translate
 
 pytestmark = pytest.mark.browser
 

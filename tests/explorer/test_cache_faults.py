@@ -14,13 +14,13 @@ import sqlite3
 
 import pytest
 
-from whylab.explorer.cache import ResultCache
+from whylab.explorer.runs.cache import ResultCache
 
 API = "/api/topics/tiny-demo/experiments"
 
 
 def cache_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "whylab.explorer.cache"]
+    return [r.getMessage() for r in caplog.records if r.name == "whylab.explorer.runs.cache"]
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ def test_a_full_or_read_only_disk_serves_computed_results_and_logs_once(make_cli
     client = make_client()
     cache = client.app.state.cache
     cache._db.execute(fault)
-    with caplog.at_level(logging.WARNING, logger="whylab.explorer.cache"):
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.cache"):
         first = client.get(f"{API}/sine?cycles=3")
         second = client.get(f"{API}/sine?cycles=4")
         page = client.get("/en/topics/tiny-demo?sine.cycles=5")
@@ -104,7 +104,7 @@ def test_a_cache_file_deleted_under_the_server_is_opened_again_for_later_writes(
     cache = ResultCache(tmp_path)
     cache.put("before", "topic", "exp", '{"n": 1}')
     (tmp_path / "results.sqlite3").unlink()  # an operator clearing the cache by hand
-    with caplog.at_level(logging.WARNING, logger="whylab.explorer.cache"):
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.cache"):
         cache.put("after", "topic", "exp", '{"n": 2}')
     assert "was deleted or replaced" in caplog.text
     assert cache.get("after") == '{"n": 2}' and cache.get("before") is None

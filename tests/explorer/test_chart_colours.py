@@ -21,17 +21,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whylab.explorer import svg
+from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import LineChart, Series, T
-from whylab.explorer.static_files import STATIC_DIR
-from whylab.explorer.svg import (
-    COMPACT,
-    DIRECT_LABELS_FROM,
-    WIDE,
-    render_line_chart,
-    series_classes,
-)
-from whylab.explorer.topics import load_registry
+from whylab.explorer.figures import charts as chart_svg
+from whylab.explorer.figures import palette, pieces, text
+from whylab.explorer.figures.charts import COMPACT, DIRECT_LABELS_FROM, WIDE, render_line_chart
+from whylab.explorer.figures.palette import series_classes
+from whylab.explorer.web.static_files import STATIC_DIR
 
 CSS = (STATIC_DIR / "explorer.css").read_text()
 DARK_START = CSS.index("prefers-color-scheme: dark")
@@ -224,12 +220,12 @@ def test_a_drawn_chart_with_one_marker_and_dash_for_two_slots_is_flagged(monkeyp
     marker shape, same dash) and a chart holding both is flagged for that pair."""
     figure = chart("a", "b", "c")
     classes = series_classes(figure)
-    tiers = [[c for c in classes if svg.series_tier(int(c[1:])) == tier] for tier in (0, 1)]
+    tiers = [[c for c in classes if palette.series_tier(int(c[1:])) == tier] for tier in (0, 1)]
     first, second = next(group for group in tiers if len(group) == 2)
     assert (
         pairs_without_other_cues(drawn_series(render_line_chart(figure, "en", "t")), "light") == []
     )
-    monkeypatch.setitem(svg.MARKER_SHAPES, second, svg.MARKER_SHAPES[first])
+    monkeypatch.setitem(pieces.MARKER_SHAPES, second, pieces.MARKER_SHAPES[first])
     dashes = {**DASHES, second: DASHES.get(first, "none")}
     drawn = drawn_series(render_line_chart(figure, "en", "t", WIDE), dashes)
     assert [p[:2] for p in pairs_without_other_cues(drawn, "light")] == [(first, second)]
@@ -237,7 +233,7 @@ def test_a_drawn_chart_with_one_marker_and_dash_for_two_slots_is_flagged(monkeyp
 
 def test_every_slot_has_its_own_dash_and_marker_shape():
     styles = [
-        (DASHES.get(f"s{slot}", "none"), svg.MARKER_SHAPES[f"s{slot}"][1]) for slot in range(8)
+        (DASHES.get(f"s{slot}", "none"), pieces.MARKER_SHAPES[f"s{slot}"][1]) for slot in range(8)
     ]
     assert len({dash for dash, _ in styles}) == 8
     assert len({shape for _, shape in styles}) == 8
@@ -245,12 +241,12 @@ def test_every_slot_has_its_own_dash_and_marker_shape():
 
 def test_a_long_series_gets_a_thinned_subset_of_markers_and_a_short_one_all():
     wave = [(float(x), 50 + 40 * math.sin(x / 8)) for x in range(600)]
-    chosen = svg.marker_points(wave, 0.5)
-    assert 2 <= len(chosen) <= svg.MAX_MARKERS
+    chosen = pieces.marker_points(wave, 0.5)
+    assert 2 <= len(chosen) <= pieces.MAX_MARKERS
     assert set(chosen) <= set(wave)
-    short = wave[: svg.MARKERS_AT_EVERY_POINT]
-    assert svg.marker_points(short, 0.5) == short
-    other = svg.marker_points(wave, 0.1)
+    short = wave[: pieces.MARKERS_AT_EVERY_POINT]
+    assert pieces.marker_points(short, 0.5) == short
+    other = pieces.marker_points(wave, 0.1)
     assert other != chosen  # series drawn on top of each other get markers in other places
 
 
@@ -266,14 +262,14 @@ def test_wrapped_labels_read_as_the_name_and_fit_where_they_can(name, max_width)
         T("c", "c"), T("x", "x"), T("y", "y"),
         [Series(T(n, n), [0.0, 1.0], [0.0, 1.0]) for n in (name, "b", "c")],
     )
-    size = replace(WIDE, width=max_width / svg.LABEL_WIDTH_SHARE["wide"])
-    label = svg.direct_labels(three, "en", series_classes(three), size, room=1e9)[0]
-    drawn = svg._label_markup(replace(label, anchor=(0.0, 0.0)), 0.0, 14.0, size.legend_font)
+    size = replace(WIDE, width=max_width / chart_svg.LABEL_WIDTH_SHARE["wide"])
+    label = chart_svg.direct_labels(three, "en", series_classes(three), size, room=1e9)[0]
+    drawn = chart_svg._label_markup(replace(label, anchor=(0.0, 0.0)), 0.0, 14.0, size.legend_font)
     markup = f"<svg >{drawn}</svg>"
     assert direct_label_texts(markup) == {0: name}  # read aloud, the lines are the name
-    unbreakable = {piece.strip() for piece in svg.break_pieces(name, svg.MAX_BREAK_RANK)}
+    unbreakable = {piece.strip() for piece in text.break_pieces(name, text.MAX_BREAK_RANK)}
     for line in label.lines:  # a piece no rule can break keeps a line of its own
-        assert svg.text_width(line, size.legend_font) <= max_width + 1e-9 or line in unbreakable
+        assert text.text_width(line, size.legend_font) <= max_width + 1e-9 or line in unbreakable
 
 
 @pytest.mark.slow

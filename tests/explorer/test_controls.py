@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from whylab.cli import main
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -20,7 +20,7 @@ from whylab.explorer.experiment import (
     experiment,
     switched_on,
 )
-from whylab.explorer.result_json import result_from_dict, result_to_dict
+from whylab.explorer.runs.result_json import result_from_dict, result_to_dict
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from whylab.explorer import result_json
+from whylab.explorer.content.i18n import param_error_message
 from whylab.explorer.experiment import (
     Check,
     Experiment,
@@ -25,15 +25,15 @@ from whylab.explorer.experiment import (
     progress_hook,
     report_progress,
 )
-from whylab.explorer.i18n import param_error_message
-from whylab.explorer.render import format_value
-from whylab.explorer.result_json import (
+from whylab.explorer.runs import result_json
+from whylab.explorer.runs.result_json import (
     SerializationError,
     dumps,
     result_from_dict,
     result_to_dict,
 )
-from whylab.explorer.service import format_param
+from whylab.explorer.runs.service import format_param
+from whylab.explorer.web.render import format_value
 
 
 def test_param_bounds_name_the_bound():

@@ -17,8 +17,9 @@ import httpx
 import pytest
 from loop_helpers import run_async
 
-from whylab.explorer.ratelimit import RateLimited, RateLimiter
-from whylab.explorer.workers import FairQueue, Job, _Entry, client_share
+from whylab.explorer.runs.fair_queue import FairQueue, _Entry, client_share
+from whylab.explorer.runs.ratelimit import RateLimited, RateLimiter
+from whylab.explorer.runs.workers import Job
 
 API = "/api/topics/tiny-demo/experiments"
 

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from loop_helpers import run_async
 
-from whylab.explorer.ratelimit import RateLimited, RateLimiter
-from whylab.explorer.service import ExperimentService
-from whylab.explorer.topics import load_registry
-from whylab.explorer.workers import FairQueue, Job, Overloaded, WorkerPool, _Entry
+from whylab.explorer.content.topics import load_registry
+from whylab.explorer.runs.errors import Overloaded, RateLimited
+from whylab.explorer.runs.fair_queue import FairQueue, _Entry
+from whylab.explorer.runs.ratelimit import RateLimiter
+from whylab.explorer.runs.service import ExperimentService
+from whylab.explorer.runs.workers import Job, WorkerPool
 
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
 

@@ -16,8 +16,8 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from whylab.explorer import workers
-from whylab.explorer.workers import Job
+from whylab.explorer.runs import workers
+from whylab.explorer.runs.workers import Job
 
 API = "/api/topics/tiny-demo/experiments"
 SLACK_S = 15.0  # on top of the pool's own deadline: a loaded test machine is slow

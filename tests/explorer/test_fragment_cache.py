@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from whylab.explorer.fragment_cache import FragmentCache
+from whylab.explorer.web.fragment_cache import FragmentCache
 
 FRAGMENT = "/{lang}/topics/tiny-demo/experiments/{name}/result"
 

@@ -9,25 +9,25 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import GraphDiagram, GraphNode, Result, T
-from whylab.explorer.result_json import result_from_dict, result_to_dict
-from whylab.explorer.svg import (
+from whylab.explorer.figures.graph_layout import (
     NARROW_GRAPH,
     NODE_HEIGHT,
     NodeText,
-    _draw_graph,
-    break_pieces,
     detail_width,
-    fold_layers,
     label_width,
     layout_graph,
-    line_spaces,
+)
+from whylab.explorer.figures.graphs import (
+    _draw_graph,
+    fold_layers,
     narrow_layout,
     render_graph,
     render_graph_figure,
-    wrap_text,
 )
-from whylab.explorer.topics import load_registry
+from whylab.explorer.figures.text import break_pieces, line_spaces, wrap_text
+from whylab.explorer.runs.result_json import result_from_dict, result_to_dict
 
 SVG = "{http://www.w3.org/2000/svg}"
 

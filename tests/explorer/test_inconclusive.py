@@ -10,10 +10,10 @@ from __future__ import annotations
 import textwrap
 
 from whylab.cli import EXIT_INCONCLUSIVE, main
-from whylab.explorer.controls import RERUNS, audit_experiment
+from whylab.explorer.content.controls import RERUNS, audit_experiment
 from whylab.explorer.experiment import Control, Result, T, control_active, experiment
-from whylab.explorer.notebook import result_html, result_text
-from whylab.explorer.result_json import result_from_dict, result_to_dict
+from whylab.explorer.runs.result_json import result_from_dict, result_to_dict
+from whylab.explorer.web.notebook import result_html, result_text
 from whylab.topics.shared import timing_check
 
 STRADDLING = [1.8, 2.3, 2.2, 1.9, 2.4, 2.1, 1.7]  # interval [1.7, 2.4] straddles 2

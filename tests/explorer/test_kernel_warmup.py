@@ -8,8 +8,8 @@ from pathlib import Path
 from loop_helpers import run_async
 
 import whylab
-from whylab.explorer.kernel_warmup import KERNEL_MODULES, entry_kernels, warm
-from whylab.explorer.workers import Job, WorkerPool
+from whylab.explorer.runs.workers import Job, WorkerPool
+from whylab.numerics.kernel_warmup import KERNEL_MODULES, entry_kernels, warm
 
 PACKAGE = Path(whylab.__file__).resolve().parent
 PROBE = Path(__file__).resolve().parent / "fixture_kernels" / "kernel_probe"

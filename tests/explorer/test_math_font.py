@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from whylab.explorer.fonts.subset import (
+from whylab.explorer.web.fonts.subset import (
     FULL_FONT,
     RADICAL,
     characters_of,
@@ -16,7 +16,7 @@ from whylab.explorer.fonts.subset import (
     used_characters,
 )
 
-REGENERATE = "run python -m whylab.explorer.fonts.subset"
+REGENERATE = "run python -m whylab.explorer.web.fonts.subset"
 
 
 @pytest.fixture(scope="module")

@@ -45,11 +45,8 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 
 from tests.explorer.test_topics_valid import untranslated_in_results, untranslated_words
-from whylab.explorer.app import ExplorerConfig, create_app
-from whylab.explorer.experiment import LANGS, Lang, Param, ParamError, T
-from whylab.explorer.export import export_site
-from whylab.explorer.i18n import translate
-from whylab.explorer.ipynb import (
+from whylab.explorer.content.i18n import translate
+from whylab.explorer.content.ipynb import (
     MEDIA_TYPE,
     TIMING_COMMENT,
     build_notebook,
@@ -57,7 +54,19 @@ from whylab.explorer.ipynb import (
     notebook_json,
     param_comment,
 )
-from whylab.explorer.notebook import (
+from whylab.explorer.content.topics import (
+    Topic,
+    TopicRegistry,
+    discover_topic_folders,
+    load_registry,
+    slug_of,
+)
+from whylab.explorer.experiment import LANGS, Lang, Param, ParamError, T
+from whylab.explorer.runs.service import RunRecord, run_locally
+from whylab.explorer.web.app import create_app
+from whylab.explorer.web.config import ExplorerConfig
+from whylab.explorer.web.export import export_site
+from whylab.explorer.web.notebook import (
     STATE_MARKS,
     figure_stylesheet,
     figure_table_html,
@@ -65,15 +74,7 @@ from whylab.explorer.notebook import (
     run,
     show_in,
 )
-from whylab.explorer.render import ExperimentView, Links, make_environment
-from whylab.explorer.service import RunRecord, run_locally
-from whylab.explorer.topics import (
-    Topic,
-    TopicRegistry,
-    discover_topic_folders,
-    load_registry,
-    slug_of,
-)
+from whylab.explorer.web.render import ExperimentView, Links, make_environment
 
 CELL_TIMEOUT_S = 120
 SLUGS = [slug_of(folder) for folder in discover_topic_folders()]  # without loading them

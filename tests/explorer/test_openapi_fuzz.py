@@ -17,7 +17,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from whylab.explorer.openapi import param_schema
+from whylab.explorer.web.openapi import param_schema
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

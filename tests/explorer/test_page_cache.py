@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from whylab.explorer.app import etag_matches
-from whylab.explorer.warm_up import NOT_FOUND_PATH, warm_paths
+from whylab.explorer.runs.warm_up import NOT_FOUND_PATH, warm_paths
+from whylab.explorer.web.request_info import etag_matches
 
 TOPIC_PAGES = [f"/{lang}/topics/tiny-demo" for lang in ("en", "zh")]
 LANDING_PAGES = [

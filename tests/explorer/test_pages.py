@@ -344,7 +344,7 @@ def test_a_bad_value_from_a_shared_link_renders_the_page_with_the_error_at_the_f
 
 
 def test_a_card_is_the_question_and_two_sentences():
-    from whylab.explorer.render import card_summary
+    from whylab.explorer.web.render import card_summary
 
     assert card_summary("One. Two is numpy.fft here! Three? Four.") == "One. Two is numpy.fft here!"
     assert card_summary("第一句。第二句！第三句。") == "第一句。第二句！"
@@ -389,8 +389,8 @@ def test_a_chinese_page_shows_no_code_names_or_true_false(client):
 
 
 def test_static_files_are_fingerprinted_and_kept_for_a_year(client):
-    from whylab.explorer.fonts.subset import served_font
-    from whylab.explorer.static_files import fingerprint
+    from whylab.explorer.web.fonts.subset import served_font
+    from whylab.explorer.web.static_files import fingerprint
 
     page = client.get("/en/topics/tiny-demo").text
     for asset in ("explorer.css", "explorer.js", "favicon.svg"):
@@ -411,7 +411,7 @@ def test_angle_bounds_read_as_multiples_of_pi_and_wide_ranges_slide_on_a_log_sca
     import math
 
     from whylab.explorer.experiment import Param, T
-    from whylab.explorer.render import show_bound, slider_scale
+    from whylab.explorer.web.render import show_bound, slider_scale
 
     angle = Param("phase", "float", 1.0, T("φ", "φ"), unit="rad", minimum=0.0,
                   maximum=2 * math.pi)

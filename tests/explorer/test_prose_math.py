@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from whylab.explorer.mathml import MathError, latex_to_mathml
-from whylab.explorer.prose import (
+from whylab.explorer.content.mathml import MathError, latex_to_mathml
+from whylab.explorer.content.prose import (
     HeadingMismatch,
     HtmlBlock,
     Placement,

@@ -28,17 +28,17 @@ import pytest
 
 import whylab
 from whylab.cli import main
-from whylab.explorer.cache import record_checksum
-from whylab.explorer.remote_queue import (
+from whylab.explorer.runs.cache import record_checksum
+from whylab.explorer.runs.errors import WorkerLost, WorkerUnavailable
+from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
-    WorkerLost,
     decode_answer,
     encode_answer,
     lane_names,
     lane_of,
     outcome_answer,
 )
-from whylab.explorer.workers import Outcome, WorkerUnavailable
+from whylab.explorer.runs.workers import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_TOPICS = Path(__file__).resolve().parent / "fixture_topics"
@@ -232,7 +232,7 @@ def test_answers_are_checked_and_lanes_are_the_same_everywhere():
 
 @needs_redis
 def test_a_wrong_password_is_reported_as_such_not_as_an_outage(tmp_path, caplog):
-    from whylab.explorer.redis_link import RedisLink
+    from whylab.explorer.runs.redis.link import RedisLink
 
     port = _free_port()
     guarded = subprocess.Popen(
@@ -249,7 +249,7 @@ def test_a_wrong_password_is_reported_as_such_not_as_an_outage(tmp_path, caplog)
             except redis.exceptions.ConnectionError:
                 time.sleep(0.01)
         link = RedisLink(f"redis://:wrong@127.0.0.1:{port}/0")
-        with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+        with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.redis.link"):
             assert link.ping() is False
         assert "refuses the credentials" in caplog.text and "cannot be reached" not in caplog.text
         assert "wrong" not in caplog.text  # the password itself is never logged
@@ -419,7 +419,7 @@ def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplo
     digit = next(i for i, ch in enumerate(record) if ch.isdigit())
     flipped = record[:digit] + str((int(record[digit]) + 1) % 10) + record[digit + 1 :]
     redis_client.hset(key, "record", flipped)
-    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_cache"):
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.redis.cache"):
         again = get(deployment["b"], f"{API}/mean?n=222&seed=9")
     assert again.status_code == 200
     assert again.json()["cached"] is False  # recomputed, not served as it was
@@ -447,8 +447,9 @@ def test_with_no_worker_a_run_ends_with_503_after_the_queue_wait_and_is_dropped(
 
 
 def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
-    from whylab.explorer.redis_link import RedisLink
-    from whylab.explorer.remote_worker import OtherVersion, Runner
+    from whylab.explorer.runs.errors import OtherVersion
+    from whylab.explorer.runs.redis.link import RedisLink
+    from whylab.explorer.runs.redis.worker import Runner
 
     topic = fixture_registry.get("tiny-demo")
     runner = Runner(RedisLink("redis://127.0.0.1:1/0"), fixture_registry, 0, "test")
@@ -477,8 +478,8 @@ def test_when_rq_stops_a_job_itself_the_server_gets_a_timeout_answer(deployment)
     """RQ's own job timeout is the backstop behind the pool's; its callback still answers."""
     from rq.timeouts import JobTimeoutException
 
-    from whylab.explorer.remote_queue import RemoteFailure
-    from whylab.explorer.remote_worker import report_failure
+    from whylab.explorer.runs.errors import RemoteFailure
+    from whylab.explorer.runs.redis.worker import report_failure
 
     redis_client = deployment["redis"].client
     request = {
@@ -549,7 +550,7 @@ def test_a_lasting_failure_of_a_claimed_run_is_the_answer_of_the_servers_waiting
 def test_when_the_server_computing_a_run_dies_a_server_waiting_for_it_takes_it_over(
     deployment, tmp_path
 ):
-    from whylab.explorer.redis_flights import CLAIM_TTL_S
+    from whylab.explorer.runs.redis.flights import CLAIM_TTL_S
 
     redis_client = deployment["redis"].client
     deployment["fleet"].ensure(2, redis_client)
@@ -600,9 +601,9 @@ def test_when_the_server_computing_a_run_dies_a_server_waiting_for_it_takes_it_o
 def test_a_claim_is_touched_only_by_its_owner_and_a_new_claim_forgets_an_old_failure(
     deployment,
 ):
-    from whylab.explorer.redis_flights import SharedFlights
-    from whylab.explorer.redis_link import RedisLink
-    from whylab.explorer.workers import ExperimentTimeout
+    from whylab.explorer.runs.errors import ExperimentTimeout
+    from whylab.explorer.runs.redis.flights import SharedFlights
+    from whylab.explorer.runs.redis.link import RedisLink
 
     link = RedisLink(deployment["redis"].url)
     flights = SharedFlights(link, claim_ttl_s=0.3, renew_s=0.1)
@@ -635,7 +636,7 @@ def test_a_redis_that_stops_answering_holds_up_runs_only_not_other_requests(
     tmp_path, live_server
 ):
     """SIGSTOP: connections are accepted but never answered, so each call waits its timeout."""
-    from whylab.explorer.redis_link import SOCKET_TIMEOUT_S
+    from whylab.explorer.runs.redis.link import SOCKET_TIMEOUT_S
 
     server = RedisServer(tmp_path)
     server.start()
@@ -769,7 +770,7 @@ def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, capl
     deployment["fleet"].ensure(1, server.client)
     a.app.state.pool.link.retry_s = 0.5  # retry Redis soon after a failure (default 5 s)
     server.stop()
-    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.redis.link"):
         for seconds in (0.01, 0.02, 0.03):
             response = get(a, f"{API}/sleepy?seconds={seconds}", timeout=SLACK_S)
             assert response.status_code == 503, response.text
@@ -782,7 +783,7 @@ def test_redis_stopped_mid_service_degrades_to_503_and_recovers(deployment, capl
 
     server.start()  # empty, on the same port: workers reconnect, runs work again
     deadline = time.monotonic() + 60
-    with caplog.at_level(logging.WARNING, logger="whylab.explorer.redis_link"):
+    with caplog.at_level(logging.WARNING, logger="whylab.explorer.runs.redis.link"):
         while True:
             response = get(a, f"{API}/sleepy?seconds=0.04", timeout=60)
             if response.status_code == 200:

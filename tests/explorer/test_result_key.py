@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from whylab.explorer import result_key
-from whylab.explorer.result_key import PACKAGE_ROOT, code_fingerprint, import_closure
+from whylab.explorer.content import result_key
+from whylab.explorer.content.result_key import PACKAGE_ROOT, code_fingerprint, import_closure
 
 SHARED_USER = "band_gaxpy"  # its experiments import whylab.topics.shared
 VERSIONS = {"python": "3.11.7", "numpy": "2.1.0", "scipy": "1.14.0", "numba": "0.60.0"}
@@ -55,7 +55,7 @@ def test_the_run_of_a_topic_imports_shared_code_and_the_check_and_record_code():
     closure = import_closure(sorted(folder.rglob("*.py")), PACKAGE_ROOT)
     names = {path.relative_to(PACKAGE_ROOT).as_posix() for path in closure}
     assert {"topics/shared.py", "explorer/experiment.py", "bench/__init__.py"} <= names
-    assert "explorer/svg.py" not in names and "explorer/app.py" not in names
+    assert not any(name.startswith(("explorer/figures/", "explorer/web/")) for name in names)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_the_run_of_a_topic_imports_shared_code_and_the_check_and_record_code():
         ("topics/band_gaxpy/experiments.py", "from __future__", "# edited\nfrom __future__"),
         ("topics/shared.py", "from __future__", "TOLERANCE_EDIT = 1\nfrom __future__"),
         ("explorer/experiment.py", "from __future__", "CHECK_EDIT = 1\nfrom __future__"),
-        ("explorer/result_json.py", "from __future__", "RECORD_EDIT = 1\nfrom __future__"),
+        ("explorer/runs/result_json.py", "from __future__", "RECORD_EDIT = 1\nfrom __future__"),
         ("nn/functional.py", "from __future__", "ENGINE_EDIT = 1\nfrom __future__"),
         ("bench/__init__.py", '"""', '"""bench edited. '),
     ],
@@ -102,8 +102,8 @@ def test_another_version_of_python_or_a_numeric_library_changes_the_key(package,
 
 def test_files_the_run_does_not_import_leave_the_key_alone(package):
     before = fingerprint(package)
-    edit(package / "explorer" / "svg.py", '"""', '"""drawing edited. ')
-    edit(package / "explorer" / "app.py", '"""', '"""pages edited. ')
+    edit(package / "explorer" / "figures" / "charts.py", '"""', '"""drawing edited. ')
+    edit(package / "explorer" / "web" / "app.py", '"""', '"""pages edited. ')
     (package / "topics" / SHARED_USER / "en.md").write_text("prose is not code", encoding="utf-8")
     assert fingerprint(package) == before
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whylab.explorer import search
-from whylab.explorer.search import MAX_QUERY_CHARS, SearchDoc, SearchIndex, tokenize
+from whylab.explorer.content import search
+from whylab.explorer.content.search import MAX_QUERY_CHARS, SearchDoc, SearchIndex, tokenize
 
 TOPICS_DIR = Path(__file__).resolve().parents[2] / "whylab" / "topics"
 
@@ -416,7 +416,7 @@ def test_snippets_mark_the_matched_words_in_the_requested_language(index):
 
 
 def test_meta_synonyms_are_loaded_and_optional(topic_copy):
-    from whylab.explorer.topics import TopicError, load_registry
+    from whylab.explorer.content.topics import TopicError, load_registry
 
     registry = load_registry(topic_copy)
     topic = registry.get("tiny-demo")

@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from whylab.explorer.conn_limits import AddressLedger, proxy_networks
-from whylab.explorer.server import raise_descriptor_limit
+from whylab.explorer.web.conn_limits import AddressLedger, proxy_networks
+from whylab.explorer.web.server import raise_descriptor_limit
 
 ATTACKER = "127.0.0.2"
 SLOW_HEAD = (

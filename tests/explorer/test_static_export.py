@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from whylab.explorer.export import export_site
+from whylab.explorer.web.export import export_site
 
 
 @pytest.fixture(scope="module")

@@ -11,21 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from whylab.explorer.experiment import GraphDiagram, GraphNode, LineChart, Series, T
-from whylab.explorer.svg import (
-    GRAPH_MIN_SCALE,
-    NODE_HEIGHT,
-    PALETTE_SIZE,
-    curve_point,
-    linear_axis,
-    log_axis,
-    monospace_width,
-    nice_step,
-    pack_in_order,
-    render_graph,
-    render_line_chart,
-    text_width,
-    tick_labels,
-)
+from whylab.explorer.figures.axes import linear_axis, log_axis, nice_step, tick_labels
+from whylab.explorer.figures.charts import render_line_chart
+from whylab.explorer.figures.graph_layout import GRAPH_MIN_SCALE, NODE_HEIGHT, curve_point
+from whylab.explorer.figures.graphs import render_graph
+from whylab.explorer.figures.palette import PALETTE_SIZE
+from whylab.explorer.figures.pieces import pack_in_order
+from whylab.explorer.figures.text import monospace_width, text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -85,7 +77,7 @@ def test_log_axis_ticks_decades_and_maps_them_evenly():
 
 
 def test_series_colours_follow_the_names_not_their_order_and_a_chart_never_repeats_one():
-    from whylab.explorer.svg import SERIES_SLOTS, series_classes
+    from whylab.explorer.figures.palette import SERIES_SLOTS, series_classes
 
     def chart(*names):
         series = [Series(T(n, n + "（中）"), [1, 2], [1, 2]) for n in names]
@@ -520,7 +512,7 @@ def test_a_narrow_page_may_shrink_a_diagram_only_so_far():
 def test_thinning_keeps_every_left_out_point_within_the_tolerance_of_the_drawn_line():
     import math as _math
 
-    from whylab.explorer.svg import thin_polyline
+    from whylab.explorer.figures.charts import thin_polyline
 
     xs = [i * 0.9 for i in range(600)]
     points = [(x, 150 + 100 * _math.sin(x / 40)) for x in xs]

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from whylab.explorer.experiment import Result
-from whylab.explorer.service import RunAnswer, RunRecord
-from whylab.explorer.timing import NotYourRun, TimingCancelled, TimingQueue
-from whylab.explorer.workers import WorkerUnavailable
+from whylab.explorer.runs.service import RunAnswer, RunRecord
+from whylab.explorer.runs.timing import NotYourRun, TimingCancelled, TimingQueue
+from whylab.explorer.runs.workers import WorkerUnavailable
 
 API = "/api/topics/tiny-demo/experiments"
 QUEUE = f"{API}/clock/timing-runs"

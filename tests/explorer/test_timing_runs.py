@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from whylab.explorer.service import RunAnswer, RunRecord
-from whylab.explorer.timing import TimingQueue
+from whylab.explorer.runs.service import RunAnswer, RunRecord
+from whylab.explorer.runs.timing import TimingQueue
 
 PAGE = "/{lang}/topics/tiny-demo"
 FRAGMENT = "/{lang}/topics/tiny-demo/experiments/clock/result"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from whylab.explorer.mathml import MathError
-from whylab.explorer.prose import Placement
-from whylab.explorer.topics import TopicError, load_registry, load_topic, tag_key
+from whylab.explorer.content.mathml import MathError
+from whylab.explorer.content.prose import Placement
+from whylab.explorer.content.topics import TopicError, load_registry, load_topic, tag_key
 
 
 def test_fixture_topic_loads_with_both_languages(fixture_registry):
@@ -134,7 +134,7 @@ def test_the_registry_reports_every_broken_topic_at_once(topic_copy):
 def test_cache_fingerprint_follows_every_python_file_of_the_topic(tmp_path):
     import shutil
 
-    from whylab.explorer.topics import code_fingerprint
+    from whylab.explorer.content.topics import code_fingerprint
 
     folder = tmp_path / "tiny_demo"
     shutil.copytree(Path(__file__).parent / "fixture_topics" / "tiny_demo", folder)

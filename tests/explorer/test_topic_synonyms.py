@@ -11,8 +11,8 @@ import dataclasses
 
 import pytest
 
-from whylab.explorer.search import SearchIndex
-from whylab.explorer.topics import DEFAULT_TOPICS_DIR, load_registry
+from whylab.explorer.content.search import SearchIndex
+from whylab.explorer.content.topics import DEFAULT_TOPICS_DIR, load_registry
 
 # (query, the topic a reader typing it is looking for)
 READERS_WORDS = [

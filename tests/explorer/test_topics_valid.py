@@ -11,14 +11,14 @@ from html import unescape
 
 import pytest
 
-from whylab.explorer.prose import HtmlBlock
-from whylab.explorer.service import RunRecord, run_locally
-from whylab.explorer.topics import (
+from whylab.explorer.content.prose import HtmlBlock
+from whylab.explorer.content.topics import (
     DEFAULT_TOPICS_DIR,
     discover_topic_folders,
     import_experiments,
     load_topic,
 )
+from whylab.explorer.runs.service import RunRecord, run_locally
 
 FOLDERS = discover_topic_folders(DEFAULT_TOPICS_DIR)
 EXPERIMENTS = [(folder, name) for folder in FOLDERS for name in import_experiments(folder)]
@@ -158,7 +158,8 @@ def test_the_untranslated_word_rule_flags_sentences_and_spares_code():
 def real_topics_client(tmp_path_factory):
     from fastapi.testclient import TestClient
 
-    from whylab.explorer.app import ExplorerConfig, create_app
+    from whylab.explorer.web.app import create_app
+    from whylab.explorer.web.config import ExplorerConfig
 
     config = ExplorerConfig(
         topics_dir=DEFAULT_TOPICS_DIR, cache_dir=tmp_path_factory.mktemp("cache"), rate_burst=0
@@ -242,7 +243,7 @@ def untranslated_in_results(html: str) -> dict[str, list[str]]:
 
 def zh_result_html(folder, name) -> str:
     """The result block of the run at the defaults, as a Chinese page shows it."""
-    from whylab.explorer.render import ExperimentView, Links, make_environment
+    from whylab.explorer.web.render import ExperimentView, Links, make_environment
 
     topic = load_topic(folder)
     experiment = topic.experiments[name]

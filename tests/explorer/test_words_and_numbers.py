@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from whylab.explorer.experiment import Metric, Result, T, experiment
-from whylab.explorer.render import format_value, is_number, metric_rows, natural_key
+from whylab.explorer.web.render import format_value, is_number, metric_rows, natural_key
 
 
 @experiment(
@@ -94,7 +94,7 @@ def test_table_cells_with_numbers_are_right_aligned_and_labelled_for_reflow(clie
 
 def test_a_bool_reads_yes_or_no_after_the_json_round_trip_a_page_sees():
     from whylab.explorer.experiment import Table
-    from whylab.explorer.result_json import result_from_dict, result_to_dict
+    from whylab.explorer.runs.result_json import result_from_dict, result_to_dict
 
     shown = result_from_dict(
         result_to_dict(Result(tables=[Table(T("t", "表"), [T("a", "甲")], [[False]])],

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from whylab.cli import main
-from whylab.explorer.topics import load_registry
+from whylab.explorer.content.topics import load_registry
 from whylab.mutation.mutants import all_mutants, mutated_source, sample
 from whylab.mutation.report import read_equivalents
 

@@ -127,8 +127,9 @@ def _check_view_geometry(w_result, t_result, w_args, t_args, what):
 @pytest.mark.parametrize(("info", "sample"), params("forward"))
 def test_forward_matches_torch(info: OpInfo, sample: Sample):
     w, t, w_args, t_args = run_both(info, sample)
-    if t is None:
-        return  # torch raised and whylab raised the same kind of error (run_both checks)
+    if t is None:  # the sample's claim is the error: torch raised, and run_both checked
+        assert w is None  # that whylab raised the same kind
+        return
     # random or uninitialised values: the shape and dtype must match, not the numbers
     assert_results_equal(w, t, info, "forward", strides=False, values=not info.random)
     if info.is_view:
@@ -144,7 +145,7 @@ def test_forward_strides_match_torch(info: OpInfo, sample: Sample):
     as TensorIterator lays them out; views have the strides of the viewed geometry)."""
     w, t, _, _ = run_both(info, sample)
     if t is None:
-        return
+        pytest.skip("torch raises on this sample: test_forward_matches_torch compares the error")
     assert_results_equal(w, t, info, "forward", strides=True, values=False)
 
 
@@ -164,7 +165,8 @@ def test_meta_matches_torch(info: OpInfo, sample: Sample):
     # torch's meta errors come from its Python reference kernels and may be of another
     # class than its CPU errors (ValueError for RuntimeError); any error kind will do
     w, t, _, _ = run_both(info, meta_sample, same_kind=False, device="meta")
-    if t is None:
+    if t is None:  # the claim is the error: torch's meta kernel raised, and so did whylab's
+        assert w is None
         return
     # torch's meta strides are its contract for views; for computed results whylab's
     # meta kernel predicts whylab's CPU kernel (whose strides the forward test compares
@@ -175,8 +177,8 @@ def test_meta_matches_torch(info: OpInfo, sample: Sample):
     if info.check_strides and not info.is_view:
         try:
             cpu = Materialized(whylab, sample).call(info.op)
-        except ERROR_KINDS:
-            return  # a data-dependent error (class index too big): the forward test's part
+        except ERROR_KINDS:  # a data-dependent error (class index too big): forward's part
+            pytest.skip("the CPU kernel raises on these values: no CPU strides to compare")
         for index, (meta_out, cpu_out) in enumerate(
             zip(tensors_of(w), tensors_of(cpu), strict=True)
         ):
@@ -218,12 +220,14 @@ def _assert_grads_equal(w_grads, t_grads, shapes, info, what):
 
 
 def _differentiated(info: OpInfo, sample: Sample):
+    """The outputs that require grad, in whylab and torch; skips the test when torch raises
+    or no output requires grad (after checking whylab agrees which outputs do)."""
     w, t, w_args, t_args = run_both(info, sample, requires_grad=True, clone=info.mutates)
     if t is None:
-        return None
+        pytest.skip("torch raises on this sample: test_forward_matches_torch compares the error")
     w_outs, t_outs = _differentiable_outputs(w, t)
     if not t_outs:
-        return None
+        pytest.skip("no output requires grad (whylab agrees, checked): nothing to differentiate")
     return w_outs, t_outs, w_args, t_args
 
 
@@ -233,16 +237,14 @@ def _autograd_params():
 
 @pytest.mark.parametrize(("info", "sample"), _autograd_params())
 def test_gradients_match_torch(info: OpInfo, sample: Sample):
-    run = _differentiated(info, sample)
-    if run is None:
-        return  # nothing differentiable (checked: whylab agrees which outputs need grad)
-    w_outs, t_outs, w_args, t_args = run
+    w_outs, t_outs, w_args, t_args = _differentiated(info, sample)
     w_seeds, t_seeds = _grad_outputs(t_outs, np.random.default_rng(_seed("grad", sample.name)))
     w_grads, t_grads = call_both(  # torch refuses some backward passes; whylab must too
         lambda: whylab.autograd.grad(w_outs, w_args.leaves, w_seeds, allow_unused=True),
         lambda: torch.autograd.grad(t_outs, t_args.leaves, t_seeds, allow_unused=True),
     )
-    if t_grads is None:
+    if t_grads is None:  # the claim is the refusal: torch refused this backward, whylab too
+        assert w_grads is None
         return
     shapes = [tuple(leaf.shape) for leaf in t_args.leaves]
     _assert_grads_equal(w_grads, t_grads, shapes, info, "gradient of input")
@@ -254,10 +256,7 @@ def test_gradients_match_torch(info: OpInfo, sample: Sample):
 def test_recorded_nodes_match_torch(info: OpInfo, sample: Sample):
     """Every node reachable from each output's ``grad_fn`` has torch's name: a composite
     records the operators torch's composite calls, an operator torch's node."""
-    run = _differentiated(info, sample)
-    if run is None:
-        return
-    w_outs, t_outs, _, _ = run
+    w_outs, t_outs, _, _ = _differentiated(info, sample)
     for index, (w, t) in enumerate(zip(w_outs, t_outs, strict=True)):
         assert node_names(w.grad_fn) == node_names(t.grad_fn), f"output {index}"
 
@@ -281,10 +280,7 @@ def _second_order(lib, outs, leaves, seeds, directions):
            float_only=True),
 )
 def test_second_order_matches_torch(info: OpInfo, sample: Sample):
-    run = _differentiated(info, sample)
-    if run is None:
-        return
-    w_outs, t_outs, w_args, t_args = run
+    w_outs, t_outs, w_args, t_args = _differentiated(info, sample)
     rng = np.random.default_rng(_seed("gradgrad", sample.name))
     w_seeds, t_seeds = _grad_outputs(t_outs, rng, requires_grad=True)
     shapes = [tuple(leaf.shape) for leaf in t_args.leaves]
@@ -297,7 +293,8 @@ def test_second_order_matches_torch(info: OpInfo, sample: Sample):
             torch, t_outs, t_args.leaves, t_seeds, [torch.tensor(d) for d in directions]
         ),
     )
-    if t_second is None:
+    if t_second is None:  # the claim is the refusal: torch refused, and so did whylab
+        assert w_second is None
         return
     shapes += [tuple(seed.shape) for seed in t_seeds]
     _assert_grads_equal(w_second, t_second, shapes, info, "second derivative, input")
@@ -317,7 +314,8 @@ def test_inplace_variant_matches_out_of_place(info: OpInfo, sample: Sample):
     w_args = Materialized(whylab, sample)
     before = w_args.input._version
     w, t = call_both(lambda: w_args.call(inplace.op), lambda: t_args.call(inplace.ref))
-    if t is None:
+    if t is None:  # the claim is the error: torch's in-place form raised, and so did whylab's
+        assert w is None
         return
     assert w is w_args.input, f"{info.inplace} returns its input"
     assert w._version == before + 1, f"{info.inplace} bumps the version counter"
@@ -335,7 +333,8 @@ def test_inplace_variant_matches_out_of_place(info: OpInfo, sample: Sample):
 def test_method_variant_matches_function(info: OpInfo, sample: Sample):
     as_method = _as_method(info, info.method)
     w, t, _, _ = run_both(as_method, sample)
-    if t is None:
+    if t is None:  # the claim is the error: torch's method raised, and so did whylab's
+        assert w is None
         return
     assert_results_equal(w, t, info, f"Tensor.{info.method} vs torch", strides=False)
     function = Materialized(whylab, sample).call(info.op)

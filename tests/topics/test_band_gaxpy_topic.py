@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.topics.band_gaxpy import experiments as band_topic
 

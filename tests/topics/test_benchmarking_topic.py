@@ -16,7 +16,7 @@ import timeit
 import numpy as np
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.topics.benchmarking import experiments as topic
 from whylab.topics.benchmarking import load as load_module

@@ -17,9 +17,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 import whylab
 from whylab.dispatch import TraceEvent, trace
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
-from whylab.explorer.svg import render_graph
+from whylab.explorer.figures.graphs import render_graph
 from whylab.topics.dispatcher import hop_experiment as hop
 from whylab.topics.dispatcher import key_rules, matmul_rules
 from whylab.topics.dispatcher import key_set_experiment as ks

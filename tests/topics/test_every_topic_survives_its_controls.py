@@ -9,7 +9,7 @@ import pytest
 
 import whylab.topics
 from whylab.cli import EXIT_INCONCLUSIVE, main
-from whylab.explorer.topics import load_registry
+from whylab.explorer.content.topics import load_registry
 
 REGISTRY = load_registry(Path(whylab.topics.__path__[0]))
 TOPICS = [topic.slug for topic in REGISTRY]
@@ -30,7 +30,6 @@ def test_check_controls_exits_zero(slug, capsys, tmp_path, monkeypatch):
         assert "every check passed" not in captured.out
     else:
         assert code == 0, captured.err[-4000:]
-    assert "problems" in captured.out
 
 
 def test_every_topic_declares_controls():

@@ -8,10 +8,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
-from whylab.explorer.svg import render_graph
+from whylab.explorer.figures.graphs import render_graph
 from whylab.numerics.fft import bit_reversal_permutation, butterfly_stages, fft_stages
+from whylab.topics import shared
 from whylab.topics.fft import accuracy as accuracy_module
 from whylab.topics.fft import butterfly as bfly
 from whylab.topics.fft import checks
@@ -192,8 +193,8 @@ def test_cost_growth_is_declared_as_timing():
 
 def test_growth_exponent_recovers_known_powers():
     sizes = [2**k for k in range(7, 12)]
-    assert checks.growth_exponent(sizes, [1e-9 * n * n for n in sizes]) == pytest.approx(2)
-    n_log_n = checks.growth_exponent(sizes, [1e-9 * n * math.log2(n) for n in sizes])
+    assert shared.growth_exponent(sizes, [1e-9 * n * n for n in sizes]) == pytest.approx(2)
+    n_log_n = shared.growth_exponent(sizes, [1e-9 * n * math.log2(n) for n in sizes])
     assert 1.0 < n_log_n < 1.2
 
 
@@ -203,9 +204,9 @@ def test_dft_exponent_check_holds_under_noise_and_fails_on_n_to_the_1_5():
     for _ in range(50):  # +-30% multiplicative noise on every point
         noise = rng.uniform(0.7, 1.3, len(sizes))
         times = [n * n * e for n, e in zip(sizes, noise, strict=True)]
-        quadratic = checks.growth_exponent(sizes, times)
+        quadratic = shared.growth_exponent(sizes, times)
         assert checks.exponent_check("c", NAME, quadratic, at_least=1.75).passed
-    n15 = checks.growth_exponent(sizes, [n**1.5 for n in sizes])
+    n15 = shared.growth_exponent(sizes, [n**1.5 for n in sizes])
     assert not checks.exponent_check("c", NAME, n15, at_least=1.75).passed
 
 
@@ -231,9 +232,9 @@ def test_agreement_check_rejects_an_fft_without_bit_reversal():
     x = make_signal(64, "random", seed=1)
     reference = np.fft.fft(x)
     no_reorder = np.fft.fft(x[bit_reversal_permutation(64)])
-    assert checks.agreement_check("c", NAME, reference * (1 + 1e-15), reference).passed
-    assert not checks.agreement_check("c", NAME, no_reorder, reference).passed
-    assert not checks.agreement_check("c", NAME, reference * (1 + 1e-9), reference).passed
+    assert shared.agreement_check("c", NAME, reference * (1 + 1e-15), reference).passed
+    assert not shared.agreement_check("c", NAME, no_reorder, reference).passed
+    assert not shared.agreement_check("c", NAME, reference * (1 + 1e-9), reference).passed
 
 
 def test_count_check_rejects_a_wrong_formula():

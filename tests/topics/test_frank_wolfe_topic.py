@@ -6,7 +6,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import LineChart, ParamError
 from whylab.topics.frank_wolfe import experiments as fw_topic
 from whylab.topics.frank_wolfe.reference import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.numerics.loops import LOOP_ORDERS
 from whylab.topics.loop_order import experiments as topic

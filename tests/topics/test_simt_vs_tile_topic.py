@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.topics.simt_vs_tile import experiments as topic
 from whylab.topics.simt_vs_tile.memory_experiments import sectors_per_request

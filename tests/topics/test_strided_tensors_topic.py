@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import whylab
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError, T, switched_on
+from whylab.topics import shared
 from whylab.topics.strided_tensors import costs, writes
 from whylab.topics.strided_tensors import experiments as topic
 from whylab.topics.strided_tensors import layout as formulas
@@ -213,8 +214,8 @@ def test_write_and_value_checks_can_fail():
 
 
 def test_agreement_sequence_and_error_checks_can_fail():
-    assert topic.agreement_check("a", NAME, [True, False], [True, False], ["a", "b"]).passed
-    check = topic.agreement_check("a", NAME, [True, True], [True, False], ["a", "b"])
+    assert topic.predictions_check("a", NAME, [True, False], [True, False], ["a", "b"]).passed
+    check = topic.predictions_check("a", NAME, [True, True], [True, False], ["a", "b"])
     assert not check.passed and "b" in check.measured_in('en')
     assert topic.sequence_check("s", NAME, [0, 1, 2], [0, 1, 2]).passed
     assert not topic.sequence_check("s", NAME, [0, 1, 1], [0, 1, 2]).passed
@@ -225,8 +226,8 @@ def test_agreement_sequence_and_error_checks_can_fail():
     assert not topic.saved_tensor_error_check(message, 3, 0).passed
     assert not topic.saved_tensor_error_check(None, 2, 0).passed
     assert not topic.saved_tensor_error_check("some other error", 2, 0).passed
-    assert costs.relative_difference(np.ones(3), np.ones(4)) == float("inf")
-    assert costs.relative_difference(np.array([1.0, 2.0]), np.array([1.0, 4.0])) == 0.5
+    assert shared.relative_error(np.ones(3), np.ones(4)) == float("inf")
+    assert shared.relative_error(np.array([1.0, 2.0]), np.array([1.0, 4.0])) == 0.5
     assert costs.timing_check("r", NAME, [1.9] * 9, at_least=2.0).state == "failed"
     assert costs.timing_check("r", NAME, [4.1] * 9, at_most=4.0).state == "failed"
     assert not costs.all_sizes_check("a", NAME, []).passed

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.linalg import blas
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.numerics.symmetric import SymmetricWork, pack, packed_length
 from whylab.topics.symmetric_gaxpy import experiments as sym_topic

@@ -86,6 +86,6 @@ def test_pages_are_full_explanations(folder):
 
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_topic_loads_with_the_explorer_loader(folder):
-    topics = pytest.importorskip("whylab.explorer.topics")
+    topics = pytest.importorskip("whylab.explorer.content.topics")
     topic = topics.load_topic(TOPICS / folder)
     assert topic.slug == folder.replace("_", "-")

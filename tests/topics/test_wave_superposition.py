@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whylab.explorer.controls import audit_experiment
+from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError, T, switched_on
 from whylab.topics.wave_superposition import checks as wave_checks
 from whylab.topics.wave_superposition import experiments as waves

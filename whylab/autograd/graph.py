@@ -328,6 +328,14 @@ def grad_accumulator(tensor) -> AccumulateGrad:
     return node
 
 
+#: Gives a view whose data changed in place a fresh ``grad_fn``:
+#: :func:`whylab.autograd.inplace.regenerate_view_grad_fn`, set when that module loads
+#: (it builds the node, so it sits above this module). A view's ``grad_fn`` records
+#: its version only in :mod:`whylab.autograd.recording`, which imports that module, so
+#: this is set before :func:`gradient_edge` can need it.
+view_grad_fn_regenerator = None
+
+
 def gradient_edge(tensor):
     """The edge a gradient for ``tensor`` must travel: ``(grad_fn, output_nr)`` or
     ``(AccumulateGrad, 0)`` for a leaf that requires grad, else ``(None, 0)``.
@@ -340,9 +348,7 @@ def gradient_edge(tensor):
     if grad_fn is not None and tensor._base is not None:
         version = grad_fn._view_version
         if version is not None and version != tensor._version_counter.value:
-            from whylab.autograd.inplace import regenerate_view_grad_fn
-
-            grad_fn = regenerate_view_grad_fn(tensor)
+            grad_fn = view_grad_fn_regenerator(tensor)
     if grad_fn is not None:
         return (grad_fn, tensor._output_nr)
     if tensor._requires_grad:

@@ -34,6 +34,7 @@ import numpy as np
 
 from whylab._tensor.geometry import INTERNAL_OVERLAP_ERROR, has_internal_overlap
 from whylab._tensor.tensor import Tensor
+from whylab.autograd import graph
 from whylab.autograd._ops import ops
 from whylab.autograd._strided import source_element_index
 from whylab.autograd.graph import Node, _engine_state, gradient_edge
@@ -202,3 +203,6 @@ def regenerate_view_grad_fn(view):
     view._output_nr = 0
     view._requires_grad = True
     return node
+
+
+graph.view_grad_fn_regenerator = regenerate_view_grad_fn

@@ -347,6 +347,11 @@ class GraphNode:
             object.__setattr__(self, "order", float(self.order))
 
 
+# The colours a diagram may declare for its node groups, in the order of the page's
+# CSS classes g0..g7 (light and dark themes alike).
+GROUP_COLOURS = ("blue", "orange", "green", "purple", "yellow", "teal", "pink", "grey")
+
+
 @dataclass(frozen=True)
 class GraphDiagram:
     """A directed graph drawn from a real computation (an autograd graph, a dispatch trace).
@@ -354,6 +359,11 @@ class GraphDiagram:
     ``direction`` is ``"TB"`` (layers are rows, edges run down: the default) or
     ``"LR"`` (layers are columns, edges run left to right, as a butterfly
     network is usually drawn).
+
+    ``group_colours`` declares the colour (one of :data:`GROUP_COLOURS`) of a
+    node group, so that a group keeps its colour in every diagram that declares
+    it, whichever groups it shares the diagram with; a group it does not name
+    gets a colour from a hash of its name.
     """
 
     title: Text
@@ -361,10 +371,17 @@ class GraphDiagram:
     edges: Sequence[tuple[str, str, str]]  # (source id, target id, label)
     kind: Literal["graph"] = "graph"
     direction: Literal["TB", "LR"] = "TB"
+    group_colours: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.direction not in ("TB", "LR"):
             raise ValueError(f"direction must be 'TB' or 'LR', got {self.direction!r}")
+        for group, colour in self.group_colours.items():
+            if colour not in GROUP_COLOURS:
+                raise ValueError(
+                    f"group {group!r}: colour must be one of {', '.join(GROUP_COLOURS)}, "
+                    f"got {colour!r}"
+                )
 
 
 @dataclass(frozen=True)
@@ -442,7 +459,7 @@ class Control:
     ``label`` completes "fails if ..." and is shown next to those checks.
 
     Controls are switched on only by ``whylab check --controls`` and the tests
-    (:mod:`whylab.explorer.controls`); the web app and the JSON API cannot
+    (:mod:`whylab.explorer.content.controls`); the web app and the JSON API cannot
     reach them.
     """
 

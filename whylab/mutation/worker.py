@@ -22,7 +22,7 @@ import sys
 import time
 import traceback
 
-from whylab.explorer.controls import RERUNS
+from whylab.explorer.content.controls import RERUNS
 from whylab.explorer.experiment import Experiment, Result
 
 EXIT_SURVIVED, EXIT_KILLED, EXIT_INCONCLUSIVE = 0, 1, 3

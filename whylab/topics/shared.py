@@ -50,6 +50,18 @@ def agreement_check(
     )
 
 
+def error_check(name: Text, error: float, tolerance: float, *, id: str) -> Check:
+    """Pass when an already measured relative error is at most ``tolerance``
+    (:func:`agreement_check` measures it from the values itself)."""
+    return Check(
+        id=id,
+        name=name,
+        passed=bool(error <= tolerance),
+        measured=T(f"relative error {error:.1e}", f"相对误差 {error:.1e}"),
+        expected=f"≤ {tolerance:.0e}",
+    )
+
+
 def ratio_check(
     check_id: str,
     name: Text,

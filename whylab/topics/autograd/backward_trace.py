@@ -124,6 +124,8 @@ def dependency_mismatches(trace: BackwardTrace) -> list[str]:
 
 
 PRODUCT_NODES = ("MmBackward0", "AddmmBackward0", "MulBackward0")
+# Backward nodes blue; AccumulateGrad, where gradients come to rest, green.
+NODE_COLOURS = {"grad_fn": "blue", "AccumulateGrad": "green"}
 
 
 def product_saves(trace: BackwardTrace) -> list[tuple[str, list[str]]]:
@@ -161,7 +163,7 @@ def diagram(trace: BackwardTrace, title: Text) -> GraphDiagram:
     for (source, target, input_nr), count in parallel.items():
         label = _shape(trace.node(target)["inputs"][input_nr]["shape"])
         edges.append((source, target, label if count == 1 else f"{label} ×{count}"))
-    return GraphDiagram(title=title, nodes=nodes, edges=edges)
+    return GraphDiagram(title=title, nodes=nodes, edges=edges, group_colours=NODE_COLOURS)
 
 
 GRAD_WRITE_WORDS = {"steal": T("steal", "直接接管"), "copy": T("copy", "复制"),

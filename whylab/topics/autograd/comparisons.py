@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from whylab.explorer.experiment import Check, T, Text
+from whylab.explorer.experiment import Check, Text
 from whylab.topics.shared import relative_error
 
 Arrays = Mapping[str, np.ndarray]
@@ -34,13 +34,6 @@ def gradients_error(values: Arrays, reference: Arrays) -> float:
         return math.inf
     return relative_error(np.concatenate(flat), np.concatenate([np.ravel(reference[n])
                                                                 for n in names]))
-
-
-def agreement_check(name: Text, error: float, tolerance: float, *, id: str) -> Check:
-    """Pass when a measured relative error is at most ``tolerance``."""
-    return Check(name=name, passed=bool(error <= tolerance),
-                 measured=T(f"relative error {error:.1e}", f"相对误差 {error:.1e}"),
-                 expected=f"≤ {tolerance:.0e}", id=id)
 
 
 def equality_check(name: Text, measured, expected, *, id: str) -> Check:

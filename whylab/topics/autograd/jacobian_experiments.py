@@ -31,7 +31,6 @@ from whylab.topics.autograd.comparisons import (
     EXACT_TOLERANCE,
     FD_STEP,
     FD_TOLERANCE,
-    agreement_check,
     central_difference,
     check_if_reached,
     equality_check,
@@ -45,6 +44,7 @@ from whylab.topics.autograd.expressions import (
     unit_vector,
 )
 from whylab.topics.autograd.sabotage import keep_first_gradient, pass_through, replace_backward
+from whylab.topics.shared import error_check
 
 # ---------------------------------------------------------------- forward vs reverse mode
 
@@ -239,13 +239,13 @@ def modes(inputs: int, outputs: int, seed: int) -> Result:
               "需要 m ≥ 2 个输出（m = 1 时输出就是标量）"),
         id="vector-needs-grad-output")
     checks = [
-        agreement_check(T("Reverse mode: m engine passes give the Jacobian, one row each "
+        error_check(T("Reverse mode: m engine passes give the Jacobian, one row each "
                           "(vs the closed form W₂ diag(1 − h²) W₁)",
                           "反向模式：引擎走 m 遍得到雅可比矩阵，每遍一行"
                           "（与闭式解 W₂ diag(1 − h²) W₁ 对照）"),
                         relative_error(reverse_jacobian, exact), EXACT_TOLERANCE,
                         id="reverse-rows"),
-        agreement_check(T("Forward mode: n tangent passes give the same Jacobian, one column each",
+        error_check(T("Forward mode: n tangent passes give the same Jacobian, one column each",
                           "前向模式：走 n 遍切向量传播得到同一个雅可比矩阵，每遍一列"),
                         relative_error(forward_jacobian, reverse_jacobian), EXACT_TOLERANCE,
                         id="forward-columns"),
@@ -254,7 +254,7 @@ def modes(inputs: int, outputs: int, seed: int) -> Result:
               passed=(reverse_passes, reverse_runs) == (outputs, outputs * graph_nodes),
               measured=_work_text(reverse_passes, reverse_runs),
               expected=_work_text(outputs, outputs * graph_nodes), id="reverse-work"),
-        agreement_check(T("y.backward(u) on the vector y leaves uᵀJ in x.grad, without forming J",
+        error_check(T("y.backward(u) on the vector y leaves uᵀJ in x.grad, without forming J",
                           "对向量 y 调用 y.backward(u)，x.grad 中得到 uᵀJ，无需构造 J"),
                         relative_error(vector_backward, u @ exact), EXACT_TOLERANCE,
                         id="vector-backward"),
@@ -265,7 +265,7 @@ def modes(inputs: int, outputs: int, seed: int) -> Result:
               and scalar_runs_per_node == {1},
               measured=_work_text(scalar_passes, scalar_runs),
               expected=_work_text(1, loss_nodes), id="scalar-one-pass"),
-        agreement_check(T("That one pass gives all n derivatives, ∇L = Jᵀf(x)",
+        error_check(T("That one pass gives all n derivatives, ∇L = Jᵀf(x)",
                           "这一遍就给出全部 n 个导数：∇L = Jᵀf(x)"),
                         relative_error(x_for_loss.grad.numpy(), exact.T @ y_value),
                         EXACT_TOLERANCE, id="scalar-gradient"),
@@ -444,20 +444,20 @@ def local_rules(classes: int, seed: int) -> Result:
         rows.append([rule.replace("-", "_"), formula, f"{formula_errors[rule]:.1e}",
                      f"{difference_errors[rule]:.1e}"])
     checks = [
-        agreement_check(T("matmul: Ā = ȲBᵀ and B̄ = AᵀȲ", "矩阵乘法：Ā = ȲBᵀ，B̄ = AᵀȲ"),
+        error_check(T("matmul: Ā = ȲBᵀ and B̄ = AᵀȲ", "矩阵乘法：Ā = ȲBᵀ，B̄ = AᵀȲ"),
                         formula_errors["matmul"], EXACT_TOLERANCE, id="matmul-rule"),
-        agreement_check(T("ReLU: the gradient passes only where x > 0",
+        error_check(T("ReLU: the gradient passes only where x > 0",
                           "ReLU：梯度只在 x > 0 处通过"),
                         formula_errors["relu"], EXACT_TOLERANCE, id="relu-rule"),
         equality_check(T("ReLU at exactly x = 0: gradient 0 (PyTorch's convention)",
                          "ReLU 在 x 恰为 0 处梯度为 0（与 PyTorch 一致）"),
                        [float(v) for v in relu_grad[:2]], [0.0, 0.0], id="relu-at-zero"),
-        agreement_check(T("softmax backward = s ⊙ (g − ⟨g, s⟩)", "softmax 反向 = s ⊙ (g − ⟨g, s⟩)"),
+        error_check(T("softmax backward = s ⊙ (g − ⟨g, s⟩)", "softmax 反向 = s ⊙ (g − ⟨g, s⟩)"),
                         formula_errors["softmax"], EXACT_TOLERANCE, id="softmax-rule"),
         equality_check(T("The softmax node keeps only its output s (K numbers), not the K×K "
                          "Jacobian", "softmax 节点只保存输出 s（K 个数），而不是 K×K 的雅可比矩阵"),
                        softmax_saved, [[classes]], id="softmax-saves-output"),
-        agreement_check(T("softmax Jacobian from K engine passes = diag(s) − ssᵀ",
+        error_check(T("softmax Jacobian from K engine passes = diag(s) − ssᵀ",
                           "引擎走 K 遍得到的 softmax 雅可比矩阵 = diag(s) − ssᵀ"),
                         relative_error(jacobian, jacobian_formula), EXACT_TOLERANCE,
                         id="softmax-jacobian"),
@@ -468,10 +468,10 @@ def local_rules(classes: int, seed: int) -> Result:
                          f"不对称 {asymmetry:.1e}，行和 {row_sums:.1e}"),
               expected=T(f"both ≤ {SYMMETRY_TOLERANCE:.0e}", f"两者都 ≤ {SYMMETRY_TOLERANCE:.0e}"),
               id="softmax-jacobian-shape"),
-        agreement_check(T("cross-entropy: ∂L/∂z = s − onehot(y)", "交叉熵：∂L/∂z = s − onehot(y)"),
+        error_check(T("cross-entropy: ∂L/∂z = s − onehot(y)", "交叉熵：∂L/∂z = s − onehot(y)"),
                         formula_errors["cross-entropy"], EXACT_TOLERANCE,
                         id="cross-entropy-rule"),
-        agreement_check(T("Every rule agrees with central finite differences",
+        error_check(T("Every rule agrees with central finite differences",
                           "每条规则都与中心差分一致"),
                         max(difference_errors.values()), FD_TOLERANCE,
                         id="rules-match-differences"),

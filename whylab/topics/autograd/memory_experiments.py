@@ -31,8 +31,9 @@ from whylab.explorer.experiment import (
     control_active,
     experiment,
 )
-from whylab.topics.autograd.comparisons import agreement_check, gradients_error
+from whylab.topics.autograd.comparisons import gradients_error
 from whylab.topics.autograd.expressions import SEED, constant
+from whylab.topics.shared import error_check
 from whylab.utils.checkpoint import checkpoint
 
 BATCH = 32
@@ -191,7 +192,7 @@ def checkpoint_experiment(depth: int, segment: int, width: int, seed: int) -> Re
                          f"用检查点时 {checkpoint_runs} 次"),
               expected=T(f"{depth} and {2 * depth}", f"{depth} 和 {2 * depth}"),
               id="layers-run-twice"),
-        agreement_check(T("Checkpointing changes no gradient (the recomputation replays the "
+        error_check(T("Checkpointing changes no gradient (the recomputation replays the "
                           "same dropout masks)",
                           "检查点不改变任何梯度（重算时重放同样的 dropout 掩码）"),
                         gradients_error(checkpoint_gradients, plain_gradients), 0.0,

@@ -23,7 +23,6 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.topics.autograd.comparisons import (
-    agreement_check,
     central_difference,
     check_if_reached,
     forward_difference,
@@ -53,6 +52,7 @@ from whylab.topics.autograd.stability import (
     threshold_violations,
     underflow_loss,
 )
+from whylab.topics.shared import error_check
 
 # ---------------------------------------------------------------- softmax + cross-entropy
 
@@ -435,10 +435,10 @@ def finite_differences(expression: str, log10_h: float, seed: int) -> Result:
     distance = abs(STEP_EXPONENTS[best] - np.log10(optimum))
 
     checks = [
-        agreement_check(T(f"At your step h = 10^{log10_h:g} the engine agrees with the central "
+        error_check(T(f"At your step h = 10^{log10_h:g} the engine agrees with the central "
                           f"difference", f"在你选的步长 h = 10^{log10_h:g} 下，引擎与中心差分一致"),
                         chosen_error, AGREEMENT_AT_CHOSEN_STEP, id="chosen-step-agrees"),
-        agreement_check(T("At the bottom of the V the agreement is close to float64 rounding",
+        error_check(T("At the bottom of the V the agreement is close to float64 rounding",
                           "在 V 字底部，两者的差距接近 float64 的舍入误差"),
                         errors[best], BEST_ERROR_BOUND, id="best-step-agrees"),
         slope_check(T(f"Truncation: for h ≥ 10^{TRUNCATION_FROM:g} the error grows like h²",

@@ -35,7 +35,6 @@ from whylab.topics.autograd.backward_trace import (
 )
 from whylab.topics.autograd.comparisons import (
     EXACT_TOLERANCE,
-    agreement_check,
     equality_check,
     gradients_error,
     relative_error,
@@ -50,6 +49,7 @@ from whylab.topics.autograd.expressions import (
 )
 from whylab.topics.autograd.sabotage import keep_first_gradient, pass_through, replace_backward
 from whylab.topics.autograd.torch_reference import PRODUCT_SAVES, RECORDED_NODES, TORCH_VERSION
+from whylab.topics.shared import error_check
 
 ALL_EQUAL = T("all equal", "全部相等")
 WRITE_MODES = {"write": T("write", "写入"), "add": T("add", "累加")}
@@ -157,7 +157,7 @@ def graph(expression: str, seed: int) -> Result:
                          "for the same expression",
                          f"记录下的 grad_fn 节点与 torch {TORCH_VERSION} 为同一表达式记录的相同"),
                        recorded, RECORDED_NODES[expression], id="nodes-match-torch"),
-        agreement_check(T("The engine's gradients equal the hand-derived formula",
+        error_check(T("The engine's gradients equal the hand-derived formula",
                           "引擎算出的梯度等于手推公式"),
                         gradients_error(engine_gradients, case.gradient(case.leaves)),
                         EXACT_TOLERANCE, id="gradients-match-formula"),
@@ -296,7 +296,7 @@ def fan_out(size: int, passes: int, seed: int) -> Result:
                    "AccumulateGrad 第一次写入 .grad，之后都是累加")
     write_modes = [mode if mode == "add" else "write" for mode in writes]
     if passes >= 2:
-        accumulate_check = agreement_check(accumulate_name,
+        accumulate_check = error_check(accumulate_name,
                                            relative_error(after_all, passes * 8 * a_value),
                                            EXACT_TOLERANCE, id="passes-add-up")
         write_check = _write_order_check(write_name, write_modes,
@@ -309,7 +309,7 @@ def fan_out(size: int, passes: int, seed: int) -> Result:
                                            expected=T("write → add", "写入 → 累加"),
                                            why=needs_two_passes)
     checks = [
-        agreement_check(T("One pass gives ∂c/∂a = 8a", "一遍反向传播得到 ∂c/∂a = 8a"),
+        error_check(T("One pass gives ∂c/∂a = 8a", "一遍反向传播得到 ∂c/∂a = 8a"),
                         relative_error(after_one, 8 * a_value), EXACT_TOLERANCE,
                         id="one-pass-gives-8a"),
         equality_check(T("Dependency counts: each node waits for every edge into it",
@@ -328,7 +328,7 @@ def fan_out(size: int, passes: int, seed: int) -> Result:
               expected=T("one run per node", "每个节点执行一次"), id="each-node-once"),
         accumulate_check,
         write_check,
-        agreement_check(T("After clearing a.grad, one pass gives 8a again",
+        error_check(T("After clearing a.grad, one pass gives 8a again",
                           "清零 a.grad 后，再走一遍又得到 8a"),
                         relative_error(after_clearing, 8 * a_value), EXACT_TOLERANCE,
                         id="cleared-gives-8a"),

@@ -24,14 +24,10 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.topics.autograd.backward_trace import diagram, trace_backward
-from whylab.topics.autograd.comparisons import (
-    EXACT_TOLERANCE,
-    agreement_check,
-    check_if_reached,
-    relative_error,
-)
+from whylab.topics.autograd.comparisons import EXACT_TOLERANCE, check_if_reached, relative_error
 from whylab.topics.autograd.expressions import constant
 from whylab.topics.autograd.sabotage import pass_through, replace_backward
+from whylab.topics.shared import error_check
 
 # ---------------------------------------------------------------- control flow
 
@@ -130,7 +126,7 @@ def control_flow(x1: float, x2: float) -> Result:
               measured=T(f"{recorded[0]} and {recorded[1]} products",
                          f"分别记录 {recorded[0]} 个和 {recorded[1]} 个乘法"),
               expected=f"k = {expected[0]}, {expected[1]}", id="graphs-follow-each-run"),
-        agreement_check(T("Each gradient follows its own graph: dh/dx = 2^k",
+        error_check(T("Each gradient follows its own graph: dh/dx = 2^k",
                           "每个梯度沿各自的图计算：dh/dx = 2^k"),
                         relative_error(np.array(gradients), np.array(exact_gradients)),
                         EXACT_TOLERANCE, id="gradients-follow-each-run"),

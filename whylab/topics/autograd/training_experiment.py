@@ -23,11 +23,7 @@ from whylab.explorer.experiment import (
     experiment,
     report_progress,
 )
-from whylab.topics.autograd.comparisons import (
-    EXACT_TOLERANCE,
-    agreement_check,
-    gradients_error,
-)
+from whylab.topics.autograd.comparisons import EXACT_TOLERANCE, gradients_error
 from whylab.topics.autograd.datasets import DATASETS, class_count, make_dataset
 from whylab.topics.autograd.expressions import (
     SEED,
@@ -36,6 +32,7 @@ from whylab.topics.autograd.expressions import (
     mlp_backward,
 )
 from whylab.topics.autograd.sabotage import pass_through, replace_backward
+from whylab.topics.shared import error_check
 
 # ---------------------------------------------------------------- training
 
@@ -170,10 +167,10 @@ def train(dataset: str, hidden: int, lr: float, steps: int, seed: int) -> Result
 
     final_loss, final_accuracy = curve_loss[-1], curve_accuracy[-1]
     checks = [
-        agreement_check(T("First step: the engine's gradients equal a hand-written NumPy backward",
+        error_check(T("First step: the engine's gradients equal a hand-written NumPy backward",
                           "第一步：引擎的梯度等于手写 NumPy 反向传播的结果"),
                         hand_error, HAND_BACKWARD_TOLERANCE, id="hand-backward"),
-        agreement_check(T("SGD moved every parameter by exactly −η·grad",
+        error_check(T("SGD moved every parameter by exactly −η·grad",
                           "SGD 让每个参数恰好移动了 −η·grad"),
                         update_error, EXACT_TOLERANCE, id="sgd-update"),
         Check(T(f"Training lowers the loss on the training set to at most "

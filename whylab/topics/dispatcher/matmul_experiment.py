@@ -10,7 +10,6 @@ trace with the rule table of :mod:`~whylab.topics.dispatcher.matmul_rules`
 from __future__ import annotations
 
 import contextlib
-import math
 
 import numpy as np
 
@@ -42,6 +41,7 @@ from whylab.topics.dispatcher.trace_view import (
     trace_diagram,
     trace_table,
 )
+from whylab.topics.shared import agreement_check
 
 VALUE_TOLERANCE = 1e-12  # relative, float64
 OUTER_BATCH = 2  # the extra leading batch size of a 4-D a
@@ -160,17 +160,8 @@ def shape_check(check_id: str, name: Text, measured: tuple[int, ...],
 def values_check(values: np.ndarray, reference: np.ndarray,
                  tolerance: float = VALUE_TOLERANCE) -> Check:
     """Pass when the values agree with ``reference`` to a relative error of ``tolerance``."""
-    values, reference = np.asarray(values), np.asarray(reference)
-    if values.shape != reference.shape:
-        error = math.inf
-    else:
-        scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-        error = float(np.max(np.abs(values - reference), initial=0.0)) / scale
-    return Check(id="values-as-numpy",
-                 name=T("The values equal np.matmul", "数值与 np.matmul 相同"),
-                 passed=bool(error <= tolerance),
-                 measured=T(f"relative max error {error:.1e}", f"最大相对误差 {error:.1e}"),
-                 expected=f"≤ {tolerance:.0e}")
+    name = T("The values equal np.matmul", "数值与 np.matmul 相同")
+    return agreement_check("values-as-numpy", name, values, reference, tolerance)
 
 
 def descending_keys_check(events: list[TraceEvent]) -> Check:

@@ -17,6 +17,17 @@ from whylab.dispatch import TraceEvent
 from whylab.explorer.experiment import GraphDiagram, GraphNode, T, Table, Text
 from whylab.topics.dispatcher.key_rules import PRIORITY
 
+# Each dispatch key's colour, the same in every diagram (each declares the keys it
+# draws): the backends where the arithmetic happens blue (CPU) and teal (Meta),
+# Autograd purple, ADInplaceOrView yellow, the tracer's bookkeeping grey.
+KEY_COLOURS = {
+    "CPU": "blue",
+    "Autograd": "purple",
+    "ADInplaceOrView": "yellow",
+    "Meta": "teal",
+    "Tracer": "grey",
+}
+
 
 @dataclass
 class Call:
@@ -97,7 +108,9 @@ def trace_diagram(events: list[TraceEvent], title: Text) -> GraphDiagram:
                 edges.append((f"h{call.hops[position - 1]}", f"h{index}", ""))
         if call.parent_hop is not None:
             edges.append((f"h{call.parent_hop}", f"h{call.hops[0]}", ""))
-    return GraphDiagram(title=title, nodes=nodes, edges=edges)
+    drawn = {node.group for node in nodes}
+    colours = {key: colour for key, colour in KEY_COLOURS.items() if key in drawn}
+    return GraphDiagram(title=title, nodes=nodes, edges=edges, group_colours=colours)
 
 
 def compact_argument(text: str) -> str:

@@ -27,10 +27,10 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.fft import dft, fft
-from whylab.topics.fft.checks import exponent_check, growth_exponent
+from whylab.topics.fft.checks import exponent_check
 from whylab.topics.fft.signals import make_signal
 from whylab.topics.fft.under_test import plan_under_test
-from whylab.topics.shared import ratio_check
+from whylab.topics.shared import growth_exponent, ratio_check
 
 EPS = float(np.finfo(np.float64).eps)
 SMALLEST_LOG2N = 4

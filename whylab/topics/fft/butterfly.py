@@ -26,7 +26,6 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.fft import ButterflyStage, Plan, dft, fft_stages
-from whylab.topics.fft.checks import AGREEMENT_TOLERANCE, agreement_check, relative_error
 from whylab.topics.fft.under_test import (
     LAST_STAGE_MISSING,
     NO_BIT_REVERSAL,
@@ -34,6 +33,7 @@ from whylab.topics.fft.under_test import (
     control,
     plan_under_test,
 )
+from whylab.topics.shared import AGREEMENT_TOLERANCE, agreement_check, relative_error
 
 SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

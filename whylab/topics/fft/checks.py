@@ -10,12 +10,7 @@ from __future__ import annotations
 import math
 
 from whylab.explorer.experiment import Check, T, Text
-from whylab.topics.shared import (  # noqa: F401  (the fft topic's modules import them from here)
-    AGREEMENT_TOLERANCE,
-    agreement_check,
-    growth_exponent,
-    relative_error,
-)
+from whylab.topics.shared import growth_exponent
 
 
 def count_check(check_id: str, name: Text, counted: list[int], formula: list[int],

@@ -34,7 +34,6 @@ from whylab.explorer.experiment import (
 from whylab.numerics.fft import OperationCount, dft, dft_matrix, dft_two_factor, fft
 from whylab.topics.fft.checks import (
     count_check,
-    growth_exponent,
     growth_over_range,
     n_log_n,
     n_to_the_1_5_over_n_log_n,
@@ -47,7 +46,7 @@ from whylab.topics.fft.under_test import (
     plan_under_test,
     reference_dft,
 )
-from whylab.topics.shared import timing_check
+from whylab.topics.shared import growth_exponent, timing_check
 
 SMALLEST_LOG2N = 6
 DFT_MAX_LOG2N = 10  # the O(n²) DFT is timed up to n = 1024 (tens of ms per call)

@@ -28,7 +28,7 @@ from whylab.explorer.experiment import (
 from whylab.numerics.fft import OperationCount, fft, ifft
 from whylab.topics.fft.accuracy import accuracy
 from whylab.topics.fft.butterfly import butterfly
-from whylab.topics.fft.checks import agreement_check, count_check
+from whylab.topics.fft.checks import count_check
 from whylab.topics.fft.cost import cost_growth
 from whylab.topics.fft.signals import make_signal, thin
 from whylab.topics.fft.under_test import (
@@ -42,6 +42,7 @@ from whylab.topics.fft.under_test import (
     recursive_under_test,
     reference_dft,
 )
+from whylab.topics.shared import agreement_check
 
 
 def nontrivial_twiddles(n: int) -> int:

@@ -245,7 +245,8 @@ def replay_check(call, a_array, b_array, library, c) -> Check:
         return Check.not_applicable(id="blas-call-replayed", name=name, expected="identical",
                                     why=T("NumPy's extension resolves no CBLAS entry point "
                                           "that threadpoolctl lists",
-                                          "NumPy 的扩展模块解析不到 threadpoolctl 列出的 CBLAS 入口"))
+                                          "NumPy 的扩展模块解析不到 threadpoolctl "
+                                          "列出的 CBLAS 入口"))
     replayed = blas_call.replay(call, a_array, b_array, library)
     product = c.detach().numpy()
     same = replayed.shape == product.shape and bool(np.array_equal(replayed, product))

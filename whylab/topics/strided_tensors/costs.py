@@ -33,7 +33,7 @@ from whylab.explorer.experiment import (
     experiment,
     report_progress,
 )
-from whylab.topics.shared import timing_check
+from whylab.topics.shared import relative_error, timing_check
 
 # One operand t, nothing to agree with. Neither allocates an n × n result: a fresh one
 # sometimes pays its page faults and sometimes not (1.2 ms or 13 ms for the same
@@ -84,14 +84,6 @@ def bytes_allocated(func: Callable[[], object]) -> int:
     finally:
         tracemalloc.stop()
     return max(0, peak - before)
-
-
-def relative_difference(values: np.ndarray, reference: np.ndarray) -> float:
-    """max |values − reference| / max |reference|; infinite when the shapes differ."""
-    if values.shape != reference.shape:
-        return float("inf")
-    scale = float(np.max(np.abs(reference), initial=0.0)) or 1.0
-    return float(np.max(np.abs(values - reference), initial=0.0)) / scale
 
 
 def storage_ptr(tensor: whylab.Tensor) -> int:
@@ -291,8 +283,8 @@ def copy_cost(op: str, max_log2n: int, rounds: int) -> Result:
         read = x if control_active("view-read-untransposed") else xt
         worst_difference = max(
             worst_difference,
-            relative_difference(apply_lone(lone_op, read).numpy(), lone_op(row_major).numpy()),
-            relative_difference((read + y).numpy(), (row_major + y).numpy()))
+            relative_error(apply_lone(lone_op, read).numpy(), lone_op(row_major).numpy()),
+            relative_error((read + y).numpy(), (row_major + y).numpy()))
         view_bytes.append(bytes_allocated(partial(transpose_under_test, x)))
         copy_bytes.append(bytes_allocated(x.clone))
 
@@ -533,7 +525,7 @@ def mm_operands(n: int) -> Result:
         strides, sizes = tuple(a.stride()), tuple(a.shape)
         observed.append(copies >= 1)
         numpy_rule.append(numpy_dot_copies(strides, sizes))
-        worst = max(worst, relative_difference(mm_under_test(read, b).numpy(),
+        worst = max(worst, relative_error(mm_under_test(read, b).numpy(),
                                                a.numpy() @ b.numpy()))
         rows.append([code, str(strides), allocated, copies,
                      "✓" if numpy_rule[-1] else "✗",

@@ -39,6 +39,8 @@ MAX_LISTED_CELLS = 64  # storage-map table rows shown (the checks cover every ce
 CONTIGUOUS_GROUP = "✓ is_contiguous()"
 STRIDED_GROUP = "✗ is_contiguous()"
 STORAGE_GROUP = "untyped_storage()"
+# Their colours: the storage grey (bookkeeping), contiguous views green, strided orange.
+VIEW_COLOURS = {STORAGE_GROUP: "grey", CONTIGUOUS_GROUP: "green", STRIDED_GROUP: "orange"}
 
 
 # ---------------------------------------------------------------- reading the engine
@@ -219,7 +221,7 @@ def _chain_diagram(tensors: Sequence[whylab.Tensor], codes: Sequence[str]) -> Gr
         title=T("Every tensor in the chain is a view of the same storage",
                 "链上的每个张量都是同一块存储的视图"),
         nodes=nodes, edges=[("storage", f"t{row}", "") for row in range(len(tensors))],
-        direction="LR")
+        direction="LR", group_colours=VIEW_COLOURS)
 
 
 def _storage_map(final_layout: formulas.Layout, values: np.ndarray) -> Table:
@@ -386,8 +388,8 @@ def numpy_can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
     return True
 
 
-def agreement_check(check_id: str, name, outcomes: Sequence[bool], predictions: Sequence[bool],
-                    shapes: Sequence[str]) -> Check:
+def predictions_check(check_id: str, name, outcomes: Sequence[bool], predictions: Sequence[bool],
+                      shapes: Sequence[str]) -> Check:
     """Pass when every observed yes/no equals the predicted one."""
     wrong = [s for s, o, p in zip(shapes, outcomes, predictions, strict=True) if o != p]
     return Check(id=check_id, name=name, passed=not wrong and len(outcomes) > 0,
@@ -543,19 +545,19 @@ def view_or_copy(layout: str, target: str) -> Result:
         ])
 
     checks = [
-        agreement_check("view-rule-predicts",
+        predictions_check("view-rule-predicts",
                         T("view() succeeds exactly when the merging rule (sⱼ = sⱼ₊₁·nⱼ₊₁ "
                           "between neighbours, dimensions of size 1 skipped) predicts it can",
                           "view() 恰好在合并规则（相邻维度满足 sⱼ = sⱼ₊₁·nⱼ₊₁，"
                           "尺寸为 1 的维度跳过）预言可行时成功"),
                         viewed, predicted, names),
-        agreement_check("reshape-copies-iff-view-fails",
+        predictions_check("reshape-copies-iff-view-fails",
                         T("reshape() copies exactly when view() fails (a view shares "
                           "untyped_storage().data_ptr())",
                           "reshape() 恰好在 view() 失败时复制（视图的 untyped_storage().data_ptr() "
                           "与原张量相同）"),
                         copied, [not v for v in viewed], names),
-        agreement_check("numpy-agrees",
+        predictions_check("numpy-agrees",
                         T("NumPy's own reshape(copy=False) can avoid the copy in exactly the "
                           "same cases",
                           "NumPy 自己的 reshape(copy=False) 在完全相同的情形下能避免复制"),
@@ -568,7 +570,7 @@ def view_or_copy(layout: str, target: str) -> Result:
                          f"{len(strides_ok)} 个视图中 {sum(strides_ok)} 个"),
               expected=T(f"{len(strides_ok)} of {len(strides_ok)} views",
                          f"{len(strides_ok)} 个视图全部")),
-        agreement_check("values-as-numpy",
+        predictions_check("values-as-numpy",
                         T("view() and reshape() give the values NumPy's reshape gives",
                           "view() 和 reshape() 的数值与 NumPy 的 reshape 相同"),
                         values_ok, [True] * len(values_ok), names),

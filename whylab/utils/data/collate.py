@@ -11,21 +11,27 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from whylab._tensor.dtypes import float64, int64
+from whylab._tensor.tensor import Tensor
+from whylab.dispatch.native_functions import FUNCTIONS
+
+# whylab.stack, whylab.as_tensor and whylab.tensor, from the op table the facade exports
+# them from (this module sits below the facade, which imports it).
+stack, as_tensor, tensor = FUNCTIONS["stack"], FUNCTIONS["as_tensor"], FUNCTIONS["tensor"]
+
 
 def default_collate(batch):
-    import whylab
-
     first = batch[0]
-    if isinstance(first, whylab.Tensor):
-        return whylab.stack(list(batch), 0)
+    if isinstance(first, Tensor):
+        return stack(list(batch), 0)
     if isinstance(first, np.ndarray):
-        return whylab.stack([whylab.as_tensor(item) for item in batch], 0)
+        return stack([as_tensor(item) for item in batch], 0)
     if isinstance(first, bool):
-        return whylab.tensor(list(batch))
+        return tensor(list(batch))
     if isinstance(first, float):
-        return whylab.tensor(list(batch), dtype=whylab.float64)
+        return tensor(list(batch), dtype=float64)
     if isinstance(first, int):
-        return whylab.tensor(list(batch), dtype=whylab.int64)
+        return tensor(list(batch), dtype=int64)
     if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, Mapping):

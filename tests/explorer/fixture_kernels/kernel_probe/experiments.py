@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from whylab.explorer.experiment import Check, Result, T, experiment
-from whylab.explorer.kernel_warmup import entry_kernels
+from whylab.numerics.kernel_warmup import entry_kernels
 
 
 @experiment(

@@ -1,0 +1,1 @@
+"""Experiment figures drawn as inline SVG on the server."""
