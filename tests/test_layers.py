@@ -37,7 +37,7 @@ ENGINE = (
 
 # The explorer's floors, bottom first: a module imports only from its own floor or below.
 EXPLORER_LAYERS = (
-    ("whylab.explorer.experiment",),
+    ("whylab.explorer.experiment", "whylab.explorer.negative_controls"),
     ("whylab.explorer.figures",),
     ("whylab.explorer.content",),
     ("whylab.explorer.runs",),  # runs/redis/ included: the deployment's back-ends

@@ -132,3 +132,49 @@ def test_an_experiment_that_raises_reports_its_error_and_keeps_serving(make_clie
     assert response.status_code == 500
     assert "RuntimeError: seven is unlucky" in response.json()["detail"]
     assert client.get(f"{API}/hog?megabytes=2").status_code == 200
+
+
+def test_a_run_costs_the_cpu_time_of_the_processes_it_starts_too():
+    """A compiler or a compiled program an experiment runs is CPU time its client pays."""
+    import subprocess
+    import sys
+
+    from whylab.explorer.runs.workers import cpu_seconds
+
+    before = cpu_seconds()
+    burn = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+    subprocess.run([sys.executable, "-c", burn], check=True)
+    assert cpu_seconds() - before >= 0.3
+
+
+def test_a_worker_lowers_only_its_soft_address_space_limit():
+    """The hard limit stays, so an experiment can give a child process limits of its own;
+    the soft limit still stops a memory hog in the worker itself."""
+    import os
+    import resource
+
+    from whylab.explorer.runs.workers import _limit_memory
+
+    hard_before = resource.getrlimit(resource.RLIMIT_AS)[1]
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: this process's address space plus 256 MB, then a 1 GB hog
+        try:
+            status = open("/proc/self/status").read()
+            size_mb = int(status.split("VmSize:")[1].split()[0]) // 1024
+            _limit_memory(size_mb + 256)
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            try:
+                hog = bytearray(1024 * 2**20)
+                outcome = f"allocated {len(hog)}"
+            except MemoryError:
+                outcome = "MemoryError"
+            os.write(writer, f"{soft - (size_mb + 256) * 2**20} {hard} {outcome}".encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader) as answer:
+        soft_excess, hard, outcome = answer.read().split(" ", 2)
+    os.waitpid(pid, 0)
+    assert int(soft_excess) == 0 and int(hard) == hard_before
+    assert outcome == "MemoryError"

@@ -7,9 +7,12 @@ replacement starts in a fraction of a second), each connected by a pipe:
 * **time** -- the server waits at most the experiment's ``time_limit_s`` for an
   answer; a worker that overruns is killed and replaced, and the caller gets
   :class:`ExperimentTimeout`.
-* **memory** -- each worker lowers its own address-space limit
+* **memory** -- each worker lowers its own soft address-space limit
   (``RLIMIT_AS``) before running anything, so a memory hog fails with
-  ``MemoryError``; the worker is replaced and the caller gets
+  ``MemoryError``; the hard limit stays where it was, so an experiment may give
+  a child process limits of its own (a sanitized program reserves terabytes of
+  address space and touches megabytes; the rust-vs-cpp topic bounds its
+  children's resident memory instead); the worker is replaced and the caller gets
   :class:`ExperimentMemoryError`. A worker killed by a signal is a memory
   overrun only when the kernel's out-of-memory killer says so (its cgroup's
   ``oom_kill`` count went up); otherwise it was stopped from outside
@@ -113,7 +116,17 @@ def _limit_memory(limit_mb: int) -> None:
         import resource
 
         limit = limit_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))  # soft only: hard stays
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that ended (a compiler, a compiled
+    program an experiment ran): what a run costs its client."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def worker_main(conn: Connection, memory_limit_mb: int) -> None:
@@ -130,10 +143,10 @@ def worker_main(conn: Connection, memory_limit_mb: int) -> None:
             return
         try:
             experiment = import_experiments(Path(job.folder))[job.experiment]
-            started, cpu_started = time.perf_counter(), time.process_time()
+            started, cpu_started = time.perf_counter(), cpu_seconds()
             result = experiment.run(**job.params)
             payload = result_to_dict(result)
-            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
             conn.send(("ok", payload, elapsed, cpu))
         except MemoryError:
             conn.send(("memory", "", 0.0, 0.0))
