@@ -6,9 +6,16 @@ build cache, and what the page says when a compiler or the sanitizer's memory is
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+
 import pytest
 
-from whylab.topics.rust_vs_cpp import toolchain
+from whylab.topics.rust_vs_cpp import child_process, toolchain
 from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
 from whylab.topics.rust_vs_cpp.layout_experiment import (
@@ -76,14 +83,121 @@ def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
                    for c in result.checks)
 
 
+WORKER_MB = 2048  # the worker pool's default memory limit (WorkerPool, ExplorerConfig)
+SANITIZED = {"borrow-checker": ("cpp-bug-reported", "cpp-fixed-clean"),
+             "threads": ("cpp-race-reported", "cpp-atomic-clean")}
+
+
+def workers_limit_memory():
+    """The explorer worker's own limit-setting function (it moves to runs/ in the new layout)."""
+    for module in ("whylab.explorer.runs.workers", "whylab.explorer.workers"):
+        try:
+            return importlib.import_module(module)._limit_memory
+        except ModuleNotFoundError:
+            continue
+    raise AssertionError("the explorer's worker module was not found")
+
+
+def soft_limit_only(limit_mb):
+    """The worker's limit as the report proposes it: the soft RLIMIT_AS, hard left as it was."""
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, hard))
+
+
+def _experiments_under(limit, conn):
+    """In a forked process: limit memory as a worker does, run the sanitized experiments."""
+    limit(WORKER_MB)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    found = {}
+    for experiment, params in ((borrow_checker, {"case": "E0502"}),
+                               (threads, {"case": "mutable-counter", "increments": 20_000})):
+        result = experiment.run(**params)
+        found[experiment.name] = {c.id: (c.state, c.when_applicable.en if c.when_applicable
+                                         else "") for c in result.checks}
+    after = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        hog = bytearray((WORKER_MB + 512) << 20)
+        del hog
+        hog_ended = "allocated"
+    except MemoryError:
+        hog_ended = "MemoryError"
+    try:  # what the refusal claims: no process here may lift the address-space limit
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        could_lift = True
+    except (ValueError, OSError):
+        could_lift = False
+    conn.send((before, after, found, hog_ended, could_lift))
+
+
+def run_in_limited_worker(limit, target=_experiments_under):
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe()
+    process = context.Process(target=target, args=(limit, child))
+    process.start()
+    try:
+        assert parent.poll(300), "the limited process sent nothing"
+        return parent.recv()
+    finally:
+        process.join(10)
+        process.kill()
+
+
 @needs_both
-def test_a_sanitized_run_under_an_address_space_limit_is_refused(monkeypatch):
-    monkeypatch.setattr(toolchain, "address_space_limit", lambda: 2048 << 20)
-    result = borrow_checker.run(case="E0502")
-    by_id = {c.id: c for c in result.checks}
-    assert by_id["cpp-bug-reported"].state == "not_applicable"
-    assert "RLIMIT_AS" in by_id["cpp-bug-reported"].when_applicable.en
-    assert by_id["rustc-rejects"].state == "passed"  # rustc needs no sanitizer
+def test_sanitizers_run_under_a_workers_soft_memory_limit():
+    before, after, found, hog_ended, _ = run_in_limited_worker(soft_limit_only)
+    assert before[0] == WORKER_MB << 20 and after == before  # the worker's limit stayed
+    assert hog_ended == "MemoryError"  # and still stops a memory hog in the worker
+    for name, states in found.items():
+        assert {state for state, _ in states.values()} == {"passed"}, (name, states)
+
+
+@needs_both
+def test_under_the_workers_own_limits_sanitizers_run_or_say_why_not():
+    before, after, found, hog_ended, could_lift = run_in_limited_worker(workers_limit_memory())
+    assert after == before and hog_ended == "MemoryError"
+    for name, states in found.items():
+        for check_id, (state, why) in states.items():
+            if check_id in SANITIZED[name] and not could_lift:
+                assert state == "not_applicable", (name, check_id, state)
+                assert "RLIMIT_AS = 2048 MB (hard 2048 MB)" in why and "soft limit" in why
+            else:
+                assert state == "passed", (name, check_id, state)
+
+
+def _child_limits_under(limit, conn):
+    limit(WORKER_MB)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    report = ["sh", "-c", "ulimit -t; ulimit -c; ulimit -v"]
+    env = {"PATH": os.environ["PATH"]}
+    plain = child_process.run_limited(report, env, timeout_s=5.0)
+    lifted = child_process.run_limited(report, env, timeout_s=5.0, lift_address_space=True)
+    conn.send((before, resource.getrlimit(resource.RLIMIT_AS), plain.stdout.split(),
+               lifted.stdout.split()))
+
+
+def test_a_child_gets_its_own_limits_and_the_worker_keeps_its():
+    before, after, plain, lifted = run_in_limited_worker(soft_limit_only, _child_limits_under)
+    assert after == before and before[0] == WORKER_MB << 20
+    assert plain == ["5", "0", str(WORKER_MB * 1024)]  # ulimit -v counts KiB: inherited
+    assert lifted == ["5", "0", "unlimited"]
+
+
+def test_a_child_over_its_resident_ceiling_or_wall_clock_is_stopped(monkeypatch):
+    monkeypatch.setattr(child_process, "RESIDENT_LIMIT_MB", 64)
+    hog = [sys.executable, "-c", "import time; x = bytearray(256 << 20); x[::4096] = "
+           "b'1' * len(x[::4096]); time.sleep(30)"]
+    stopped = child_process.run_limited(hog, dict(os.environ), timeout_s=20.0)
+    assert stopped.stopped.startswith("VmRSS") and stopped.stopped.endswith("> 64 MB")
+    assert stopped.returncode == -signal.SIGKILL
+    slow = child_process.run_limited(["sleep", "30"], dict(os.environ), timeout_s=0.3)
+    assert slow.timed_out and slow.returncode is None
+
+
+def test_a_refused_run_names_the_hard_limit(monkeypatch):
+    monkeypatch.setattr(child_process.resource, "getrlimit", lambda _: (2048 << 20, 2048 << 20))
+    monkeypatch.setattr(child_process, "has_capability", lambda bit: False)
+    refused = child_process.run_limited(["true"], {}, 1.0, lift_address_space=True)
+    assert refused.refused == "RLIMIT_AS = 2048 MB (hard 2048 MB)" and refused.returncode is None
 
 
 def test_sanitizer_report_kinds_are_parsed():

@@ -8,12 +8,11 @@ a program the compiler rejects, its diagnostics. A page therefore waits for a co
 once per program and machine.
 
 rustc's diagnostics are read from ``--error-format=json``: each error's code, message,
-line, and the ``fn`` it sits in. Binaries run with a wall-clock limit and the memory
-limit of the process that starts them. Sanitized binaries are the exception: ASan and
-TSan reserve terabytes of virtual address space for their shadow memory, which an
-address-space limit (the explorer worker's RLIMIT_AS) forbids; such a run is refused
-(:attr:`Run.refused`) rather than reported as a crash, and the sanitizer is told to stop
-at the same resident-memory ceiling instead (``hard_rss_limit_mb``).
+line, and the ``fn`` it sits in. Binaries run as child processes with limits of their own
+(:mod:`~whylab.topics.rust_vs_cpp.child_process`): CPU and wall-clock time, resident
+memory, no core files; a sanitized binary also gets the unlimited address space its
+shadow memory needs, or, where the worker's hard limit forbids that, is refused
+(:attr:`Run.refused`) rather than reported as a crash.
 """
 
 from __future__ import annotations
@@ -23,18 +22,17 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from whylab.topics.rust_vs_cpp.child_process import Run, run_limited
+
 PROGRAMS = Path(__file__).parent / "programs"
 COMPILE_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 20.0
-SANITIZER_RSS_MB = 1024
-INFINITY = resource.RLIM_INFINITY
 
 
 def cache_root() -> Path:
@@ -170,38 +168,16 @@ def load_build(record: Path, folder: Path, cached: bool) -> Build:
                  assembly=asm.read_text() if asm.exists() else "")
 
 
-@dataclass(frozen=True)
-class Run:
-    """One run of a binary."""
-
-    returncode: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    refused: str = ""  # why a sanitized run could not start here (empty: it ran)
-
-
-def address_space_limit() -> int:
-    return resource.getrlimit(resource.RLIMIT_AS)[0]
-
-
 def run(binary: Path, args: tuple[str, ...], sanitized: bool = False,
         timeout_s: float = RUN_TIMEOUT_S) -> Run:
-    """Run ``binary args``; a sanitized binary under an address-space limit is refused."""
+    """Run ``binary args`` under its own limits; a sanitized binary gets the address space
+    its shadow memory needs, or is refused where this process cannot grant it."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
     if sanitized:
-        limit = address_space_limit()
-        if limit != INFINITY:
-            return Run(None, "", "", refused=f"RLIMIT_AS = {limit // (1 << 20)} MB")
-        options = f"hard_rss_limit_mb={SANITIZER_RSS_MB}:detect_leaks=0:halt_on_error=1"
+        options = "detect_leaks=0:halt_on_error=1"
         env["ASAN_OPTIONS"] = options
         env["TSAN_OPTIONS"] = options
-    try:
-        completed = subprocess.run([str(binary), *args], capture_output=True, text=True,
-                                   timeout=timeout_s, env=env)
-    except subprocess.TimeoutExpired as expired:
-        return Run(None, str(expired.stdout or ""), str(expired.stderr or ""), timed_out=True)
-    return Run(completed.returncode, completed.stdout, completed.stderr)
+    return run_limited([str(binary), *args], env, timeout_s, lift_address_space=sanitized)
 
 
 SANITIZER_REPORT = re.compile(
