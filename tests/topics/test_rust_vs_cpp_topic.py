@@ -15,9 +15,11 @@ import sys
 
 import pytest
 
-from whylab.topics.rust_vs_cpp import child_process, toolchain
+from tests.explorer.test_topics_valid import KEPT_IN_RESULTS, untranslated_words
+from whylab.topics.rust_vs_cpp import child_process, recorded, toolchain
 from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
+from whylab.topics.rust_vs_cpp.experiments import EXPERIMENTS
 from whylab.topics.rust_vs_cpp.layout_experiment import (
     function_body,
     layout,
@@ -56,17 +58,67 @@ def test_builds_are_cached_by_source_and_flags():
     assert other_flags.binary != first.binary
 
 
+def same_toolchains_as_recorded() -> bool:
+    versions = recorded.load()["toolchains"]
+    return versions == {"rustc": toolchain.compiler_version(toolchain.find_rustc()),
+                        "c++": toolchain.compiler_version(toolchain.find_cxx())}
+
+
+def agrees_with_recording(result, experiment, params):
+    """The live run's checks came out as the recorded ones; with the same compilers, the
+    deterministic ones measured the same too (rustc's messages, reports, drop orders)."""
+    entry = recorded.find(experiment, params)
+    assert entry is not None, (experiment, params)
+    live = {c.id: (c.state, c.measured_in("en")) for c in result.checks}
+    then = {c["id"]: (c["state"], recorded.words_from_json(c["measured"])) for c in
+            entry["checks"]}
+    assert {k: v[0] for k, v in live.items()} == {k: v[0] for k, v in then.items()}
+    if same_toolchains_as_recorded():
+        for check_id, (_, measured) in then.items():
+            shown = measured if isinstance(measured, str) else measured.en
+            assert live[check_id][1] == shown, (experiment, check_id)
+    assert not [t for t in result.tables if t.title.en.startswith("Recorded")]
+
+
 @needs_both
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_ownership_case(case):
     result = borrow_checker.run(case=case)
     assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "borrow-checker", {"case": case})
 
 
 @needs_both
-def test_rc_is_not_send():
-    result = threads.run(case="rc-not-send", increments=1000)
+@pytest.mark.parametrize("case", list(RUST_CASES))
+def test_both_thread_cases_as_recorded(case):
+    result = threads.run(case=case, increments=20_000)
     assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "threads", {"case": case})
+
+
+@needs_both
+def test_drop_order_as_recorded():
+    result = drop_order.run()
+    assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "drop-order", {})
+
+
+def test_the_recording_covers_every_compiled_run_of_these_programs():
+    from whylab.topics.rust_vs_cpp.record import LIVE_WITHOUT_COMPILERS, program_choices
+
+    record = recorded.load()
+    assert record["recorded_on"] and set(record["toolchains"]) == {"rustc", "c++"}
+    wanted = [(e.name, recorded.choice_key(p)) for e in EXPERIMENTS
+              if e.name not in LIVE_WITHOUT_COMPILERS for p in program_choices(e)]
+    assert [(r["experiment"], recorded.choice_key(r["params"])) for r in record["runs"]] == wanted
+    for name, choice in wanted:  # current: no program changed since it was recorded
+        assert recorded.find(name, choice) is not None, (name, choice)
+    assert {c["state"] for r in record["runs"] for c in r["checks"]} == {"passed"}
+
+
+def test_a_recording_of_changed_programs_is_not_shown(monkeypatch):
+    monkeypatch.setattr(recorded, "source_hash", lambda source: "0" * 64)
+    assert recorded.find("drop-order", {}) is None
 
 
 def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
@@ -114,6 +166,8 @@ def _experiments_under(limit, conn):
         result = experiment.run(**params)
         found[experiment.name] = {c.id: (c.state, c.when_applicable.en if c.when_applicable
                                          else "") for c in result.checks}
+        found[experiment.name]["recorded tables"] = sum(
+            t.title.en.startswith("Recorded on") for t in result.tables)
     after = resource.getrlimit(resource.RLIMIT_AS)
     try:
         hog = bytearray((WORKER_MB + 512) << 20)
@@ -148,6 +202,7 @@ def test_sanitizers_run_under_a_workers_soft_memory_limit():
     assert before[0] == WORKER_MB << 20 and after == before  # the worker's limit stayed
     assert hog_ended == "MemoryError"  # and still stops a memory hog in the worker
     for name, states in found.items():
+        assert states.pop("recorded tables") == 0  # every check ran live
         assert {state for state, _ in states.values()} == {"passed"}, (name, states)
 
 
@@ -156,6 +211,8 @@ def test_under_the_workers_own_limits_sanitizers_run_or_say_why_not():
     before, after, found, hog_ended, could_lift = run_in_limited_worker(workers_limit_memory())
     assert after == before and hog_ended == "MemoryError"
     for name, states in found.items():
+        shown = states.pop("recorded tables")
+        assert shown == (0 if could_lift else 2), name  # the recorded run, where one is missed
         for check_id, (state, why) in states.items():
             if check_id in SANITIZED[name] and not could_lift:
                 assert state == "not_applicable", (name, check_id, state)
@@ -231,6 +288,49 @@ def test_vector_instructions_are_counted_per_function():
     assert vector_instructions(ASSEMBLY, "sum_aos") == 0
     assert function_body(ASSEMBLY, "sum_aos") == ["addq\t(%rdi), %rax", "ret"]
     assert function_body(ASSEMBLY, "missing") == []
+
+
+def hide_compilers(monkeypatch, tmp_path):
+    """No rustc or g++ to be found: an empty PATH, and a home without ~/.cargo."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert toolchain.find_rustc() is None and toolchain.find_cxx() is None
+
+
+COMPILED_RUNS = [(borrow_checker, {"case": "E0499"}),
+                 (threads, {"case": "rc-not-send", "increments": 1000}),
+                 (drop_order, {}), (layout, {"n": 1 << 16, "rounds": 1}),
+                 (bounds_checks, {"n": 1024})]
+
+
+@pytest.mark.parametrize(("experiment", "params"), COMPILED_RUNS,
+                         ids=[e.name for e, _ in COMPILED_RUNS])
+def test_without_compilers_the_page_shows_the_recorded_outputs(monkeypatch, tmp_path,
+                                                               experiment, params):
+    hide_compilers(monkeypatch, tmp_path)
+    result = experiment.run(**params)
+    assert {c.state for c in result.checks} == {"not_applicable"}  # never a ✓ from a record
+    record, entry = recorded.load(), recorded.find(experiment.name, params)
+    note = result.notes[-1]
+    for words in (note.en, note.zh):
+        assert record["recorded_on"] in words and record["toolchains"]["rustc"] in words
+        assert record["toolchains"]["c++"] in words
+    assert "recorded outputs, not this run's" in note.en
+    recorded_tables = [t for t in result.tables if t.title.en.startswith(
+        f"Recorded on {record['recorded_on']}")]
+    checks_then, *evidence = recorded_tables
+    assert [row[0].en for row in checks_then.rows] == [f"“{c['name']['en']}”"
+                                                       for c in entry["checks"]]
+    assert [row[3].en for row in checks_then.rows] == ["passed"] * len(entry["checks"])
+    assert len(evidence) == len(entry["tables"])
+    shown_zh = [note.zh] + [t.title.zh for t in recorded_tables] + [
+        cell.zh if hasattr(cell, "zh") else str(cell)
+        for t in recorded_tables for row in [*t.rows, t.columns] for cell in row]
+    untranslated = {text: untranslated_words(text, KEPT_IN_RESULTS) for text in shown_zh}
+    assert {text: words for text, words in untranslated.items() if words} == {}
+    if experiment is borrow_checker:  # the sanitizer's report, as it was printed then
+        said = dict((row[0].en, row[1]) for row in evidence[0].rows)["AddressSanitizer says"]
+        assert "ERROR: AddressSanitizer: heap-use-after-free" in said
 
 
 def test_the_python_part_runs_without_compilers(monkeypatch):

@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from whylab.topics.rust_vs_cpp.child_process import Run, run_limited
 PROGRAMS = Path(__file__).parent / "programs"
 COMPILE_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 20.0
+# While set (by the recorder), the names of the programs build() was asked for.
+sources_built: ContextVar[set[str] | None] = ContextVar("sources_built", default=None)
 
 
 def cache_root() -> Path:
@@ -117,11 +120,15 @@ def rustc_diagnostics(stderr: str, source_text: str) -> list[Diagnostic]:
 
 def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> Build | None:
     """Compile ``programs/source`` with ``flags`` (cached); None when no compiler is here."""
+    seen = sources_built.get()
+    if seen is not None:
+        seen.add(source)
     compiler = compiler_for(source)
     if compiler is None:
         return None
     text = (PROGRAMS / source).read_text()
     version = compiler_version(compiler)
+    flags = (*flags, *path_flags(source))
     key = hashlib.sha256("\0".join([text, compiler, version, *flags, str(assembly)])
                          .encode()).hexdigest()[:24]
     folder = cache_root() / key
@@ -138,6 +145,14 @@ def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> B
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
     return load_build(folder / "build.json", folder, cached=False)
+
+
+def path_flags(source: str) -> tuple[str, ...]:
+    """Name the programs' folder ``programs/`` in what the binary carries (debug info,
+    panic messages, sanitizer reports), not by this server's absolute path."""
+    if source.endswith(".rs"):
+        return ("--remap-path-prefix", f"{PROGRAMS}=programs")
+    return (f"-ffile-prefix-map={PROGRAMS}=programs",)
 
 
 def compile_into(folder: Path, compiler: str, source: str, text: str, flags, assembly) -> dict:
@@ -190,10 +205,12 @@ def sanitizer_reports(stderr: str) -> list[str]:
 
 
 def report_excerpt(stderr: str, lines: int = 6) -> str:
-    """The first lines of a sanitizer report, without the process id prefixes."""
+    """The first lines of a sanitizer report, without the process id prefixes or the
+    cache's absolute path."""
     start = next((i for i, row in enumerate(stderr.splitlines())
                   if "Sanitizer" in row), None)
     if start is None:
         return ""
     rows = stderr.splitlines()[start:start + lines]
-    return "\n".join(re.sub(r"^==\d+==", "", row) for row in rows)
+    cache = str(cache_root())  # a binary's path there names this server's folders
+    return "\n".join(re.sub(r"^==\d+==", "", row).replace(cache, "compiled") for row in rows)
