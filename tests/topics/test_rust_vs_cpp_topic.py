@@ -319,13 +319,18 @@ def test_without_compilers_the_page_shows_the_recorded_outputs(monkeypatch, tmp_
     recorded_tables = [t for t in result.tables if t.title.en.startswith(
         f"Recorded on {record['recorded_on']}")]
     checks_then, *evidence = recorded_tables
+    programs = next(t for t in result.tables
+                    if t.title.en.startswith("What this experiment compiles"))
+    assert [(row[0], row[2], row[3].en) for row in programs.rows] == [
+        (source, "“rustc”" if source.endswith(".rs") else "“g++”", "missing")
+        for source in entry["sources"]]
     assert [row[0].en for row in checks_then.rows] == [f"“{c['name']['en']}”"
                                                        for c in entry["checks"]]
     assert [row[3].en for row in checks_then.rows] == ["passed"] * len(entry["checks"])
     assert len(evidence) == len(entry["tables"])
-    shown_zh = [note.zh] + [t.title.zh for t in recorded_tables] + [
+    shown_zh = [note.zh] + [t.title.zh for t in [programs, *recorded_tables]] + [
         cell.zh if hasattr(cell, "zh") else str(cell)
-        for t in recorded_tables for row in [*t.rows, t.columns] for cell in row]
+        for t in [programs, *recorded_tables] for row in [*t.rows, t.columns] for cell in row]
     untranslated = {text: untranslated_words(text, KEPT_IN_RESULTS) for text in shown_zh}
     assert {text: words for text, words in untranslated.items() if words} == {}
     if experiment is borrow_checker:  # the sanitizer's report, as it was printed then

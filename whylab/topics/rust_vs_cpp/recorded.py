@@ -9,7 +9,8 @@ of each program the run compiled (observed by :func:`toolchain.sources_built`).
 Where a check of a run here is not applicable (no rustc or g++ on this machine, or a worker
 that cannot give a sanitizer its address space), :func:`with_recording` appends the
 recorded run: a note saying it is not this run, its checks as a table with the outcome they
-had then, and its tables, each titled with the date. The live checks stay not applicable;
+had then, which program needs which compiler (and whether it is here), and its tables, each
+titled with the date. The live checks stay not applicable;
 nothing recorded is ever turned into a ✓. A recording whose programs have changed since is
 not shown (its source hashes no longer match).
 """
@@ -90,6 +91,20 @@ def toolchains_line(record: dict[str, Any]) -> Text:
     return T(", ".join(versions), "、".join(f"“{v}”" for v in versions))  # printed as is
 
 
+def programs_table(sources: dict[str, str]) -> Table:
+    """The programs the run compiled, the compiler each needs, and whether it is here."""
+    rust = ("“rustc”", T("“rustc” (or rustup's)", "“rustc”（或用 “rustup” 安装的）"))
+    cxx = ("“g++”", T("“g++” or “clang++”", "“g++” 或 “clang++”"))
+    rows = [[source, *(rust if source.endswith(".rs") else cxx)[::-1],
+             T("found", "有") if toolchain.compiler_for(source) else T("missing", "没有")]
+            for source in sources]
+    return Table(title=T("What this experiment compiles, and the compiler each program needs",
+                         "这个实验编译什么，以及每个程序需要的编译器"),
+                 columns=[T("program", "程序"), T("compiler on PATH", "PATH 上的编译器"),
+                          T("Debian package", "软件包（“Debian”）"),
+                          T("on this server", "本服务器上")], rows=rows)
+
+
 def quoted(claim: Text) -> Text:
     """A claim as the page stated it then, in quotation marks."""
     return T(f"“{claim.en}”", f"“{claim.zh}”")
@@ -121,6 +136,7 @@ def with_recording(result: Result, experiment: str, params: dict[str, Any]) -> R
                 f"记录于 {date}（{tools.zh}）：当时各项检查的结果"),
         columns=[T("check", "检查"), T("measured then", "当时测得"), T("expected", "预期"),
                  T("outcome then", "当时的结论")], rows=rows))
+    result.tables.append(programs_table(entry["sources"]))
     for table in entry["tables"]:
         title = words_from_json(table["title"])
         result.tables.append(Table(
