@@ -346,3 +346,18 @@ def test_the_python_part_runs_without_compilers(monkeypatch):
     result = python_analogues.run(n=1 << 16)
     assert {c.id for c in result.checks if c.state == "passed"} >= {
         "shares-memory-as-addresses", "overlap-gets-a-temporary", "refcount-frees-at-del"}
+
+
+def test_a_run_ended_by_a_limit_fails_its_check_and_says_which():
+    from whylab.explorer.experiment import T
+    from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, clean_run_check, report_check
+
+    built = toolchain.Build(ok=True, binary=None)
+    stopped = child_process.Run(-9, "", "", stopped="VmRSS 1100 MB > 1024 MB")
+    clean = clean_run_check("x", T("runs", "运行"), built, stopped, "1 2", NEEDS_CXX)
+    assert clean.state == "failed"
+    assert clean.measured.en.endswith("; stopped: VmRSS 1100 MB > 1024 MB")
+    assert clean.measured.zh.endswith("；被终止：VmRSS 1100 MB > 1024 MB")
+    late = child_process.Run(None, "", "", timed_out=True)
+    report = report_check("y", T("reported", "报告"), built, late, "data race")
+    assert report.state == "failed" and "wall-clock limit" in report.measured.en

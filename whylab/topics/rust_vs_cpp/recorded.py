@@ -93,9 +93,9 @@ def toolchains_line(record: dict[str, Any]) -> Text:
 
 def programs_table(sources: dict[str, str]) -> Table:
     """The programs the run compiled, the compiler each needs, and whether it is here."""
-    rust = ("“rustc”", T("“rustc” (or rustup's)", "“rustc”（或用 “rustup” 安装的）"))
-    cxx = ("“g++”", T("“g++” or “clang++”", "“g++” 或 “clang++”"))
-    rows = [[source, *(rust if source.endswith(".rs") else cxx)[::-1],
+    rust = (T("“rustc” (or rustup's)", "“rustc”（或用 “rustup” 安装的）"), "“rustc”")
+    cxx = (T("“g++” or “clang++”", "“g++” 或 “clang++”"), "“g++”")  # (compiler, package)
+    rows = [[source, *(rust if source.endswith(".rs") else cxx),
              T("found", "有") if toolchain.compiler_for(source) else T("missing", "没有")]
             for source in sources]
     return Table(title=T("What this experiment compiles, and the compiler each program needs",
