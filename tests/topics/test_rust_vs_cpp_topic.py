@@ -6,11 +6,20 @@ build cache, and what the page says when a compiler or the sanitizer's memory is
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+
 import pytest
 
-from whylab.topics.rust_vs_cpp import toolchain
+from tests.explorer.test_topics_valid import KEPT_IN_RESULTS, untranslated_words
+from whylab.topics.rust_vs_cpp import child_process, recorded, toolchain
 from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
+from whylab.topics.rust_vs_cpp.experiments import EXPERIMENTS
 from whylab.topics.rust_vs_cpp.layout_experiment import (
     function_body,
     layout,
@@ -49,17 +58,67 @@ def test_builds_are_cached_by_source_and_flags():
     assert other_flags.binary != first.binary
 
 
+def same_toolchains_as_recorded() -> bool:
+    versions = recorded.load()["toolchains"]
+    return versions == {"rustc": toolchain.compiler_version(toolchain.find_rustc()),
+                        "c++": toolchain.compiler_version(toolchain.find_cxx())}
+
+
+def agrees_with_recording(result, experiment, params):
+    """The live run's checks came out as the recorded ones; with the same compilers, the
+    deterministic ones measured the same too (rustc's messages, reports, drop orders)."""
+    entry = recorded.find(experiment, params)
+    assert entry is not None, (experiment, params)
+    live = {c.id: (c.state, c.measured_in("en")) for c in result.checks}
+    then = {c["id"]: (c["state"], recorded.words_from_json(c["measured"])) for c in
+            entry["checks"]}
+    assert {k: v[0] for k, v in live.items()} == {k: v[0] for k, v in then.items()}
+    if same_toolchains_as_recorded():
+        for check_id, (_, measured) in then.items():
+            shown = measured if isinstance(measured, str) else measured.en
+            assert live[check_id][1] == shown, (experiment, check_id)
+    assert not [t for t in result.tables if t.title.en.startswith("Recorded")]
+
+
 @needs_both
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_ownership_case(case):
     result = borrow_checker.run(case=case)
     assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "borrow-checker", {"case": case})
 
 
 @needs_both
-def test_rc_is_not_send():
-    result = threads.run(case="rc-not-send", increments=1000)
+@pytest.mark.parametrize("case", list(RUST_CASES))
+def test_both_thread_cases_as_recorded(case):
+    result = threads.run(case=case, increments=20_000)
     assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "threads", {"case": case})
+
+
+@needs_both
+def test_drop_order_as_recorded():
+    result = drop_order.run()
+    assert result.passed and not not_passed(result), not_passed(result)
+    agrees_with_recording(result, "drop-order", {})
+
+
+def test_the_recording_covers_every_compiled_run_of_these_programs():
+    from whylab.topics.rust_vs_cpp.record import LIVE_WITHOUT_COMPILERS, program_choices
+
+    record = recorded.load()
+    assert record["recorded_on"] and set(record["toolchains"]) == {"rustc", "c++"}
+    wanted = [(e.name, recorded.choice_key(p)) for e in EXPERIMENTS
+              if e.name not in LIVE_WITHOUT_COMPILERS for p in program_choices(e)]
+    assert [(r["experiment"], recorded.choice_key(r["params"])) for r in record["runs"]] == wanted
+    for name, choice in wanted:  # current: no program changed since it was recorded
+        assert recorded.find(name, choice) is not None, (name, choice)
+    assert {c["state"] for r in record["runs"] for c in r["checks"]} == {"passed"}
+
+
+def test_a_recording_of_changed_programs_is_not_shown(monkeypatch):
+    monkeypatch.setattr(recorded, "source_hash", lambda source: "0" * 64)
+    assert recorded.find("drop-order", {}) is None
 
 
 def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
@@ -76,14 +135,126 @@ def test_without_compilers_every_check_says_which_toolchain(monkeypatch):
                    for c in result.checks)
 
 
+WORKER_MB = 2048  # the worker pool's default memory limit (WorkerPool, ExplorerConfig)
+SANITIZED = {"borrow-checker": ("cpp-bug-reported", "cpp-fixed-clean"),
+             "threads": ("cpp-race-reported", "cpp-atomic-clean")}
+
+
+def workers_limit_memory():
+    """The explorer worker's own limit-setting function (it moves to runs/ in the new layout)."""
+    for module in ("whylab.explorer.runs.workers", "whylab.explorer.workers"):
+        try:
+            return importlib.import_module(module)._limit_memory
+        except ModuleNotFoundError:
+            continue
+    raise AssertionError("the explorer's worker module was not found")
+
+
+def soft_limit_only(limit_mb):
+    """The worker's limit as the report proposes it: the soft RLIMIT_AS, hard left as it was."""
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, hard))
+
+
+def _experiments_under(limit, conn):
+    """In a forked process: limit memory as a worker does, run the sanitized experiments."""
+    limit(WORKER_MB)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    found = {}
+    for experiment, params in ((borrow_checker, {"case": "E0502"}),
+                               (threads, {"case": "mutable-counter", "increments": 20_000})):
+        result = experiment.run(**params)
+        found[experiment.name] = {c.id: (c.state, c.when_applicable.en if c.when_applicable
+                                         else "") for c in result.checks}
+        found[experiment.name]["recorded tables"] = sum(
+            t.title.en.startswith("Recorded on") for t in result.tables)
+    after = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        hog = bytearray((WORKER_MB + 512) << 20)
+        del hog
+        hog_ended = "allocated"
+    except MemoryError:
+        hog_ended = "MemoryError"
+    try:  # what the refusal claims: no process here may lift the address-space limit
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        could_lift = True
+    except (ValueError, OSError):
+        could_lift = False
+    conn.send((before, after, found, hog_ended, could_lift))
+
+
+def run_in_limited_worker(limit, target=_experiments_under):
+    context = multiprocessing.get_context("fork")
+    parent, child = context.Pipe()
+    process = context.Process(target=target, args=(limit, child))
+    process.start()
+    try:
+        assert parent.poll(300), "the limited process sent nothing"
+        return parent.recv()
+    finally:
+        process.join(10)
+        process.kill()
+
+
 @needs_both
-def test_a_sanitized_run_under_an_address_space_limit_is_refused(monkeypatch):
-    monkeypatch.setattr(toolchain, "address_space_limit", lambda: 2048 << 20)
-    result = borrow_checker.run(case="E0502")
-    by_id = {c.id: c for c in result.checks}
-    assert by_id["cpp-bug-reported"].state == "not_applicable"
-    assert "RLIMIT_AS" in by_id["cpp-bug-reported"].when_applicable.en
-    assert by_id["rustc-rejects"].state == "passed"  # rustc needs no sanitizer
+def test_sanitizers_run_under_a_workers_soft_memory_limit():
+    before, after, found, hog_ended, _ = run_in_limited_worker(soft_limit_only)
+    assert before[0] == WORKER_MB << 20 and after == before  # the worker's limit stayed
+    assert hog_ended == "MemoryError"  # and still stops a memory hog in the worker
+    for name, states in found.items():
+        assert states.pop("recorded tables") == 0  # every check ran live
+        assert {state for state, _ in states.values()} == {"passed"}, (name, states)
+
+
+@needs_both
+def test_under_the_workers_own_limits_sanitizers_run_or_say_why_not():
+    before, after, found, hog_ended, could_lift = run_in_limited_worker(workers_limit_memory())
+    assert after == before and hog_ended == "MemoryError"
+    for name, states in found.items():
+        shown = states.pop("recorded tables")
+        assert shown == (0 if could_lift else 2), name  # the recorded run, where one is missed
+        for check_id, (state, why) in states.items():
+            if check_id in SANITIZED[name] and not could_lift:
+                assert state == "not_applicable", (name, check_id, state)
+                assert "RLIMIT_AS = 2048 MB (hard 2048 MB)" in why and "soft limit" in why
+            else:
+                assert state == "passed", (name, check_id, state)
+
+
+def _child_limits_under(limit, conn):
+    limit(WORKER_MB)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    report = ["sh", "-c", "ulimit -t; ulimit -c; ulimit -v"]
+    env = {"PATH": os.environ["PATH"]}
+    plain = child_process.run_limited(report, env, timeout_s=5.0)
+    lifted = child_process.run_limited(report, env, timeout_s=5.0, lift_address_space=True)
+    conn.send((before, resource.getrlimit(resource.RLIMIT_AS), plain.stdout.split(),
+               lifted.stdout.split()))
+
+
+def test_a_child_gets_its_own_limits_and_the_worker_keeps_its():
+    before, after, plain, lifted = run_in_limited_worker(soft_limit_only, _child_limits_under)
+    assert after == before and before[0] == WORKER_MB << 20
+    assert plain == ["5", "0", str(WORKER_MB * 1024)]  # ulimit -v counts KiB: inherited
+    assert lifted == ["5", "0", "unlimited"]
+
+
+def test_a_child_over_its_resident_ceiling_or_wall_clock_is_stopped(monkeypatch):
+    monkeypatch.setattr(child_process, "RESIDENT_LIMIT_MB", 64)
+    hog = [sys.executable, "-c", "import time; x = bytearray(256 << 20); x[::4096] = "
+           "b'1' * len(x[::4096]); time.sleep(30)"]
+    stopped = child_process.run_limited(hog, dict(os.environ), timeout_s=20.0)
+    assert stopped.stopped.startswith("VmRSS") and stopped.stopped.endswith("> 64 MB")
+    assert stopped.returncode == -signal.SIGKILL
+    slow = child_process.run_limited(["sleep", "30"], dict(os.environ), timeout_s=0.3)
+    assert slow.timed_out and slow.returncode is None
+
+
+def test_a_refused_run_names_the_hard_limit(monkeypatch):
+    monkeypatch.setattr(child_process.resource, "getrlimit", lambda _: (2048 << 20, 2048 << 20))
+    monkeypatch.setattr(child_process, "has_capability", lambda bit: False)
+    refused = child_process.run_limited(["true"], {}, 1.0, lift_address_space=True)
+    assert refused.refused == "RLIMIT_AS = 2048 MB (hard 2048 MB)" and refused.returncode is None
 
 
 def test_sanitizer_report_kinds_are_parsed():
@@ -119,6 +290,54 @@ def test_vector_instructions_are_counted_per_function():
     assert function_body(ASSEMBLY, "missing") == []
 
 
+def hide_compilers(monkeypatch, tmp_path):
+    """No rustc or g++ to be found: an empty PATH, and a home without ~/.cargo."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert toolchain.find_rustc() is None and toolchain.find_cxx() is None
+
+
+COMPILED_RUNS = [(borrow_checker, {"case": "E0499"}),
+                 (threads, {"case": "rc-not-send", "increments": 1000}),
+                 (drop_order, {}), (layout, {"n": 1 << 16, "rounds": 1}),
+                 (bounds_checks, {"n": 1024})]
+
+
+@pytest.mark.parametrize(("experiment", "params"), COMPILED_RUNS,
+                         ids=[e.name for e, _ in COMPILED_RUNS])
+def test_without_compilers_the_page_shows_the_recorded_outputs(monkeypatch, tmp_path,
+                                                               experiment, params):
+    hide_compilers(monkeypatch, tmp_path)
+    result = experiment.run(**params)
+    assert {c.state for c in result.checks} == {"not_applicable"}  # never a ✓ from a record
+    record, entry = recorded.load(), recorded.find(experiment.name, params)
+    note = result.notes[-1]
+    for words in (note.en, note.zh):
+        assert record["recorded_on"] in words and record["toolchains"]["rustc"] in words
+        assert record["toolchains"]["c++"] in words
+    assert "recorded outputs, not this run's" in note.en
+    recorded_tables = [t for t in result.tables if t.title.en.startswith(
+        f"Recorded on {record['recorded_on']}")]
+    checks_then, *evidence = recorded_tables
+    programs = next(t for t in result.tables
+                    if t.title.en.startswith("What this experiment compiles"))
+    assert [(row[0], row[2], row[3].en) for row in programs.rows] == [
+        (source, "“rustc”" if source.endswith(".rs") else "“g++”", "missing")
+        for source in entry["sources"]]
+    assert [row[0].en for row in checks_then.rows] == [f"“{c['name']['en']}”"
+                                                       for c in entry["checks"]]
+    assert [row[3].en for row in checks_then.rows] == ["passed"] * len(entry["checks"])
+    assert len(evidence) == len(entry["tables"])
+    shown_zh = [note.zh] + [t.title.zh for t in [programs, *recorded_tables]] + [
+        cell.zh if hasattr(cell, "zh") else str(cell)
+        for t in [programs, *recorded_tables] for row in [*t.rows, t.columns] for cell in row]
+    untranslated = {text: untranslated_words(text, KEPT_IN_RESULTS) for text in shown_zh}
+    assert {text: words for text, words in untranslated.items() if words} == {}
+    if experiment is borrow_checker:  # the sanitizer's report, as it was printed then
+        said = dict((row[0].en, row[1]) for row in evidence[0].rows)["AddressSanitizer says"]
+        assert "ERROR: AddressSanitizer: heap-use-after-free" in said
+
+
 def test_the_python_part_runs_without_compilers(monkeypatch):
     from whylab.topics.rust_vs_cpp.python_experiment import python_analogues
 
@@ -127,3 +346,18 @@ def test_the_python_part_runs_without_compilers(monkeypatch):
     result = python_analogues.run(n=1 << 16)
     assert {c.id for c in result.checks if c.state == "passed"} >= {
         "shares-memory-as-addresses", "overlap-gets-a-temporary", "refcount-frees-at-del"}
+
+
+def test_a_run_ended_by_a_limit_fails_its_check_and_says_which():
+    from whylab.explorer.experiment import T
+    from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, clean_run_check, report_check
+
+    built = toolchain.Build(ok=True, binary=None)
+    stopped = child_process.Run(-9, "", "", stopped="VmRSS 1100 MB > 1024 MB")
+    clean = clean_run_check("x", T("runs", "运行"), built, stopped, "1 2", NEEDS_CXX)
+    assert clean.state == "failed"
+    assert clean.measured.en.endswith("; stopped: VmRSS 1100 MB > 1024 MB")
+    assert clean.measured.zh.endswith("；被终止：VmRSS 1100 MB > 1024 MB")
+    late = child_process.Run(None, "", "", timed_out=True)
+    report = report_check("y", T("reported", "报告"), built, late, "data race")
+    assert report.state == "failed" and "wall-clock limit" in report.measured.en

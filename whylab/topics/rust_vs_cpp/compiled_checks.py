@@ -18,11 +18,22 @@ NEEDS_CXX = T("needs g++ or clang++ on the server's PATH (Debian package g++)",
 
 
 def refused_why(refused: str) -> Text:
-    return T(f"the sanitizer's shadow memory needs terabytes of virtual addresses, which this "
-             f"worker's memory limit forbids ({refused}); `whylab check` and a server started "
-             "with --memory-limit-mb 0 run it",
-             f"消毒器的影子内存要占用数 TB 的虚拟地址，而本工作进程的内存上限不允许（{refused}）；"
-             "`whylab check` 或以 --memory-limit-mb 0 启动的服务器可以运行它")
+    return T(f"the sanitizer's shadow memory needs terabytes of virtual addresses, and this "
+             f"worker's hard address-space limit ({refused}) cannot be lifted for the program "
+             "without CAP_SYS_RESOURCE; a worker that lowers only its soft limit, `whylab "
+             "check`, or a server started with --memory-limit-mb 0 runs it",
+             f"消毒器的影子内存要占用数 TB 的虚拟地址，而本工作进程的地址空间硬上限（{refused}）"
+             "在没有 CAP_SYS_RESOURCE 权限时无法为这个程序放开；只降低软上限的工作进程、"
+             "`whylab check`，或以 --memory-limit-mb 0 启动的服务器可以运行它")
+
+
+def how_it_ended(run) -> tuple[str, str]:
+    """What to add to a run's measured value (English, Chinese) when a limit ended it."""
+    if run.timed_out:
+        return "; stopped: wall-clock limit", "；被终止：超过墙钟时间上限"
+    if run.stopped:
+        return f"; stopped: {run.stopped}", f"；被终止：{run.stopped}"
+    return "", ""
 
 
 def rejected_check(check_id: str, name: Text, build, code: str, function: str) -> Check:
@@ -57,9 +68,11 @@ def clean_run_check(check_id: str, name: Text, build, run, expected_output: str,
     reports = toolchain.sanitizer_reports(run.stderr) if sanitized else []
     output = run.stdout.strip()
     passed = run.returncode == 0 and not reports and output == expected_output
-    shown = f"exit {run.returncode}: {output}" + (f"; {', '.join(reports)}" if reports else "")
+    ended_en, ended_zh = how_it_ended(run)
+    shown = f"exit {run.returncode}: {output}" + (
+        f"; {', '.join(reports)}" if reports else "") + ended_en
     shown_zh = f"退出码 {run.returncode}: {output}" + (
-        "；" + "、".join(f"“{r}”" for r in reports) if reports else "")
+        "；" + "、".join(f"“{r}”" for r in reports) if reports else "") + ended_zh
     return Check(id=check_id, name=name, passed=passed,
                  measured=T(shown, shown_zh),
                  expected=T(f"exit 0: {expected_output}", f"退出码 0: {expected_output}"))
@@ -77,11 +90,14 @@ def report_check(check_id: str, name: Text, build, run, kind: str) -> Check:
                      measured=T("did not compile", "没有编译通过"), expected=kind)
     reports = toolchain.sanitizer_reports(run.stderr)
     quoted = "、".join(f"“{r}”" for r in reports)  # the sanitizer's words, as it printed them
+    ended_en, ended_zh = how_it_ended(run)
     return Check(id=check_id, name=name, passed=kind in reports,
-                 measured=T(f"compiled; report: {', '.join(reports)}" if reports else
-                            f"compiled; no report, exit {run.returncode}",
-                            f"编译通过；报告：{quoted}" if reports else
-                            f"编译通过；没有报告，退出码 {run.returncode}"),
+                 measured=T((f"compiled; report: {', '.join(reports)}" if reports else
+                             f"compiled; no report, exit {run.returncode}")
+                            + ended_en,
+                            (f"编译通过；报告：{quoted}" if reports else
+                             f"编译通过；没有报告，退出码 {run.returncode}")
+                            + ended_zh),
                  expected=T(f"compiled; report: {kind}", f"编译通过；报告：“{kind}”"))
 
 

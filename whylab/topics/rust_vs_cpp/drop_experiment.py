@@ -13,6 +13,7 @@ from __future__ import annotations
 from whylab.explorer.experiment import Check, Control, Result, T, Table, control_active, experiment
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, NEEDS_RUSTC
+from whylab.topics.rust_vs_cpp.recorded import with_recording
 
 LOCALS = ["a", "b", "c"]  # in order of construction
 FIELDS = ["field_1", "field_2", "field_3"]  # in order of declaration
@@ -85,6 +86,6 @@ def drop_order() -> Result:
              " → ".join(_names(rust_run)) or "—"],
             [T("drop_order.cpp prints", "drop_order.cpp 打印"),
              " → ".join(_names(cpp_run)) or "—"]]
-    return Result(checks=checks, tables=[Table(
-        title=T("Destructors in the order they ran", "析构函数的实际运行顺序"),
-        columns=[T("program", "程序"), T("order", "顺序")], rows=rows)])
+    table = Table(title=T("Destructors in the order they ran", "析构函数的实际运行顺序"),
+                  columns=[T("program", "程序"), T("order", "顺序")], rows=rows)
+    return with_recording(Result(checks=checks, tables=[table]), "drop-order", {})

@@ -33,6 +33,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, NEEDS_RUSTC
+from whylab.topics.rust_vs_cpp.recorded import with_recording
 
 LAYOUT_AT_LEAST = 2.0  # AoS / SoA time: 8x the bytes, at least 2x the time
 PARITY_BAND = (0.5, 2.0)  # Rust / C++ time for the same layout
@@ -121,7 +122,9 @@ def layout(n: int, rounds: int) -> Result:
         report_progress((index + 1) / rounds)
     checks = [layout_check(samples), parity_check(samples),
               rustc_vector_check(rust), gcc_vector_check(cpp, cpp_o3)]
-    return Result(checks=checks, tables=[timing_table(samples), vector_table(rust, cpp, cpp_o3)])
+    tables = [timing_table(samples), vector_table(rust, cpp, cpp_o3)]
+    return with_recording(Result(checks=checks, tables=tables), "layout",
+                          {"n": n, "rounds": rounds})
 
 
 def median_ratio(pairs) -> float:

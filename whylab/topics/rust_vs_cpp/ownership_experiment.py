@@ -32,6 +32,7 @@ from whylab.topics.rust_vs_cpp.compiled_checks import (
     report_check,
     source_of,
 )
+from whylab.topics.rust_vs_cpp.recorded import with_recording
 
 ASAN_FLAGS = ("-g", "-O1", "-fsanitize=address", "-fno-omit-frame-pointer")
 PLAIN_FLAGS = ("-g", "-O1")
@@ -138,7 +139,9 @@ def borrow_checker(case: str) -> Result:
                           "打印出同样的值"),
                         twin_fixed, twin_fixed_run, expected, NEEDS_CXX, sanitized=True),
     ]
-    return Result(checks=checks, tables=[evidence_table(case, spec, rejected, bug_run)])
+    return with_recording(Result(checks=checks,
+                                 tables=[evidence_table(case, spec, rejected, bug_run)]),
+                          "borrow-checker", {"case": case})
 
 
 def evidence_table(case: str, spec: Case, rejected, bug_run) -> Table:

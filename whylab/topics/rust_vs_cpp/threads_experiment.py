@@ -19,6 +19,7 @@ from whylab.topics.rust_vs_cpp.compiled_checks import (
     report_check,
     source_of,
 )
+from whylab.topics.rust_vs_cpp.recorded import with_recording
 
 TSAN_FLAGS = ("-g", "-O1", "-fsanitize=thread", "-pthread")
 PLAIN_FLAGS = ("-g", "-O1", "-pthread")
@@ -112,6 +113,7 @@ def threads(case: str, increments: int) -> Result:
              else T("not run here", "这里没有运行")],
             [T("racing C++ count", "有竞争的 C++ 计数"),
              race_run.stdout.strip() if race_run and not race_run.refused else "—"]]
-    return Result(checks=checks, tables=[Table(
-        title=T("The programs and what their tools said", "程序，以及各自的工具说了什么"),
-        columns=[T("what", "内容"), T("text", "文本")], rows=rows)])
+    table = Table(title=T("The programs and what their tools said", "程序，以及各自的工具说了什么"),
+                  columns=[T("what", "内容"), T("text", "文本")], rows=rows)
+    return with_recording(Result(checks=checks, tables=[table]), "threads",
+                          {"case": case, "increments": increments})

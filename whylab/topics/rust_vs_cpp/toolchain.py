@@ -8,12 +8,11 @@ a program the compiler rejects, its diagnostics. A page therefore waits for a co
 once per program and machine.
 
 rustc's diagnostics are read from ``--error-format=json``: each error's code, message,
-line, and the ``fn`` it sits in. Binaries run with a wall-clock limit and the memory
-limit of the process that starts them. Sanitized binaries are the exception: ASan and
-TSan reserve terabytes of virtual address space for their shadow memory, which an
-address-space limit (the explorer worker's RLIMIT_AS) forbids; such a run is refused
-(:attr:`Run.refused`) rather than reported as a crash, and the sanitizer is told to stop
-at the same resident-memory ceiling instead (``hard_rss_limit_mb``).
+line, and the ``fn`` it sits in. Binaries run as child processes with limits of their own
+(:mod:`~whylab.topics.rust_vs_cpp.child_process`): CPU and wall-clock time, resident
+memory, no core files; a sanitized binary also gets the unlimited address space its
+shadow memory needs, or, where the worker's hard limit forbids that, is refused
+(:attr:`Run.refused`) rather than reported as a crash.
 """
 
 from __future__ import annotations
@@ -23,18 +22,20 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import tempfile
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from whylab.topics.rust_vs_cpp.child_process import Run, run_limited
 
 PROGRAMS = Path(__file__).parent / "programs"
 COMPILE_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 20.0
-SANITIZER_RSS_MB = 1024
-INFINITY = resource.RLIM_INFINITY
+# While set (by the recorder), the names of the programs build() was asked for.
+sources_built: ContextVar[set[str] | None] = ContextVar("sources_built", default=None)
 
 
 def cache_root() -> Path:
@@ -119,11 +120,15 @@ def rustc_diagnostics(stderr: str, source_text: str) -> list[Diagnostic]:
 
 def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> Build | None:
     """Compile ``programs/source`` with ``flags`` (cached); None when no compiler is here."""
+    seen = sources_built.get()
+    if seen is not None:
+        seen.add(source)
     compiler = compiler_for(source)
     if compiler is None:
         return None
     text = (PROGRAMS / source).read_text()
     version = compiler_version(compiler)
+    flags = (*flags, *path_flags(source))
     key = hashlib.sha256("\0".join([text, compiler, version, *flags, str(assembly)])
                          .encode()).hexdigest()[:24]
     folder = cache_root() / key
@@ -140,6 +145,14 @@ def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> B
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
     return load_build(folder / "build.json", folder, cached=False)
+
+
+def path_flags(source: str) -> tuple[str, ...]:
+    """Name the programs' folder ``programs/`` in what the binary carries (debug info,
+    panic messages, sanitizer reports), not by this server's absolute path."""
+    if source.endswith(".rs"):
+        return ("--remap-path-prefix", f"{PROGRAMS}=programs")
+    return (f"-ffile-prefix-map={PROGRAMS}=programs",)
 
 
 def compile_into(folder: Path, compiler: str, source: str, text: str, flags, assembly) -> dict:
@@ -170,38 +183,16 @@ def load_build(record: Path, folder: Path, cached: bool) -> Build:
                  assembly=asm.read_text() if asm.exists() else "")
 
 
-@dataclass(frozen=True)
-class Run:
-    """One run of a binary."""
-
-    returncode: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    refused: str = ""  # why a sanitized run could not start here (empty: it ran)
-
-
-def address_space_limit() -> int:
-    return resource.getrlimit(resource.RLIMIT_AS)[0]
-
-
 def run(binary: Path, args: tuple[str, ...], sanitized: bool = False,
         timeout_s: float = RUN_TIMEOUT_S) -> Run:
-    """Run ``binary args``; a sanitized binary under an address-space limit is refused."""
+    """Run ``binary args`` under its own limits; a sanitized binary gets the address space
+    its shadow memory needs, or is refused where this process cannot grant it."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
     if sanitized:
-        limit = address_space_limit()
-        if limit != INFINITY:
-            return Run(None, "", "", refused=f"RLIMIT_AS = {limit // (1 << 20)} MB")
-        options = f"hard_rss_limit_mb={SANITIZER_RSS_MB}:detect_leaks=0:halt_on_error=1"
+        options = "detect_leaks=0:halt_on_error=1"
         env["ASAN_OPTIONS"] = options
         env["TSAN_OPTIONS"] = options
-    try:
-        completed = subprocess.run([str(binary), *args], capture_output=True, text=True,
-                                   timeout=timeout_s, env=env)
-    except subprocess.TimeoutExpired as expired:
-        return Run(None, str(expired.stdout or ""), str(expired.stderr or ""), timed_out=True)
-    return Run(completed.returncode, completed.stdout, completed.stderr)
+    return run_limited([str(binary), *args], env, timeout_s, lift_address_space=sanitized)
 
 
 SANITIZER_REPORT = re.compile(
@@ -214,10 +205,12 @@ def sanitizer_reports(stderr: str) -> list[str]:
 
 
 def report_excerpt(stderr: str, lines: int = 6) -> str:
-    """The first lines of a sanitizer report, without the process id prefixes."""
+    """The first lines of a sanitizer report, without the process id prefixes or the
+    cache's absolute path."""
     start = next((i for i, row in enumerate(stderr.splitlines())
                   if "Sanitizer" in row), None)
     if start is None:
         return ""
     rows = stderr.splitlines()[start:start + lines]
-    return "\n".join(re.sub(r"^==\d+==", "", row) for row in rows)
+    cache = str(cache_root())  # a binary's path there names this server's folders
+    return "\n".join(re.sub(r"^==\d+==", "", row).replace(cache, "compiled") for row in rows)
