@@ -6,7 +6,6 @@ build cache, and what the page says when a compiler or the sanitizer's memory is
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 import os
 import resource
@@ -16,6 +15,7 @@ import sys
 import pytest
 
 from tests.explorer.test_topics_valid import KEPT_IN_RESULTS, untranslated_words
+from whylab.explorer.runs.workers import _limit_memory
 from whylab.topics.rust_vs_cpp import child_process, recorded, toolchain
 from whylab.topics.rust_vs_cpp.bounds_experiment import bounds_checks
 from whylab.topics.rust_vs_cpp.drop_experiment import drop_order
@@ -140,20 +140,10 @@ SANITIZED = {"borrow-checker": ("cpp-bug-reported", "cpp-fixed-clean"),
              "threads": ("cpp-race-reported", "cpp-atomic-clean")}
 
 
-def workers_limit_memory():
-    """The explorer worker's own limit-setting function (it moves to runs/ in the new layout)."""
-    for module in ("whylab.explorer.runs.workers", "whylab.explorer.workers"):
-        try:
-            return importlib.import_module(module)._limit_memory
-        except ModuleNotFoundError:
-            continue
-    raise AssertionError("the explorer's worker module was not found")
-
-
-def soft_limit_only(limit_mb):
-    """The worker's limit as the report proposes it: the soft RLIMIT_AS, hard left as it was."""
-    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-    resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, hard))
+def hard_limit_too(limit_mb):
+    """A deployment that fixes the hard RLIMIT_AS at the worker's limit as well (systemd's
+    LimitAS=, ulimit -H -v): then no process may lift it for a sanitized child."""
+    resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 
 
 def _experiments_under(limit, conn):
@@ -197,8 +187,8 @@ def run_in_limited_worker(limit, target=_experiments_under):
 
 
 @needs_both
-def test_sanitizers_run_under_a_workers_soft_memory_limit():
-    before, after, found, hog_ended, _ = run_in_limited_worker(soft_limit_only)
+def test_sanitizers_run_under_the_workers_own_memory_limit():
+    before, after, found, hog_ended, _ = run_in_limited_worker(_limit_memory)
     assert before[0] == WORKER_MB << 20 and after == before  # the worker's limit stayed
     assert hog_ended == "MemoryError"  # and still stops a memory hog in the worker
     for name, states in found.items():
@@ -207,14 +197,13 @@ def test_sanitizers_run_under_a_workers_soft_memory_limit():
 
 
 @needs_both
-def test_under_the_workers_own_limits_sanitizers_run_or_say_why_not():
-    before, after, found, hog_ended, could_lift = run_in_limited_worker(workers_limit_memory())
-    assert after == before and hog_ended == "MemoryError"
+def test_under_a_hard_address_space_limit_sanitizers_say_why_not_and_show_the_record():
+    before, after, found, hog_ended, could_lift = run_in_limited_worker(hard_limit_too)
+    assert after == before and hog_ended == "MemoryError" and not could_lift
     for name, states in found.items():
-        shown = states.pop("recorded tables")
-        assert shown == (0 if could_lift else 2), name  # the recorded run, where one is missed
+        assert states.pop("recorded tables") == 2, name  # the recorded run, where one is missed
         for check_id, (state, why) in states.items():
-            if check_id in SANITIZED[name] and not could_lift:
+            if check_id in SANITIZED[name]:
                 assert state == "not_applicable", (name, check_id, state)
                 assert "RLIMIT_AS = 2048 MB (hard 2048 MB)" in why and "soft limit" in why
             else:
@@ -233,7 +222,7 @@ def _child_limits_under(limit, conn):
 
 
 def test_a_child_gets_its_own_limits_and_the_worker_keeps_its():
-    before, after, plain, lifted = run_in_limited_worker(soft_limit_only, _child_limits_under)
+    before, after, plain, lifted = run_in_limited_worker(_limit_memory, _child_limits_under)
     assert after == before and before[0] == WORKER_MB << 20
     assert plain == ["5", "0", str(WORKER_MB * 1024)]  # ulimit -v counts KiB: inherited
     assert lifted == ["5", "0", "unlimited"]
