@@ -37,7 +37,12 @@ ENGINE = (
 
 # The explorer's floors, bottom first: a module imports only from its own floor or below.
 EXPLORER_LAYERS = (
-    ("whylab.explorer.experiment", "whylab.explorer.negative_controls"),
+    # the topic SDK: experiment.py, and the two modules whose names it re-exports
+    (
+        "whylab.explorer.experiment",
+        "whylab.explorer.negative_controls",
+        "whylab.explorer.bilingual",
+    ),
     ("whylab.explorer.figures",),
     ("whylab.explorer.content",),
     ("whylab.explorer.runs",),  # runs/redis/ included: the deployment's back-ends

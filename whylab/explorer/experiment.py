@@ -21,43 +21,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-# The negative controls are part of the SDK; topics import them from here.
+# Bilingual text and the negative controls are part of the SDK; topics import them from here.
+from whylab.explorer.bilingual import LANGS as LANGS
+from whylab.explorer.bilingual import Lang as Lang
+from whylab.explorer.bilingual import T as T
+from whylab.explorer.bilingual import Text as Text
+from whylab.explorer.bilingual import in_language as in_language
 from whylab.explorer.negative_controls import CHECK_ID, Control
 from whylab.explorer.negative_controls import control_active as control_active
 from whylab.explorer.negative_controls import switched_on as switched_on
-
-Lang = Literal["en", "zh"]
-LANGS: tuple[Lang, ...] = ("en", "zh")
-
-
-@dataclass(frozen=True)
-class Text:
-    """A string in both languages."""
-
-    en: str
-    zh: str
-
-    def __post_init__(self) -> None:
-        if not self.en.strip() or not self.zh.strip():
-            raise ValueError(f"Text needs both languages, got en={self.en!r} zh={self.zh!r}")
-
-    def get(self, lang: Lang) -> str:
-        return self.zh if lang == "zh" else self.en
-
-
-def T(en: str, zh: str) -> Text:
-    """Shorthand used by topic code: ``T("phase", "相位")``."""
-    return Text(en, zh)
-
-
-def in_language(value: str | Text, lang: Lang) -> str:
-    """``value`` as readers of ``lang`` see it: a Text picks its language, a str stays as is.
-
-    Check values use this: numbers and symbols ("≤ 1e-12", "mm → mm") read the
-    same in every language and stay plain strings; anything with words is a Text.
-    """
-    return value.get(lang) if isinstance(value, Text) else value
-
 
 ParamErrorReason = Literal[
     "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"

@@ -13,10 +13,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from whylab.explorer.experiment import Text
+from whylab.explorer.bilingual import Text
 
 # The slug a check's id and a control's name are written in: "fft-matches-numpy".
 CHECK_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
