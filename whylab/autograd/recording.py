@@ -106,8 +106,10 @@ class FormulaNode(Node):
     def apply(self, grad_outputs):
         """Run the formula of each input whose gradient the running pass needs."""
         sources = self._saving.sources
+        saved = self._saved
         next_functions = self.next_functions
         needed_nodes = _engine_state.needed
+        recording = grad_mode._state.enabled  # create_graph: formulas' ops record
         calls = []  # (input name, first edge, which edges of a list input are wanted, arguments)
         for name, start, count, is_list in self._groups:
             wanted = None
@@ -124,7 +126,34 @@ class FormulaNode(Node):
                     continue
                 if needed_nodes is not None and next_node not in needed_nodes:
                     continue
-            calls.append((name, start, wanted, self._arguments(sources[name], grad_outputs)))
+            # The formula's arguments. The three common kinds are read here without a
+            # call: the gradient, a saved plain value, and a saved tensor that needs no
+            # check beyond its version (SavedTensor.unpack's common case: no unpack
+            # hook, not released, not an output to re-attach under create_graph).
+            arguments = []
+            for source in sources[name]:
+                if source >= 0:
+                    value = saved[source]
+                    kind = type(value)
+                    if kind is SavedTensor:
+                        if (
+                            value._unpack_hook is None
+                            and value._version_counter.value == value.saved_version
+                            and not value._released
+                            and not (value.is_output and recording)
+                        ):
+                            arguments.append(value.data)
+                        else:
+                            arguments.append(value.unpack(self))
+                        continue
+                    if kind is not _SavedList and value is not _RELEASED:
+                        arguments.append(value)
+                        continue
+                elif source == _FROM_GRAD and grad_outputs[0] is not None:
+                    arguments.append(grad_outputs[0])
+                    continue
+                arguments.append(self._argument(source, grad_outputs))
+            calls.append((name, start, wanted, arguments))
         results = [None] * len(next_functions)
         if not calls:
             return results
@@ -133,7 +162,6 @@ class FormulaNode(Node):
         # the formulas' ops (same result, one kernel call less per op). Arguments were
         # unpacked above, outside this switch: unpacking may run user code, such as a
         # checkpoint's recomputation, which must record.
-        recording = grad_mode._state.enabled
         keep = local_keys.keep
         if not recording:
             local_keys.keep = keep & _WITHOUT_AUTOGRAD
@@ -149,27 +177,6 @@ class FormulaNode(Node):
         finally:
             local_keys.keep = keep
         return results
-
-    def _arguments(self, sources, grad_outputs) -> list:
-        """The values of a formula's parameters (the common three kinds without a call:
-        the gradient, a saved tensor, a saved plain value)."""
-        saved = self._saved
-        arguments = []
-        for source in sources:
-            if source >= 0:
-                value = saved[source]
-                kind = type(value)
-                if kind is SavedTensor:
-                    arguments.append(value.unpack(self))
-                    continue
-                if kind is not _SavedList and value is not _RELEASED:
-                    arguments.append(value)
-                    continue
-            elif source == _FROM_GRAD and grad_outputs[0] is not None:
-                arguments.append(grad_outputs[0])
-                continue
-            arguments.append(self._argument(source, grad_outputs))
-        return arguments
 
     def _argument(self, source, grad_outputs):
         """The value of one formula parameter: a gradient, or a saved slot."""
@@ -470,14 +477,19 @@ class RecordingPlan:
             for name, position, _ in self.inputs:
                 value = values[position]
                 # The common cases written out (what gradient_edge does, without a call):
-                # a non-view with history, a leaf that requires grad, a plain input.
+                # a tensor with history (a view's only when no in-place write has made
+                # its grad_fn stale), a leaf that requires grad, a plain input.
                 if not isinstance(value, Tensor):
                     edge = _NO_EDGE
                 elif value.grad_fn is not None:
-                    if value._base is None:
-                        edge = (value.grad_fn, value._output_nr)
+                    grad_fn = value.grad_fn
+                    if value._base is None or grad_fn._view_version in (
+                        None,
+                        value._version_counter.value,
+                    ):
+                        edge = (grad_fn, value._output_nr)
                     else:
-                        edge = gradient_edge(value)  # a view: its grad_fn may be stale
+                        edge = gradient_edge(value)  # regenerates the view's grad_fn
                 elif value._requires_grad:
                     edge = (grad_accumulator(value), 0)
                 else:
