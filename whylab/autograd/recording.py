@@ -359,7 +359,9 @@ class SavingPlan:
                     saved.append(value._sizes)  # metadata_of's common case, without the call
                 else:
                     saved.append(metadata_of(parameter.suffix, value))
-        return saved
+        # Only slots holding tensors are overwritten on release; without any, a tuple
+        # does (a tuple of numbers leaves the cyclic collector's care, a list never).
+        return saved if self.variable_slots else tuple(saved)
 
 
 def _saved_argument(value):
