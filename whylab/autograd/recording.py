@@ -40,12 +40,14 @@ from whylab.autograd import anomaly, grad_mode
 from whylab.autograd._ops import ops
 from whylab.autograd.graph import (
     ERR_BACKWARD_TWICE,
+    SHARED_METADATA,
     Node,
     SavedTensor,
     _engine_state,
     _sequence_counter,
     grad_accumulator,
     gradient_edge,
+    share_metadata,
 )
 from whylab.autograd.inplace import check_inplace, rebase_history
 from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, METADATA, RESULT, metadata_of
@@ -564,7 +566,7 @@ class RecordingPlan:
                 return None
         if len(outputs) == 1:
             shape_and_dtype = (outputs[0]._sizes, outputs[0].dtype)
-            metadata = _SHARED_METADATA.get(shape_and_dtype) or _share_metadata(shape_and_dtype)
+            metadata = SHARED_METADATA.get(shape_and_dtype) or share_metadata(shape_and_dtype)
         else:
             metadata = tuple((output._sizes, output.dtype) for output in outputs)
         if self.spec is None:
@@ -611,24 +613,6 @@ class RecordingPlan:
 
 _NO_EDGE = (None, 0)
 
-#: ``((sizes, dtype),)``, the input metadata of a node with one output, shared by all
-#: such nodes of one shape and dtype (it is never modified). Why share it: a tuple
-#: holding a dtype stays tracked by Python's cyclic garbage collector, and a long
-#: graph (backpropagation through time keeps about a thousand nodes alive) promotes
-#: every tracked object it holds to the oldest generation, whose growth by a quarter
-#: triggers a full collection of the whole process. Sharing removes two of the ten
-#: tracked objects a recorded ``mul`` or ``add`` leaves alive, and full collections
-#: of the BPTT step of benchmarks/bench_small_graphs.py became about half as frequent
-#: (gc.callbacks, per generation). Bounded by clearing.
-_SHARED_METADATA: dict = {}
-_SHARED_METADATA_LIMIT = 4096
-
-
-def _share_metadata(shape_and_dtype) -> tuple:
-    if len(_SHARED_METADATA) >= _SHARED_METADATA_LIMIT:
-        _SHARED_METADATA.clear()
-    metadata = _SHARED_METADATA[shape_and_dtype] = (shape_and_dtype,)
-    return metadata
 
 
 def _edge_of(value):
