@@ -13,6 +13,10 @@ Families (4x4 float64 tensors; ``x`` and ``w`` are leaves that require grad):
 * backward: ``out.backward(g)`` for that op's output: the engine's pass, the op's
   backward node and AccumulateGrad for each leaf;
 * ``no_grad``: the op without recording (what an optimiser's update costs);
+* tracked: the objects tracked by Python's cyclic garbage collector that the
+  recorded forward's output keeps alive (``tracked_objects_kept``: its node, edges,
+  saved tensors, the leaves' AccumulateGrad nodes ...), which decide how often a
+  long graph triggers full collections;
 * the training step: bench_mlp.py's 784-256-10 MLP step at batch 16 (forward,
   cross_entropy, backward, SGD), warmed up first.
 
@@ -29,7 +33,7 @@ import sys
 import numpy as np
 
 import whylab
-from whylab.bench.calls import count_calls
+from whylab.bench.calls import count_calls, tracked_objects_kept
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_mlp import FrameworkStep, make_batch, make_initial_weights  # noqa: E402
@@ -75,6 +79,13 @@ def backward_calls(op) -> int:
     return count_calls(lambda: out.backward(grad)).whylab
 
 
+def tracked_objects(op) -> int:
+    """Objects tracked by the cyclic collector that one recorded output of ``op`` keeps alive."""
+    x, w = _leaves()
+    op(x, w)  # fill caches first
+    return tracked_objects_kept(lambda: op(x, w))
+
+
 def no_grad_calls(op) -> int:
     """whylab calls of one call of ``op`` under ``no_grad``."""
     x, w = _leaves()
@@ -105,10 +116,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=15, help="functions to list for the step")
     args = parser.parse_args()
-    print(f"{'family':18} {'forward':>8} {'backward':>9} {'no_grad':>8}")
+    print(f"{'family':18} {'forward':>8} {'backward':>9} {'no_grad':>8} {'tracked':>8}")
     for name, op in FAMILIES.items():
         print(
-            f"{name:18} {forward_calls(op):>8} {backward_calls(op):>9} {no_grad_calls(op):>8}"
+            f"{name:18} {forward_calls(op):>8} {backward_calls(op):>9} {no_grad_calls(op):>8} "
+            f"{tracked_objects(op):>8}"
         )
     print(f"{'add_ (in place)':18} {'':>8} {'':>9} {inplace_update_calls():>8}")
     for dtype in (np.float32, np.float64):

@@ -9,6 +9,7 @@ formula's NaN/inf rules (PyTorch's threshold_backward) get their own tests.
 
 from __future__ import annotations
 
+import warnings
 import zlib
 from dataclasses import dataclass
 
@@ -189,6 +190,19 @@ def test_threshold_backward_float32_with_non_finite_gradient_on_a_large_tensor()
     t = torch.ops.aten.threshold_backward(torch.from_numpy(grad), torch.from_numpy(values), 0)
     assert w.dtype is whylab.float32
     np.testing.assert_array_equal(w.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("blocked_gradient", [2.0, np.inf, np.nan])
+def test_threshold_backward_warns_of_nothing_with_finite_or_blocked_non_finite_gradients(
+    blocked_gradient,
+):
+    """PyTorch is silent; the finite-gradient fast path must not trade that for speed."""
+    values = np.array([-1.0, 1.0, 0.0, 3.0])
+    grad = np.array([blocked_gradient, 1.0, blocked_gradient, -2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w = whylab.ops.threshold_backward(whylab.tensor(grad), whylab.tensor(values), 0.0)
+    np.testing.assert_array_equal(np.abs(w.numpy()), [0.0, 1.0, 0.0, 2.0])
 
 
 def test_relu_backward_follows_threshold_backward_for_nan_inputs_and_gradients():

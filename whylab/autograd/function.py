@@ -64,6 +64,9 @@ class FunctionCtx:
         self._materialize_grads = bool(value)
 
 
+_NONE_MARKED = frozenset()
+
+
 class BackwardCFunction(Node, FunctionCtx):
     """The node of one ``Function.apply`` call; also the ``ctx`` of its forward."""
 
@@ -73,8 +76,10 @@ class BackwardCFunction(Node, FunctionCtx):
         super().__init__()
         self._to_save = ()
         self._saved = None
-        self._non_differentiable = set()
-        self._dirty = set()
+        # Shared empty sets until mark_non_differentiable / mark_dirty assign new ones:
+        # a set per call would be two more objects for the cyclic collector to track.
+        self._non_differentiable = _NONE_MARKED
+        self._dirty = _NONE_MARKED
         self._materialize_grads = True
         self._tensor_positions = ()
         self._released = False

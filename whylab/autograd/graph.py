@@ -278,6 +278,28 @@ def _unwrap_single(grads):
 _engine_state = thread_state.engine
 
 
+#: ``((sizes, dtype),)``, the input metadata of a node that receives one gradient (an
+#: op's node with one output, AccumulateGrad), shared by all such nodes of one shape
+#: and dtype (it is never modified). Why share it: a tuple holding a dtype stays
+#: tracked by Python's cyclic garbage collector, and a long graph (backpropagation
+#: through time keeps thousands of nodes alive) promotes every tracked object it
+#: holds to the oldest generation, whose growth by a quarter triggers a full
+#: collection of the whole process. Sharing removes two tracked objects per node
+#: (``whylab.bench.calls.tracked_objects_kept`` counts them); with the other cuts of
+#: this kind, the BPTT step of benchmarks/bench_small_graphs.py triggers a quarter as
+#: many full collections. Bounded by clearing.
+SHARED_METADATA: dict = {}
+SHARED_METADATA_LIMIT = 4096
+
+
+def share_metadata(shape_and_dtype) -> tuple:
+    """``(shape_and_dtype,)``, made once and kept in :data:`SHARED_METADATA`."""
+    if len(SHARED_METADATA) >= SHARED_METADATA_LIMIT:
+        SHARED_METADATA.clear()
+    metadata = SHARED_METADATA[shape_and_dtype] = (shape_and_dtype,)
+    return metadata
+
+
 class GraphRoot(Node):
     """The first node of a backward pass: it hands the initial gradients to the roots."""
 
@@ -307,7 +329,10 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         # Node.__init__'s slot writes, without the call: a step makes one per leaf.
         self.next_functions = ()
-        self.input_metadata = ((variable._sizes, variable.dtype),)
+        shape_and_dtype = (variable._sizes, variable.dtype)
+        self.input_metadata = SHARED_METADATA.get(shape_and_dtype) or share_metadata(
+            shape_and_dtype
+        )
         self.sequence_nr = ACCUMULATE_GRAD_SEQUENCE_NR
         self._hooks = None
         self._view_version = None

@@ -40,12 +40,14 @@ from whylab.autograd import anomaly, grad_mode
 from whylab.autograd._ops import ops
 from whylab.autograd.graph import (
     ERR_BACKWARD_TWICE,
+    SHARED_METADATA,
     Node,
     SavedTensor,
     _engine_state,
     _sequence_counter,
     grad_accumulator,
     gradient_edge,
+    share_metadata,
 )
 from whylab.autograd.inplace import check_inplace, rebase_history
 from whylab.autograd.spec import ARGUMENT, GRAD, GRADS, METADATA, RESULT, metadata_of
@@ -106,8 +108,10 @@ class FormulaNode(Node):
     def apply(self, grad_outputs):
         """Run the formula of each input whose gradient the running pass needs."""
         sources = self._saving.sources
+        saved = self._saved
         next_functions = self.next_functions
         needed_nodes = _engine_state.needed
+        recording = grad_mode._state.enabled  # create_graph: formulas' ops record
         calls = []  # (input name, first edge, which edges of a list input are wanted, arguments)
         for name, start, count, is_list in self._groups:
             wanted = None
@@ -124,7 +128,34 @@ class FormulaNode(Node):
                     continue
                 if needed_nodes is not None and next_node not in needed_nodes:
                     continue
-            calls.append((name, start, wanted, self._arguments(sources[name], grad_outputs)))
+            # The formula's arguments. The three common kinds are read here without a
+            # call: the gradient, a saved plain value, and a saved tensor that needs no
+            # check beyond its version (SavedTensor.unpack's common case: no unpack
+            # hook, not released, not an output to re-attach under create_graph).
+            arguments = []
+            for source in sources[name]:
+                if source >= 0:
+                    value = saved[source]
+                    kind = type(value)
+                    if kind is SavedTensor:
+                        if (
+                            value._unpack_hook is None
+                            and value._version_counter.value == value.saved_version
+                            and not value._released
+                            and not (value.is_output and recording)
+                        ):
+                            arguments.append(value.data)
+                        else:
+                            arguments.append(value.unpack(self))
+                        continue
+                    if kind is not _SavedList and value is not _RELEASED:
+                        arguments.append(value)
+                        continue
+                elif source == _FROM_GRAD and grad_outputs[0] is not None:
+                    arguments.append(grad_outputs[0])
+                    continue
+                arguments.append(self._argument(source, grad_outputs))
+            calls.append((name, start, wanted, arguments))
         results = [None] * len(next_functions)
         if not calls:
             return results
@@ -133,7 +164,6 @@ class FormulaNode(Node):
         # the formulas' ops (same result, one kernel call less per op). Arguments were
         # unpacked above, outside this switch: unpacking may run user code, such as a
         # checkpoint's recomputation, which must record.
-        recording = grad_mode._state.enabled
         keep = local_keys.keep
         if not recording:
             local_keys.keep = keep & _WITHOUT_AUTOGRAD
@@ -149,27 +179,6 @@ class FormulaNode(Node):
         finally:
             local_keys.keep = keep
         return results
-
-    def _arguments(self, sources, grad_outputs) -> list:
-        """The values of a formula's parameters (the common three kinds without a call:
-        the gradient, a saved tensor, a saved plain value)."""
-        saved = self._saved
-        arguments = []
-        for source in sources:
-            if source >= 0:
-                value = saved[source]
-                kind = type(value)
-                if kind is SavedTensor:
-                    arguments.append(value.unpack(self))
-                    continue
-                if kind is not _SavedList and value is not _RELEASED:
-                    arguments.append(value)
-                    continue
-            elif source == _FROM_GRAD and grad_outputs[0] is not None:
-                arguments.append(grad_outputs[0])
-                continue
-            arguments.append(self._argument(source, grad_outputs))
-        return arguments
 
     def _argument(self, source, grad_outputs):
         """The value of one formula parameter: a gradient, or a saved slot."""
@@ -352,7 +361,9 @@ class SavingPlan:
                     saved.append(value._sizes)  # metadata_of's common case, without the call
                 else:
                     saved.append(metadata_of(parameter.suffix, value))
-        return saved
+        # Only slots holding tensors are overwritten on release; without any, a tuple
+        # does (a tuple of numbers leaves the cyclic collector's care, a list never).
+        return saved if self.variable_slots else tuple(saved)
 
 
 def _saved_argument(value):
@@ -470,14 +481,19 @@ class RecordingPlan:
             for name, position, _ in self.inputs:
                 value = values[position]
                 # The common cases written out (what gradient_edge does, without a call):
-                # a non-view with history, a leaf that requires grad, a plain input.
+                # a tensor with history (a view's only when no in-place write has made
+                # its grad_fn stale), a leaf that requires grad, a plain input.
                 if not isinstance(value, Tensor):
                     edge = _NO_EDGE
                 elif value.grad_fn is not None:
-                    if value._base is None:
-                        edge = (value.grad_fn, value._output_nr)
+                    grad_fn = value.grad_fn
+                    if value._base is None or grad_fn._view_version in (
+                        None,
+                        value._version_counter.value,
+                    ):
+                        edge = (grad_fn, value._output_nr)
                     else:
-                        edge = gradient_edge(value)  # a view: its grad_fn may be stale
+                        edge = gradient_edge(value)  # regenerates the view's grad_fn
                 elif value._requires_grad:
                     edge = (grad_accumulator(value), 0)
                 else:
@@ -549,7 +565,8 @@ class RecordingPlan:
             if outputs is None:
                 return None
         if len(outputs) == 1:
-            metadata = ((outputs[0]._sizes, outputs[0].dtype),)
+            shape_and_dtype = (outputs[0]._sizes, outputs[0].dtype)
+            metadata = SHARED_METADATA.get(shape_and_dtype) or share_metadata(shape_and_dtype)
         else:
             metadata = tuple((output._sizes, output.dtype) for output in outputs)
         if self.spec is None:
@@ -581,7 +598,7 @@ class RecordingPlan:
             node._view_version = outputs[0]._version_counter.value
             if not isinstance(out, Tensor):
                 node._multi_output_view = True
-        if saving is not None:
+        if saving is not None and saving.parameters:  # else _saved stays ()
             node._saved = saving.save(values, outputs, saved_before_write)
         return node
 
@@ -595,6 +612,7 @@ class RecordingPlan:
 
 
 _NO_EDGE = (None, 0)
+
 
 
 def _edge_of(value):

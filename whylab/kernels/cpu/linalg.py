@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whylab.kernels.cpu.common import wrap_contiguous as wrap
+from whylab.kernels.cpu.common import wrap, wrap_contiguous
 
 
 def check_same_dtype(op: str, first: str, a, second: str, b) -> None:
@@ -96,6 +96,7 @@ def check_dot(self, other) -> None:
 def mm(self, mat2):
     check_mm(self, mat2)
     # np.dot has less per-call overhead than np.matmul for 2-D operands; both use BLAS.
+    # _rows_times returns a fresh row-major array, so it is wrapped as it is.
     return wrap(_rows_times(self._array, mat2._array), self.dtype)
 
 
@@ -116,7 +117,9 @@ def _rows_times(rows: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     transposed_weight = mat2.strides[0] == mat2.itemsize and mat2.shape[0] > 1
     if rows.dtype == np.float32 and transposed_weight and 8 <= row_count < columns // 2:
         return np.ascontiguousarray(mat2.T.dot(rows.T).T)
-    return rows.dot(mat2)  # ndarray.dot is np.dot without its Python-level dispatcher
+    # ndarray.dot is np.dot without its Python-level dispatcher; for two matrices it
+    # returns a new row-major array.
+    return rows.dot(mat2)
 
 
 def addmm(self, mat1, mat2, beta=1, alpha=1):
@@ -132,14 +135,14 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
 
 def bmm(self, mat2):
     check_bmm(self, mat2)
-    return wrap(np.matmul(self._array, mat2._array), self.dtype)
+    return wrap_contiguous(np.matmul(self._array, mat2._array), self.dtype)
 
 
 def mv(self, vec):
     check_mv(self, vec)
-    return wrap(np.matmul(self._array, vec._array), self.dtype)
+    return wrap_contiguous(np.matmul(self._array, vec._array), self.dtype)
 
 
 def dot(self, other):
     check_dot(self, other)
-    return wrap(np.asarray(np.dot(self._array, other._array)), self.dtype)
+    return wrap_contiguous(np.asarray(np.dot(self._array, other._array)), self.dtype)
