@@ -154,17 +154,19 @@ def layer_forward(lif: EventLIF, weight: np.ndarray, in_times, in_source) -> Lay
         end = padded[:, k]
         start = np.repeat(now[:, None], neurons, axis=1)
         span = (end[:, None] - start)
-        while True:
-            wait = lif.first_crossing(v, i, np.maximum(span, 0.0))
-            hit = np.isfinite(wait)
-            if not np.any(hit):
-                break
-            b, n = np.nonzero(hit)
-            v_hit, i_hit = lif.propagate(v[hit], i[hit], wait[hit])
-            records.append((b, n, start[hit] + wait[hit], i_hit))
-            v[hit], i[hit] = 0.0, i_hit
-            start[hit] += wait[hit]
-            span[hit] -= wait[hit]
+        wait = lif.first_crossing(v, i, np.maximum(span, 0.0))
+        b, n = np.nonzero(np.isfinite(wait))
+        wait = wait[b, n]
+        while b.size:
+            i_hit = np.exp(-wait / lif.tau_syn) * i[b, n]
+            records.append((b, n, start[b, n] + wait, i_hit))
+            v[b, n], i[b, n] = 0.0, i_hit
+            start[b, n] += wait
+            span[b, n] -= wait
+            # Only a neuron that has just spiked can spike again before the next input.
+            again = lif.first_crossing(v[b, n], i[b, n], np.maximum(span[b, n], 0.0))
+            keep = np.isfinite(again)
+            b, n, wait = b[keep], n[keep], again[keep]
         v, i = lif.propagate(v, i, np.maximum(span, 0.0))
         now = end
         if k < events:
