@@ -10,7 +10,10 @@ accuracy to a JSON-lines file as it goes, so a run cut short still leaves its cu
     nice python benchmarks/snn_full_runs.py eventprop --epochs 40 --hidden 200
 
 Each line: run, epoch, test accuracy, mean training loss, wall and CPU seconds so far.
-``--minutes`` stops a run after the epoch that crosses that much wall-clock time.
+``--minutes`` stops a run after the epoch that crosses that much wall-clock time;
+``summary`` prints the log as a table (last, best and when, CPU time per epoch)::
+
+    python benchmarks/snn_full_runs.py summary
 """
 
 from __future__ import annotations
@@ -75,9 +78,30 @@ def run_eventprop(args) -> None:
                                  on_epoch=_logger(args, "eventprop"))
 
 
+def summary(log: Path) -> str:
+    """A markdown table of every (run, seed, hidden, train) in the log: last and best epoch."""
+    runs: dict[tuple, list[dict]] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        key = (entry["run"], entry["seed"], entry["hidden"], entry["train"], entry["test"])
+        runs.setdefault(key, []).append(entry)
+    rows = ["| run | seed | hidden | train / test | epochs done | before | last | best (epoch) "
+            "| CPU s / epoch |", "|---|---|---|---|---|---|---|---|---|"]
+    for (run, seed, hidden, train, test), epochs in runs.items():
+        epochs.sort(key=lambda e: e["epoch"])
+        last = epochs[-1]
+        best = max(epochs, key=lambda e: e["test_accuracy"])
+        start = epochs[0].get("initial_test_accuracy", float("nan"))
+        rows.append(f"| {run} | {seed} | {hidden} | {train} / {test} | {last['epoch']} of "
+                    f"{last['epochs']} | {start:.1%} | {last['test_accuracy']:.1%} | "
+                    f"{best['test_accuracy']:.1%} ({best['epoch']}) | "
+                    f"{last['cpu_s'] / last['epoch']:.1f} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", choices=["bptt", "eventprop"])
+    parser.add_argument("run", choices=["bptt", "eventprop", "summary"])
     parser.add_argument("--epochs", type=int, default=100)
     parser.add_argument("--train", type=int, default=5000)
     parser.add_argument("--test", type=int, default=1000)
@@ -87,6 +111,9 @@ def main() -> None:
                         help="stop after the epoch that passes this wall-clock time (0: never)")
     parser.add_argument("--log", type=Path, default=DEFAULT_LOG)
     args = parser.parse_args()
+    if args.run == "summary":
+        print(summary(args.log))
+        return
     try:
         (run_bptt if args.run == "bptt" else run_eventprop)(args)
     except StopRun:
