@@ -66,9 +66,9 @@ def test_eventprop_bound_depends_on_run_length():
     default = events.learning_check(0.35, 0.46, 2, 480, 60)
     assert default.state == "failed" and default.expected.en == "≥ +10 points, ≥ 50%"
     assert events.learning_check(0.35, 0.56, 2, 480, 60).state == "passed"
-    full = events.learning_check(0.22, 0.94, 10, 5000, 200)
-    assert full.state == "failed" and full.expected == "≥ 95%"
-    assert events.learning_check(0.22, 0.95, 40, 5000, 200).state == "passed"
+    full = events.learning_check(0.22, 0.92, 10, 5000, 200)
+    assert full.state == "failed" and full.expected == "≥ 93%"
+    assert events.learning_check(0.22, 0.93, 40, 5000, 200).state == "passed"
     # Fewer hidden neurons than the paper's is not the full run the bound is for.
     assert events.learning_check(0.22, 0.9, 40, 5000, 100).expected.en == "≥ +10 points, ≥ 50%"
 

@@ -29,7 +29,9 @@ from whylab.topics.spiking_neurons.figures import ticks
 LIF = eventprop.EventLIF(tau_mem=2.0, tau_syn=1.0, threshold=1.0, t_max=4.0)
 GRADIENT_TOLERANCE = 1e-6  # relative; finite differences with h = 1e-6 carry ~1e-9 of their own
 # A full Yin-Yang run: the paper's 200 hidden neurons, at least 10 epochs of 5000 samples.
-FULL_EPOCHS, FULL_TRAIN, FULL_BOUND = 10, 5000, 0.95
+# Its bound is below what the logged full run showed (94.2-96.8% at every epoch from the 3rd,
+# benchmarks/snn_full_runs.md) by more than the 1000-sample test set's own error (±0.7 points).
+FULL_EPOCHS, FULL_TRAIN, FULL_BOUND = 10, 5000, 0.93
 SHORT_NAME = T("Test accuracy rises by 10 points or more and reaches 50%",
                "测试准确率至少提高 10 个百分点，并达到 50%")
 SHORT_BOUND = T("≥ +10 points, ≥ 50%", "提高 ≥ 10 个百分点，且 ≥ 50%")
@@ -163,9 +165,9 @@ def eventprop_gradient(hidden: int, batch: int, seed: int) -> Result:
 
 
 def learning_check(start: float, end: float, epochs: int, train: int, hidden: int) -> Check:
-    """≥ 95% for a full run, +10 points and ≥ 50% for at least the default's length."""
+    """≥ 93% for a full run, +10 points and ≥ 50% for at least the default's length."""
     if epochs >= FULL_EPOCHS and train >= FULL_TRAIN and hidden >= eventprop.YIN_YANG_HIDDEN:
-        return Check(T("A full run's test accuracy reaches 95%", "完整训练的测试准确率达到 95%"),
+        return Check(T("A full run's test accuracy reaches 93%", "完整训练的测试准确率达到 93%"),
                      end >= FULL_BOUND, f"{start:.1%} → {end:.1%}", f"≥ {FULL_BOUND:.0%}",
                      id="eventprop-learns")
     if epochs >= 2 and train >= 480:
