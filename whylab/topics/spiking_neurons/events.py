@@ -29,7 +29,7 @@ from whylab.topics.spiking_neurons.figures import ticks
 LIF = eventprop.EventLIF(tau_mem=2.0, tau_syn=1.0, threshold=1.0, t_max=4.0)
 GRADIENT_TOLERANCE = 1e-6  # relative; finite differences with h = 1e-6 carry ~1e-9 of their own
 # A full Yin-Yang run: the paper's 200 hidden neurons, at least 10 epochs of 5000 samples.
-# Its bound is below what the logged full run showed (94.2-96.8% at every epoch from the 3rd,
+# Its bound is below what the logged full run showed (94.2-97.6% at every epoch from the 3rd of 40,
 # benchmarks/snn_full_runs.md) by more than the 1000-sample test set's own error (±0.7 points).
 FULL_EPOCHS, FULL_TRAIN, FULL_BOUND = 10, 5000, 0.93
 SHORT_NAME = T("Test accuracy rises by 10 points or more and reaches 50%",
