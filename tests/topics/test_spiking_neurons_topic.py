@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from whylab.explorer.experiment import ParamError, switched_on
+from whylab.topics.spiking_neurons import events, learning
 from whylab.topics.spiking_neurons import experiments as topic
-from whylab.topics.spiking_neurons import learning
 
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
 
@@ -58,6 +58,19 @@ def test_accuracy_bound_depends_on_run_length():
     assert default.state == "passed" and default.expected == "≥ 60%"
     full = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.94, 150, 5000, 0.6)
     assert full.state == "failed" and full.expected == "≥ 95%"
+
+
+def test_eventprop_bound_depends_on_run_length():
+    short = events.learning_check(0.35, 0.6, 1, 5000, 200)
+    assert short.state == "not_applicable"
+    default = events.learning_check(0.35, 0.46, 2, 480, 60)
+    assert default.state == "failed" and default.expected.en == "≥ +10 points, ≥ 50%"
+    assert events.learning_check(0.35, 0.56, 2, 480, 60).state == "passed"
+    full = events.learning_check(0.22, 0.92, 10, 5000, 200)
+    assert full.state == "failed" and full.expected == "≥ 93%"
+    assert events.learning_check(0.22, 0.93, 40, 5000, 200).state == "passed"
+    # Fewer hidden neurons than the paper's is not the full run the bound is for.
+    assert events.learning_check(0.22, 0.9, 40, 5000, 100).expected.en == "≥ +10 points, ≥ 50%"
 
 
 def test_out_of_range_parameters_are_refused():

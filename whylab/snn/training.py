@@ -48,18 +48,19 @@ def train(
     batch_size: int = 32,
     lr: float = 1e-2,
     seed: int = 0,
+    lr_decay: float = 1.0,
     on_epoch: Callable[[int, History], None] | None = None,
 ) -> History:
     """Train ``model`` by Adam on cross-entropy; ``encode`` maps a NumPy batch to its input.
 
+    The learning rate is multiplied by ``lr_decay`` after each epoch (``ExponentialLR``).
     ``on_epoch(epoch, history)`` is called after each epoch with the history so far.
     """
-    if epochs < 0 or batch_size < 1 or not lr > 0:
-        raise ValueError(f"train: need epochs >= 0, batch_size >= 1, lr > 0 (got {epochs}, "
-                         f"{batch_size}, {lr})")
+    _check_schedule("train", epochs, batch_size, lr, lr_decay)
     inputs, labels = train_set
     rng = np.random.default_rng(seed)
     optimizer = whylab.optim.Adam(model.parameters(), lr=lr)
+    schedule = whylab.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
     history = History(test_accuracy=[accuracy(model, encode, *test_set)])
     for epoch in range(epochs):
         order = rng.permutation(len(labels))
@@ -72,6 +73,7 @@ def train(
             loss.backward()
             optimizer.step()
             losses.append(float(loss.item()))
+        schedule.step()
         history.train_loss.append(float(np.mean(losses)))
         history.test_accuracy.append(accuracy(model, encode, *test_set))
         if on_epoch is not None:
@@ -89,16 +91,16 @@ def train_event_network(
     batch_size: int = 32,
     lr: float = 5e-3,
     seed: int = 0,
+    lr_decay: float = 1.0,
     on_epoch: Callable[[int, History], None] | None = None,
 ) -> History:
     """Train an :class:`~whylab.snn.eventprop.EventNetwork` by Adam on its EventProp gradients.
 
     Adam here is written out in NumPy (β₁ = 0.9, β₂ = 0.999, ε = 1e-8, as
-    ``whylab.optim.Adam`` defaults), since the network's weights are NumPy arrays.
+    ``whylab.optim.Adam`` defaults), since the network's weights are NumPy arrays; the
+    learning rate is multiplied by ``lr_decay`` after each epoch.
     """
-    if epochs < 0 or batch_size < 1 or not lr > 0:
-        raise ValueError(f"train_event_network: need epochs >= 0, batch_size >= 1, lr > 0 "
-                         f"(got {epochs}, {batch_size}, {lr})")
+    _check_schedule("train_event_network", epochs, batch_size, lr, lr_decay)
     inputs, labels = train_set
 
     def test_accuracy() -> float:
@@ -123,8 +125,15 @@ def train_event_network(
                 unbiased = first[k] / (1 - 0.9**step)
                 scale = np.sqrt(second[k] / (1 - 0.999**step)) + 1e-8
                 network.weights[k] -= lr * unbiased / scale
+        lr *= lr_decay
         history.train_loss.append(float(np.mean(losses)))
         history.test_accuracy.append(test_accuracy())
         if on_epoch is not None:
             on_epoch(epoch + 1, history)
     return history
+
+
+def _check_schedule(where: str, epochs: int, batch_size: int, lr: float, lr_decay: float) -> None:
+    if epochs < 0 or batch_size < 1 or not lr > 0 or not 0 < lr_decay <= 1:
+        raise ValueError(f"{where}: need epochs >= 0, batch_size >= 1, lr > 0 and "
+                         f"0 < lr_decay <= 1 (got {epochs}, {batch_size}, {lr}, {lr_decay})")

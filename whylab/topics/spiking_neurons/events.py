@@ -28,6 +28,13 @@ from whylab.topics.spiking_neurons.figures import ticks
 
 LIF = eventprop.EventLIF(tau_mem=2.0, tau_syn=1.0, threshold=1.0, t_max=4.0)
 GRADIENT_TOLERANCE = 1e-6  # relative; finite differences with h = 1e-6 carry ~1e-9 of their own
+# A full Yin-Yang run: the paper's 200 hidden neurons, at least 10 epochs of 5000 samples.
+# Its bound is below what the logged full run showed (94.2-97.6% at every epoch from the 3rd of 40,
+# benchmarks/snn_full_runs.md) by more than the 1000-sample test set's own error (±0.7 points).
+FULL_EPOCHS, FULL_TRAIN, FULL_BOUND = 10, 5000, 0.93
+SHORT_NAME = T("Test accuracy rises by 10 points or more and reaches 50%",
+               "测试准确率至少提高 10 个百分点，并达到 50%")
+SHORT_BOUND = T("≥ +10 points, ≥ 50%", "提高 ≥ 10 个百分点，且 ≥ 50%")
 
 
 def _finite_differences(network, in_times, labels, layer: int, h: float = 1e-6):
@@ -157,25 +164,36 @@ def eventprop_gradient(hidden: int, batch: int, seed: int) -> Result:
                   metrics={"relative_error": max(errors) if errors else float("nan")})
 
 
-def encode(points: np.ndarray) -> np.ndarray:
-    """Latency code for the event network: values over [0.15, 2], a bias spike at 0.9."""
-    return yinyang.latency_code(points, t_early=0.15, t_late=2.0, t_bias=0.9)
+def learning_check(start: float, end: float, epochs: int, train: int, hidden: int) -> Check:
+    """≥ 93% for a full run, +10 points and ≥ 50% for at least the default's length."""
+    if epochs >= FULL_EPOCHS and train >= FULL_TRAIN and hidden >= eventprop.YIN_YANG_HIDDEN:
+        return Check(T("A full run's test accuracy reaches 93%", "完整训练的测试准确率达到 93%"),
+                     end >= FULL_BOUND, f"{start:.1%} → {end:.1%}", f"≥ {FULL_BOUND:.0%}",
+                     id="eventprop-learns")
+    if epochs >= 2 and train >= 480:
+        return Check(SHORT_NAME, end >= start + 0.10 and end >= 0.50,
+                     f"{start:.1%} → {end:.1%}", SHORT_BOUND, id="eventprop-learns")
+    return Check.not_applicable(id="eventprop-learns", name=SHORT_NAME, expected=SHORT_BOUND,
+                                why=T("needs at least 2 epochs of 480 samples",
+                                      "至少需要 480 个样本训练 2 轮"))
 
 
 @experiment(
     name="yin-yang-eventprop",
     title=T("Training on Yin-Yang with EventProp", "用 EventProp 在 Yin-Yang 上训练"),
     description=T(
-        "Trains the event-driven network (five input spikes, a hidden LIF layer, three output "
-        "neurons whose first spike names the class) with EventProp's exact gradients and Adam.",
-        "用 EventProp 的精确梯度和 Adam 训练事件驱动网络（五个输入脉冲、一层 LIF 隐藏神经元、"
-        "三个输出神经元，谁先发放谁就代表所属类别）。"),
+        "Trains the event-driven network of the paper's Yin-Yang experiment (five input "
+        "spikes, a hidden LIF layer, three output neurons whose first spike names the class; "
+        "its constants in ms) with EventProp's exact gradients and Adam.",
+        "用 EventProp 的精确梯度和 Adam 训练论文 Yin-Yang 实验中的事件驱动网络（五个输入脉冲、"
+        "一层 LIF 隐藏神经元、三个输出神经元，谁先发放谁就代表所属类别；常数以 ms 为单位）。"),
     params=[
-        Param("epochs", "int", 3, T("epochs", "训练轮数"), minimum=1, maximum=300),
-        Param("train", "int", 300, T("training samples", "训练样本数"), minimum=30,
+        Param("epochs", "int", 2, T("epochs", "训练轮数"), minimum=1, maximum=300),
+        Param("train", "int", 480, T("training samples", "训练样本数"), minimum=30,
               maximum=5000),
         Param("test", "int", 300, T("test samples", "测试样本数"), minimum=30, maximum=1000),
-        Param("hidden", "int", 30, T("hidden neurons", "隐藏层神经元数"), minimum=2, maximum=200),
+        Param("hidden", "int", 60, T("hidden neurons (the paper: 200)",
+                                     "隐藏层神经元数（论文：200）"), minimum=2, maximum=200),
         Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
               seed=True),
     ],
@@ -187,28 +205,18 @@ def encode(points: np.ndarray) -> np.ndarray:
     time_limit_s=60.0,
 )
 def yin_yang_eventprop(epochs: int, train: int, test: int, hidden: int, seed: int) -> Result:
-    rng = np.random.default_rng(seed)
-    network = ut.event_network(LIF, [rng.normal(1.0, 1.0, (hidden, 5)),
-                                     rng.normal(0.5, 0.5, (3, hidden))])
+    network = eventprop.yin_yang_network(hidden, seed, ut.event_network_class())
     if not ut.adjoint_jump():
         plain = network.loss_and_grad
         network.loss_and_grad = lambda x, y: plain(x, y, jump=False)
     points, labels = yinyang.yin_yang(train, seed=42 + seed)
     train_set = (points, ut.training_labels(labels, seed))
     history = training.train_event_network(
-        network, encode, train_set, yinyang.yin_yang(test, seed=40), epochs=epochs, lr=1e-2,
+        network, eventprop.yin_yang_encode, train_set, yinyang.yin_yang(test, seed=40),
+        epochs=epochs, lr=eventprop.YIN_YANG_LR, lr_decay=eventprop.YIN_YANG_LR_DECAY,
         seed=seed, on_epoch=lambda e, _: report_progress(e / epochs))
     start, end = history.test_accuracy[0], history.test_accuracy[-1]
-    name = T("Test accuracy rises by 10 points or more and reaches 50%",
-             "测试准确率至少提高 10 个百分点，并达到 50%")
-    learns = T("≥ +10 points, ≥ 50%", "提高 ≥ 10 个百分点，且 ≥ 50%")
-    if epochs >= 3 and train >= 300:
-        check = Check(name, end >= start + 0.10 and end >= 0.50,
-                      f"{start:.1%} → {end:.1%}", learns, id="eventprop-learns")
-    else:
-        check = Check.not_applicable(id="eventprop-learns", name=name, expected=learns,
-                                     why=T("needs at least 3 epochs of 300 samples",
-                                           "至少需要 300 个样本训练 3 轮"))
+    check = learning_check(start, end, epochs, train, hidden)
     chart = LineChart(
         title=T("Test accuracy over epochs (EventProp)", "测试准确率随训练轮数的变化（EventProp）"),
         x_label=T("epoch", "轮数"), y_label=T("test accuracy", "测试准确率"),

@@ -244,11 +244,13 @@ class _NoErrorBelow(eventprop.EventNetwork):
         return np.zeros(below.time.size)
 
 
+def event_network_class() -> type[eventprop.EventNetwork]:
+    """:class:`EventNetwork`; under its control, one that passes no error downwards."""
+    return _NoErrorBelow if control_active(NO_ERROR_BELOW) else eventprop.EventNetwork
+
+
 def event_network(lif: eventprop.EventLIF, weights) -> eventprop.EventNetwork:
-    """An :class:`EventNetwork`; under its control, one that passes no error downwards."""
-    if control_active(NO_ERROR_BELOW):
-        return _NoErrorBelow(lif, weights)
-    return eventprop.EventNetwork(lif, weights)
+    return event_network_class()(lif, weights)
 
 
 def adjoint_jump() -> bool:
