@@ -8,7 +8,10 @@ copy, with ``PYTHONDONTWRITEBYTECODE=1`` and an empty ``NUMBA_CACHE_DIR`` of its
 must pass, and its time sets each mutant's timeout (``TIMEOUT_FACTOR`` × baseline +
 ``TIMEOUT_SLACK_S``; a mutant that turns a loop infinite is stopped there). Then each
 mutant, with the experiments in the order of their baseline time, fastest first, so a
-killed mutant is usually caught early.
+killed mutant is usually caught early. When a file under test holds negative controls
+(it calls ``control_active``), every run -- the baseline too -- also audits the
+experiments under their controls once the defaults pass (the worker's ``--controls``):
+a mutant that leaves a control breaking nothing it declares is killed.
 
 Outcomes: *killed* (a check failed, became not applicable, or an experiment raised),
 *timed out* (counted as caught, as mutmut and cosmic-ray count it), *survived* (every
@@ -103,10 +106,17 @@ def _environment(copy_root: Path, extra_path: Sequence[str], numba_cache: Path) 
     return env
 
 
+def holds_controls(target: Target) -> bool:
+    """Whether a file under test switches negative controls in (calls ``control_active``)."""
+    return any("control_active(" in (target.root / path).read_text(encoding="utf-8")
+               for path in target.under_test)
+
+
 def _run_worker(target: Target, copy_root: Path, order: Sequence[str], timeout_s: float | None):
     """One worker process over the copy: (exit code or None on timeout, seconds, lines)."""
     with tempfile.TemporaryDirectory(prefix="whylab-numba-") as numba_cache:
-        command = [sys.executable, "-m", "whylab.mutation.worker", target.module, *order]
+        flags = ["--controls"] if holds_controls(target) else []
+        command = [sys.executable, "-m", "whylab.mutation.worker", *flags, target.module, *order]
         started = time.perf_counter()
         process = subprocess.Popen(
             command, cwd=copy_root, env=_environment(copy_root, target.extra_path,
@@ -128,7 +138,8 @@ def _run_worker(target: Target, copy_root: Path, order: Sequence[str], timeout_s
 def _caught_by(lines: list[dict]) -> str:
     last = lines[-1] if lines else {}
     if last.get("outcome") == "failed":
-        return f"{last['experiment']}: {', '.join(last['checks'])}"
+        under = " under its controls" if last.get("controls") else ""
+        return f"{last['experiment']}{under}: {', '.join(last['checks'])}"
     if last.get("outcome") == "raised":
         return f"{last.get('experiment', 'import')}: raised {last.get('error', '')}"[:200]
     return ""
@@ -174,7 +185,8 @@ def run_mutants(
                 f"{_caught_by(lines) or 'a check stayed inconclusive'}), so no mutant can be judged"
             )
             return report
-        order = [line["experiment"] for line in sorted(lines, key=lambda x: x["seconds"])]
+        order = [line["experiment"] for line in sorted(lines, key=lambda x: x["seconds"])
+                 if not line.get("controls")]
         timeout_s = timeout_factor * baseline_s + timeout_slack_s
         for index, mutant in enumerate(chosen):
             if mutant.id in equivalent:
