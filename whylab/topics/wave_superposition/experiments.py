@@ -56,6 +56,7 @@ from whylab.topics.wave_superposition.waves import (
 MAX_PLOTTED_POINTS = 800  # charts show at most this many samples (evenly thinned)
 SAMPLES_PER_PERIOD = 64  # uniform grid used by the RMS measurements
 FIRST_FREQUENCY = 1.0  # Hz
+BEAT_DETUNING = 0.25  # Hz: the product form is also checked on f₂ + this (one beat per window)
 WINDOW = 4.0  # seconds: four periods of the first wave, one beat period at |f2 - f1| = 0.25 Hz
 # The peak check must be able to tell an amplitude 10% off: the largest sample is at
 # least R·cos(ωg/2), so the check means something only where that exceeds R/1.1.
@@ -68,7 +69,8 @@ def _thin(values: np.ndarray) -> list[float]:
     return [float(v) for v in values[::step]]
 
 
-AMPLITUDE = Param("amplitude", "float", 1.0, T("amplitude A", "振幅 A"),
+# Defaults away from 1: with A = 1, A·x and x/A (a slip a check must catch) agree.
+AMPLITUDE = Param("amplitude", "float", 1.5, T("amplitude A", "振幅 A"),
                   minimum=0.01, maximum=100.0, step=0.01)
 PHASE = Param("phase", "float", 2.0, T("phase difference φ", "相位差 φ"), unit="rad",
               minimum=0.0, maximum=TWO_PI, step=0.01,
@@ -128,6 +130,12 @@ def superposition(amplitude: float, frequency_2: float, phase: float, samples: i
     closed_form = equal_amplitude_resultant(amplitude, phase)
     identity_error = float(np.max(np.abs(total - product_form(times, amplitude, omega1, omega2,
                                                               phase))))
+    # The identity is about beats: with ω₂ = ω₁ its slow factor is the constant cos(φ/2),
+    # blind to a wrong Δω or a wrong sign of φ in it. So it is checked on a beating pair too.
+    beating = omega2 + TWO_PI * BEAT_DETUNING
+    _, _, beat_total = superpose(times, omega1, amplitude, amplitude, phase, beating)
+    identity_error = max(identity_error, float(np.max(np.abs(
+        beat_total - product_form(times, amplitude, omega1, beating, phase)))))
     fitted, _, residual = fit_sinusoid(times, total, omega1)
     peak = float(np.max(np.abs(total)))
     gap = largest_gap(times, WINDOW)
@@ -173,10 +181,11 @@ def superposition(amplitude: float, frequency_2: float, phase: float, samples: i
         pure,
         amplitude_check(
             "product-form",
-            T("The sum equals 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2) at every sample "
-              "(largest difference)",
-              "每个采样点上合成波都等于 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2)（最大差值）"),
-            identity_error, 0.0, 1e-11 * amplitude * max(1.0, frequency_2),
+            T("The sum equals 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2) at every sample, for this "
+              f"f₂ and for a beating f₂ + {BEAT_DETUNING:g} Hz (largest difference)",
+              "每个采样点上合成波都等于 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2)：对当前的 f₂ "
+              f"和会出现拍的 f₂ + {BEAT_DETUNING:g} Hz 都成立（最大差值）"),
+            identity_error, 0.0, 1e-11 * amplitude * (frequency_2 + BEAT_DETUNING),
         ),
     ]
     figure = LineChart(
@@ -324,7 +333,7 @@ def phase_sweep(amplitude: float, steps: int) -> Result:
         "并扫描 φ 找出合成振幅的最大值和最小值。",
     ),
     params=[
-        Param("a1", "float", 1.0, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
+        Param("a1", "float", 1.5, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
               step=0.01),
         Param("a2", "float", 0.5, T("amplitude A2", "振幅 A2"), minimum=0.0, maximum=100.0,
               step=0.01),
