@@ -207,3 +207,33 @@ def test_a_mutant_that_disarms_a_control_is_killed_under_the_controls(tmp_path):
     assert "under its controls" in outcomes[disarmed.id].detail
     assert "'doubled' made no check fail" in outcomes[disarmed.id].detail
     assert outcomes[still_wrong.id].outcome == "survived"
+
+
+CRASHING = '''\
+import os
+
+
+def checked(x):
+    if x > 0:
+        return x
+    os.abort()  # what a compiled kernel writing out of bounds can end in
+'''
+
+
+def test_a_mutant_that_crashes_the_process_is_killed(tmp_path):
+    package = tmp_path / "mutcrash"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "kernel.py").write_text(CRASHING, encoding="utf-8")
+    (package / "experiments.py").write_text(
+        CONTROLLED_EXPERIMENTS.replace("mutctl.kernel import scaled", "mutcrash.kernel import "
+                                       "checked as scaled").replace(
+            ",\n            controls=[Control(\"doubled\", T(\"doubled\", \"加倍\"), "
+            "breaks=(\"value\",))]", ""), encoding="utf-8")
+    target = Target(slug="mutcrash", root=tmp_path, package="mutcrash",
+                    module="mutcrash.experiments", under_test=("mutcrash/kernel.py",),
+                    extra_path=(str(REPO_ROOT),))
+    negated = next(m for m in all_mutants(tmp_path, ["mutcrash/kernel.py"])
+                   if m.operator.endswith("AddNot"))
+    (outcome,) = run_mutants(target, None, only=[negated.id]).outcomes
+    assert outcome.outcome == "killed" and "crashed" in outcome.detail

@@ -13,7 +13,8 @@ killed mutant is usually caught early. When a file under test holds negative con
 experiments under their controls once the defaults pass (the worker's ``--controls``):
 a mutant that leaves a control breaking nothing it declares is killed.
 
-Outcomes: *killed* (a check failed, became not applicable, or an experiment raised),
+Outcomes: *killed* (a check failed, became not applicable, an experiment raised, or the
+process crashed),
 *timed out* (counted as caught, as mutmut and cosmic-ray count it), *survived* (every
 check still passed, or a timing check stayed inconclusive), *equivalent* (listed in the
 topic's ``equivalent_mutants.toml`` with a reason, and not run). The score is
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whylab.mutation.mutants import Mutant, all_mutants, mutated_source, sample
-from whylab.mutation.worker import EXIT_KILLED, EXIT_SURVIVED
+from whylab.mutation.worker import EXIT_INCONCLUSIVE, EXIT_KILLED, EXIT_SURVIVED
 
 TIMEOUT_FACTOR = 3.0
 TIMEOUT_SLACK_S = 30.0
@@ -209,7 +210,14 @@ def _try(target: Target, copy_root: Path, mutant: Mutant, order, timeout_s) -> M
         path.write_text(original, encoding="utf-8")
     if code is None:
         return MutantOutcome(mutant, "timed out", seconds, f"stopped after {seconds:.0f} s")
+    if code == EXIT_SURVIVED:
+        return MutantOutcome(mutant, "survived", seconds)
+    if code == EXIT_INCONCLUSIVE:
+        return MutantOutcome(mutant, "survived", seconds, "a timing check stayed inconclusive")
     if code == EXIT_KILLED:
         return MutantOutcome(mutant, "killed", seconds, _caught_by(lines))
-    detail = "a timing check stayed inconclusive" if code != EXIT_SURVIVED else ""
-    return MutantOutcome(mutant, "survived", seconds, detail)
+    # Any other exit is the process dying under the mutant (a compiled kernel writing out of
+    # bounds aborts on a corrupted heap, a segfault): caught, as mutmut and cosmic-ray count it.
+    caught = _caught_by(lines)
+    detail = f"the process crashed (exit {code})" + (f" after {caught}" if caught else "")
+    return MutantOutcome(mutant, "killed", seconds, detail)
