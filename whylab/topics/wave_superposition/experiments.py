@@ -333,15 +333,17 @@ def phase_sweep(amplitude: float, steps: int) -> Result:
         "并扫描 φ 找出合成振幅的最大值和最小值。",
     ),
     params=[
-        Param("a1", "float", 1.5, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
+        # 1.25, not 1.5: with A2 = 0.5, (A1 − A2)² would be exactly 1, where a slip
+        # max(1, ...) for max(0, ...) under the square root is invisible at every φ.
+        Param("a1", "float", 1.25, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
               step=0.01),
         Param("a2", "float", 0.5, T("amplitude A2", "振幅 A2"), minimum=0.0, maximum=100.0,
               step=0.01),
         PHASE,
     ],
     controls=[
-        control(CROSS_TERM_HALVED, ("amplitude-formula",)),
-        control(AMPLITUDE_TOO_HIGH, ("amplitude-formula", "largest-is-sum",
+        control(CROSS_TERM_HALVED, ("amplitude-formula", "formula-across-phases")),
+        control(AMPLITUDE_TOO_HIGH, ("amplitude-formula", "formula-across-phases", "largest-is-sum",
                                      "smallest-is-difference")),
         control(EQUAL_AMPLITUDE_PHASE, ("phase-formula",)),
         control(SECOND_WAVE_DETUNED, ("pure-sinusoid",)),
@@ -394,8 +396,17 @@ def unequal_amplitudes(a1: float, a2: float, phase: float) -> Result:
     sweep = np.linspace(0.0, TWO_PI, 361)
     _, _, waves = superpose(times[None, :], omega, a1, a2, sweep[:, None])
     swept = rms_amplitude(waves)
+    formula = np.array([resultant_amplitude(a1, a2, p) for p in sweep])
     smallest, largest = float(swept.min()), float(swept.max())
     checks += [
+        amplitude_check(
+            "formula-across-phases",
+            T(f"√(A1² + A2² + 2·A1·A2·cos φ) matches the measured amplitude at all {sweep.size} "
+              "swept φ (largest error)",
+              f"在扫描的全部 {sweep.size} 个 φ 上，√(A1² + A2² + 2·A1·A2·cos φ) 都与测得的振幅一致"
+              "（最大误差）"),
+            float(np.max(np.abs(swept - formula))), 0.0, rounding,
+        ),
         amplitude_check(
             "largest-is-sum",
             T("Largest amplitude over all φ is A1 + A2 (at φ = 0)",
@@ -417,7 +428,7 @@ def unequal_amplitudes(a1: float, a2: float, phase: float) -> Result:
         series=[
             Series(T("measured (RMS)", "测量值（均方根）"), sweep.tolist(), swept.tolist()),
             Series(T("√(A1² + A2² + 2·A1·A2·cos φ)", "√(A1² + A2² + 2·A1·A2·cos φ)"),
-                   sweep.tolist(), [resultant_amplitude(a1, a2, p) for p in sweep]),
+                   sweep.tolist(), formula.tolist()),
         ],
     )
     return Result(
