@@ -37,7 +37,7 @@ from pathlib import Path
 from whylab.mutation.mutants import Mutant, all_mutants, mutated_source, sample
 from whylab.mutation.worker import EXIT_INCONCLUSIVE, EXIT_KILLED, EXIT_SURVIVED
 
-TIMEOUT_FACTOR = 3.0
+TIMEOUT_FACTOR = 5.0  # room for a timing experiment rerun after a failure (the worker)
 TIMEOUT_SLACK_S = 30.0
 
 

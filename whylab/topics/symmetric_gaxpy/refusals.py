@@ -88,11 +88,12 @@ def packed_refusals(n: int) -> Result:
     # below rtol itself) is still refused.
     small = A / 1000.0
     small[n - 1, 0] += 2.0 * SYMMETRY_RTOL * largest / 1000.0
-    skew = _refusal(lambda: store(asymmetric))
+    skew = _refusal(lambda: store(asymmetric, uplo="L"))
     rounding_answer = _refusal(lambda: store(rounding))
     small_skew = _refusal(lambda: store(small))
+    zero_answer = _refusal(lambda: store(np.zeros((n, n))))  # max|A| = 0: the bound is 0
     skew_named = (f"|A[0, {n - 1}] - A[{n - 1}, 0]| = 0.5" in skew and not rounding_answer
-                  and "not symmetric" in small_skew)
+                  and "not symmetric" in small_skew and not zero_answer)
 
     infinite = A.copy()
     infinite[1, 2] = infinite[2, 1] = np.inf
@@ -105,23 +106,26 @@ def packed_refusals(n: int) -> Result:
     ap = store(A)
     short = _refusal(lambda: product(ap[:-1], x))
     long_y = _refusal(lambda: product(ap, x, np.ones(n + 1)))
-    unknown = _refusal(lambda: product(ap, x, None, "X"))
+    unknown = _refusal(lambda: product(ap, x, y=None, uplo="X"))
     negative_order = "" if trusting else _refusal(lambda: unpack(ap, -1))
+    fractional_order = "" if trusting else _refusal(lambda: unpack(ap, 2.5))
     empty_ok = trusting or unpack(np.zeros(0), 0).shape == (0, 0)
     lengths_named = (f"n(n+1)/2 = {packed_length(n)} entries for n = {n}, got shape "
                      f"({packed_length(n) - 1},)" in short
                      and f"length n = {n}, got shape ({n + 1},)" in long_y
-                     and "got 'X'" in unknown and "got -1" in negative_order and empty_ok)
+                     and "got 'X'" in unknown and "got -1" in negative_order
+                     and "got 2.5" in fractional_order and empty_ok)
 
     def shown(message: str) -> T:
         return T(message, message) if message else T("accepted", "被接受")
 
     checks = [
         Check(T(f"A matrix off symmetry by 0.5 at A[{n - 1}, 0] is refused by name; one off by "
-                "half the rounding bound (rtol · max|A|) is packed; the bound is relative (A/1000 "
-                "off by twice it is refused)",
+                "half the rounding bound (rtol · max|A|) is packed, and so is the zero matrix; the "
+                "bound is relative (A/1000 off by twice it is refused)",
                 f"A[{n - 1}, 0] 处偏离对称 0.5 的矩阵被拒收且被点名；只偏离舍入界限"
-                "（rtol · max|A|）一半的矩阵照常压缩；界限是相对的（A/1000 偏离它的两倍就被拒收）"),
+                "（rtol · max|A|）一半的矩阵照常压缩，零矩阵也一样；界限是相对的"
+                "（A/1000 偏离它的两倍就被拒收）"),
               skew_named, shown(skew),
               T(f"an error naming |A[0, {n - 1}] - A[{n - 1}, 0]| = 0.5; the rounding-level one "
                 "packed", f"点名 |A[0, {n - 1}] - A[{n - 1}, 0]| = 0.5 的报错；"
@@ -134,12 +138,13 @@ def packed_refusals(n: int) -> Result:
                 f"指明形状 ({n}, {n + 1}) 与 A[1, 2] = inf 的报错"),
               id="matrix-shape-refused"),
         Check(T("sym_gaxpy refuses a packed vector one entry short, a y of length n + 1 and "
-                "uplo 'X', and unpack the order n = −1 (n = 0 is the empty matrix), naming the "
-                "length or the value",
+                "uplo 'X', and unpack the orders n = −1 and 2.5 (n = 0 is the empty matrix), "
+                "naming the length or the value",
                 "sym_gaxpy 拒收少一个元素的压缩向量、长度为 n + 1 的 y 和 uplo 'X'，"
-                "unpack 拒收阶数 n = −1（n = 0 是空矩阵），报错指明长度或取值"),
+                "unpack 拒收阶数 n = −1 与 2.5（n = 0 是空矩阵），报错指明长度或取值"),
               lengths_named,
-              shown(" / ".join(m for m in (short, long_y, unknown, negative_order) if m)),
+              shown(" / ".join(m for m in (short, long_y, unknown, negative_order,
+                                           fractional_order) if m)),
               T(f"errors naming n(n+1)/2 = {packed_length(n)}, n = {n} and 'X'",
                 f"指明 n(n+1)/2 = {packed_length(n)}、n = {n} 与 'X' 的报错"),
               id="packed-length-checked"),
@@ -156,6 +161,8 @@ def packed_refusals(n: int) -> Result:
          [T(f"y of length {n + 1}", f"长度为 {n + 1} 的 y"), shown(long_y)],
          [T("uplo = 'X'", "uplo = 'X'"), shown(unknown)],
          [T("A/1000 off by 2 · rtol · max|A|", "A/1000 偏离 2 · rtol · max|A|"), shown(small_skew)],
-         [T("unpack with n = −1", "用 n = −1 解包"), shown(negative_order)]],
+         [T("the zero matrix", "零矩阵"), shown(zero_answer)],
+         [T("unpack with n = −1", "用 n = −1 解包"), shown(negative_order)],
+         [T("unpack with n = 2.5", "用 n = 2.5 解包"), shown(fractional_order)]],
     )
     return Result(checks=checks, tables=[table])
