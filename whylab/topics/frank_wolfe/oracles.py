@@ -41,6 +41,7 @@ def _sets(n: int, rng: np.random.Generator):
     """(name, set, support function g -> min over the set of <g, s>, scale) for every set."""
     lower = -rng.uniform(0.5, 2.0, n)
     upper = rng.uniform(0.5, 2.0, n)
+    upper[-1] = lower[-1]  # one coordinate pinned: a box may be flat in some direction
     radius = 1.5
     return [
         ("simplex", C.Simplex(radius), lambda g: radius * g.min(), radius, (n,)),
@@ -50,6 +51,8 @@ def _sets(n: int, rng: np.random.Generator):
          float(np.abs(upper - lower).max()), (n,)),
         ("nuclear-ball", C.NuclearBall(radius),
          lambda g: -radius * np.linalg.svd(g, compute_uv=False)[0], radius, (n, n - 1)),
+        ("nuclear-ball, one column", C.NuclearBall(radius),
+         lambda g: -radius * np.linalg.norm(g), radius, (n, 1)),
     ]
 
 
@@ -60,6 +63,10 @@ def _vertex_pushed_out(feasible, g: np.ndarray, scale: float):
         out = vertex.copy()
         out.flat[0] = feasible.upper.flat[0] + 0.5 * scale
         return out, 0.5 * scale
+    if isinstance(feasible, C.Simplex):  # the right sum, one entry negative by r/2
+        out = np.zeros_like(vertex)
+        out.flat[0], out.flat[1] = 1.5 * feasible.radius, -0.5 * feasible.radius
+        return out, 0.5 * feasible.radius
     return 1.5 * vertex, 0.5 * feasible.radius  # every other set's vertices have norm r
 
 
@@ -102,7 +109,9 @@ def set_oracles(n: int, seed: int) -> Result:
     rows, worst = [], {"support": 0.0, "violation": 0.0, "diameter": 0.0, "mixture": 0.0}
     feasible_all = True
     for name, feasible, support, scale, shape in _sets(n, rng):
-        gradients = [rng.standard_normal(shape) for _ in range(GRADIENTS)] + [np.zeros(shape)]
+        # Scales from 1/10 to 10: an oracle must not care how large the gradient is.
+        gradients = [rng.standard_normal(shape) * 10.0 ** rng.uniform(-1, 1)
+                     for _ in range(GRADIENTS)] + [np.zeros(shape)]
 
         def oracle(g, feasible=feasible):
             return feasible.lmo(-g) if control_active(MAXIMISING) else feasible.lmo(g)
@@ -112,7 +121,9 @@ def set_oracles(n: int, seed: int) -> Result:
             s = oracle(g)
             answers.append(s)
             feasible_all &= bool(feasible.contains(s))
-            support_error = max(support_error, abs(float(np.sum(g * s)) - support(g)) / scale)
+            size = max(1.0, float(np.abs(g).max()))
+            support_error = max(support_error,
+                                abs(float(np.sum(g * s)) - support(g)) / (scale * size))
 
         def violation(x, feasible=feasible):
             return (float(np.linalg.norm(x)) if control_active(NORM_AS_VIOLATION)
@@ -120,7 +131,7 @@ def set_oracles(n: int, seed: int) -> Result:
 
         out, breach = _vertex_pushed_out(feasible, gradients[0], scale)
         inside = 0.5 * (answers[0] + answers[1])  # the midpoint of two points of the set
-        violation_error = max(abs(violation(out) - breach), violation(inside)) / scale
+        violation_error = max(abs(violation(out) - breach), abs(violation(inside))) / scale
         # contains allows a breach of exactly tol, and no more
         stated_breach = feasible.violation(out)
         violation_ok = (feasible.contains(out, tol=stated_breach) and
