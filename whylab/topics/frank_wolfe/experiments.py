@@ -33,7 +33,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
-from whylab.topics.frank_wolfe.oracles import set_oracles
+from whylab.topics.frank_wolfe.oracles import linear_objective, set_oracles
 from whylab.topics.frank_wolfe.reference import (
     KKT_TOL,
     Quadratic,
@@ -1060,5 +1060,5 @@ def _distance_to_segment(point, start, end) -> float:
     return float(np.linalg.norm(point - (start + along * direction)))
 
 
-EXPERIMENTS = [feasibility, set_oracles, gap_certificate, jaggi_rate, lower_bound, variants,
-               sparsity, matrix_completion, simplex_path]
+EXPERIMENTS = [feasibility, set_oracles, linear_objective, gap_certificate, jaggi_rate,
+               lower_bound, variants, sparsity, matrix_completion, simplex_path]

@@ -27,6 +27,7 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.optim import constraints as C
+from whylab.optim import frank_wolfe
 
 GRADIENTS = 6  # random gradients per set, plus the zero gradient
 TOL = 1e-10  # relative to the set's scale: rounding only
@@ -213,4 +214,80 @@ def set_oracles(n: int, seed: int) -> Result:
          T("mixture", "混合")],
         rows,
     )
+    return Result(checks=checks, tables=[table])
+
+
+LINEAR_RULES = (("line search (quadratic)", "line_search", True),
+                ("line search (bounded)", "line_search", False),
+                ("open loop 2/(t+2)", "open_loop", False),
+                ("short step", "short_step", False))
+STAYED = "step-past-vertex"
+
+
+@experiment(
+    name="linear-objective",
+    title=T("A linear objective: one step to the best vertex", "线性目标：一步走到最好的顶点"),
+    description=T(
+        "Minimises <c, x> over the simplex from its centre with each step rule. The minimum is "
+        "the vertex the oracle returns at once, so the first step must land on it exactly (a "
+        "line search on a line finds γ = 1, the open-loop rule starts at 2/(0 + 2) = 1, the "
+        "short step is capped at 1) and every later iterate stay there, inside the set.",
+        "从单纯形的中心出发，用每一种步长规则最小化 <c, x>。最小点就是预言机一开始就返回的顶点，"
+        "所以第一步必须恰好落在它上面（直线上的线搜索找到 γ = 1，开环规则从 2/(0 + 2) = 1 开始，"
+        "短步长被截断为 1），之后的每个迭代点都留在那里，且不离开集合。",
+    ),
+    params=[
+        Param("n", "int", 8, T("dimension n", "维数 n"), minimum=2, maximum=200, step=1),
+        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+              seed=True),
+    ],
+    controls=[
+        Control(STAYED, T("each step may go twice as far as the vertex (γ up to 2)",
+                          "每一步最远可以走到顶点的两倍远（γ 最大为 2）"),
+                breaks=("first-step-lands", "iterates-feasible")),
+    ],
+)
+def linear_objective(n: int, seed: int) -> Result:
+    c = np.random.default_rng(seed).standard_normal(n)
+    best = np.zeros(n)
+    best[int(np.argmin(c))] = 1.0  # argmin over the simplex of <c, x>: a vertex, closed form
+
+    def f_and_grad(x):
+        return float(c @ x), c.copy()
+
+    start = np.full(n, 1.0 / n)
+    rows, landed, feasible, worst = [], True, True, 0.0
+    for label, rule, quadratic in LINEAR_RULES:
+        if control_active(STAYED):  # a hand-made loop whose steps are not capped at γ = 1
+            iterates = [start]
+            for _ in range(5):
+                iterates.append(iterates[-1] + 2.0 * (C.Simplex().lmo(c) - iterates[-1]))
+        else:
+            # A linear f has curvature 0, so any L > 0 bounds it; a tiny one makes the short
+            # step -slope / (L |d|^2) the capped full step.
+            iterates = frank_wolfe(f_and_grad, start, C.Simplex(), 5, step=rule,
+                                   quadratic=quadratic, smoothness=1e-12,
+                                   keep_iterates=True).iterates
+        first = iterates[1]
+        breach = max(C.Simplex().violation(x) for x in iterates)
+        stays = all(np.array_equal(x, first) for x in iterates[1:])
+        landed &= bool(np.array_equal(first, best)) and stays
+        feasible &= breach <= TOL
+        worst = max(worst, breach)
+        rows.append([label, "yes" if np.array_equal(first, best) else "no",
+                     "yes" if stays else "no", f"{breach:.1e}"])
+    checks = [
+        Check(T(f"With every step rule ({len(LINEAR_RULES)}), the first step lands exactly on "
+                "the best vertex and the iterates stay there",
+                f"每一种步长规则（共 {len(LINEAR_RULES)} 种）下，第一步都恰好落在最好的顶点上，"
+                "之后的迭代点也都留在那里"),
+              landed, T("all" if landed else "not all", "全部" if landed else "并非全部"),
+              T("all", "全部"), id="first-step-lands"),
+        Check(T("Every iterate of every run lies in the simplex",
+                "每次运行的每个迭代点都在单纯形内"),
+              feasible, f"{worst:.1e}", f"≤ {TOL:.0e}", id="iterates-feasible"),
+    ]
+    table = Table(T("Each step rule on <c, x>", "每种步长规则在 <c, x> 上的表现"),
+                  [T("step rule", "步长规则"), T("first step on the vertex", "第一步落在顶点上"),
+                   T("stays there", "之后留在那里"), T("largest breach", "最大越界")], rows)
     return Result(checks=checks, tables=[table])
