@@ -111,8 +111,9 @@ def set_oracles(n: int, seed: int) -> Result:
     feasible_all = True
     for name, feasible, support, scale, shape in _sets(n, rng):
         # Scales from 1/10 to 10: an oracle must not care how large the gradient is.
+        small = 0.05 * rng.standard_normal(shape)  # and both signs of a small one
         gradients = [rng.standard_normal(shape) * 10.0 ** rng.uniform(-1, 1)
-                     for _ in range(GRADIENTS)] + [np.zeros(shape)]
+                     for _ in range(GRADIENTS - 2)] + [small, -small, np.zeros(shape)]
 
         def oracle(g, feasible=feasible):
             return feasible.lmo(-g) if control_active(MAXIMISING) else feasible.lmo(g)
@@ -155,8 +156,10 @@ def set_oracles(n: int, seed: int) -> Result:
 
         mixture_error = 0.0
         if isinstance(feasible, C.Polytope):
-            weights = rng.dirichlet(np.ones(3))
-            point = sum(w * a for w, a in zip(weights, answers[:3], strict=True))
+            # every answer mixed in, so the point lies strictly inside in (nearly) every
+            # coordinate the set is not flat in
+            weights = rng.dirichlet(np.ones(len(answers)))
+            point = sum(w * a for w, a in zip(weights, answers, strict=True))
             pieces = feasible.vertex_decomposition(point)
             if control_active(EQUAL_WEIGHTS):
                 pieces = [(v, 1.0 / len(pieces)) for v, _ in pieces]
@@ -200,9 +203,9 @@ def set_oracles(n: int, seed: int) -> Result:
                 "等于预言机对一对相反梯度给出的两点之间的距离"),
               worst["diameter"] <= TOL, f"{worst['diameter']:.1e}", f"≤ {TOL:.0e}",
               id="diameter-measured"),
-        Check(T("On the polytopes, a mixture of three oracle answers is rebuilt from its vertex "
-                "decomposition: weights ≥ 0 summing to 1, vertices in the set (corners, for "
-                "the box)", "在多面体上，三个预言机答案的混合可以由它的顶点分解还原："
+        Check(T("On the polytopes, a mixture of all the oracle's answers is rebuilt from its "
+                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners, for "
+                "the box)", "在多面体上，预言机所有答案的混合可以由它的顶点分解还原："
                 "权重非负且和为 1，顶点都在集合内（盒子则是角点）"),
               worst["mixture"] <= TOL, f"{worst['mixture']:.1e}", f"≤ {TOL:.0e}",
               id="mixture-sums-back"),
