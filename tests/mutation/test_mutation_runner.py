@@ -159,3 +159,81 @@ def test_equivalents_file_and_table(tmp_path, four_mutants):
     assert [s["id"] for s in stored["mutfix"]["survivors"]] == [chosen[3].id]
     assert "| mutfix |" in table.read_text(encoding="utf-8")
     assert render_table(stored) == table.read_text(encoding="utf-8")
+
+
+CONTROLLED = '''\
+from whylab.explorer.experiment import control_active
+
+
+def scaled(x):
+    factor = 2.0 if control_active("doubled") else 1.0
+    return factor * x
+'''
+
+CONTROLLED_EXPERIMENTS = '''\
+from mutctl.kernel import scaled
+from whylab.explorer.experiment import Check, Control, Result, T, experiment
+
+
+@experiment(name="claims", title=T("c", "c"), description=T("d", "d"),
+            controls=[Control("doubled", T("doubled", "加倍"), breaks=("value",))])
+def claims():
+    value = scaled(3.0)
+    return Result(checks=[Check(T("3 stays 3", "3 仍是 3"), value == 3.0, str(value), "3",
+                                id="value")])
+
+
+EXPERIMENTS = [claims]
+'''
+
+
+def test_a_mutant_that_disarms_a_control_is_killed_under_the_controls(tmp_path):
+    package = tmp_path / "mutctl"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "kernel.py").write_text(CONTROLLED, encoding="utf-8")
+    (package / "experiments.py").write_text(CONTROLLED_EXPERIMENTS, encoding="utf-8")
+    target = Target(slug="mutctl", root=tmp_path, package="mutctl", module="mutctl.experiments",
+                    under_test=("mutctl/kernel.py",), extra_path=(str(REPO_ROOT),))
+    by_change = {}
+    for mutant in all_mutants(tmp_path, ["mutctl/kernel.py"]):
+        line = mutated_source(tmp_path, mutant).splitlines()[4].strip()
+        by_change[line] = mutant
+    disarmed = by_change['factor = 1.0 if control_active("doubled") else 1.0']
+    still_wrong = by_change['factor = 3.0 if control_active("doubled") else 1.0']
+    result = run_mutants(target, None, only=[disarmed.id, still_wrong.id])
+    outcomes = {o.mutant.id: o for o in result.outcomes}
+    assert outcomes[disarmed.id].outcome == "killed"  # the defaults still pass: the audit saw it
+    assert "under its controls" in outcomes[disarmed.id].detail
+    assert "'doubled' made no check fail" in outcomes[disarmed.id].detail
+    assert outcomes[still_wrong.id].outcome == "survived"
+
+
+CRASHING = '''\
+import os
+
+
+def checked(x):
+    if x > 0:
+        return x
+    os.abort()  # what a compiled kernel writing out of bounds can end in
+'''
+
+
+def test_a_mutant_that_crashes_the_process_is_killed(tmp_path):
+    package = tmp_path / "mutcrash"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "kernel.py").write_text(CRASHING, encoding="utf-8")
+    (package / "experiments.py").write_text(
+        CONTROLLED_EXPERIMENTS.replace("mutctl.kernel import scaled", "mutcrash.kernel import "
+                                       "checked as scaled").replace(
+            ",\n            controls=[Control(\"doubled\", T(\"doubled\", \"加倍\"), "
+            "breaks=(\"value\",))]", ""), encoding="utf-8")
+    target = Target(slug="mutcrash", root=tmp_path, package="mutcrash",
+                    module="mutcrash.experiments", under_test=("mutcrash/kernel.py",),
+                    extra_path=(str(REPO_ROOT),))
+    negated = next(m for m in all_mutants(tmp_path, ["mutcrash/kernel.py"])
+                   if m.operator.endswith("AddNot"))
+    (outcome,) = run_mutants(target, None, only=[negated.id]).outcomes
+    assert outcome.outcome == "killed" and "crashed" in outcome.detail

@@ -105,3 +105,13 @@ def test_the_dgbmv_claim_is_only_made_for_narrow_long_bands(n, w):
     assert states["diagonal-at-least-dgbmv-speed"] == "not_applicable"
     assert states["timed-results-agree"] == "passed"
     assert len(result.tables[0].rows) == 5
+
+
+@pytest.mark.parametrize(("n", "p", "q"), [(6, 0, 0), (6, 4, 4), (12, 4, 0), (12, 0, 4)])
+def test_band_refusals_at_extremes_name_the_entry_and_the_bounds(n, p, q):
+    result = BY_NAME["band-refusals"].run(n=n, p=p, q=q)
+    assert result.passed, failed(result)
+    answers = [row[1].en for row in result.tables[0].rows]
+    assert f"A[0, {n - 1}] = 9" in answers[0]  # the first offending entry, row by row
+    assert f"got {n}" in answers[3] and f"got {n}" in answers[4]
+    assert f"got {p + q}" in answers[6]

@@ -246,7 +246,8 @@ def test_experiments_fail_with_a_forgotten_half_angle():
 
 
 def test_unequal_experiment_fails_with_a_wrong_formula():
-    assert failed(run("unequal-amplitudes", "cross-term-halved")) == ["amplitude-formula"]
+    assert failed(run("unequal-amplitudes", "cross-term-halved")) == ["amplitude-formula",
+                                                                     "formula-across-phases"]
     assert failed(run("unequal-amplitudes", "equal-amplitude-phase-formula")) == ["phase-formula"]
 
 

@@ -8,9 +8,13 @@ copy, with ``PYTHONDONTWRITEBYTECODE=1`` and an empty ``NUMBA_CACHE_DIR`` of its
 must pass, and its time sets each mutant's timeout (``TIMEOUT_FACTOR`` × baseline +
 ``TIMEOUT_SLACK_S``; a mutant that turns a loop infinite is stopped there). Then each
 mutant, with the experiments in the order of their baseline time, fastest first, so a
-killed mutant is usually caught early.
+killed mutant is usually caught early. When a file under test holds negative controls
+(it calls ``control_active``), every run -- the baseline too -- also audits the
+experiments under their controls once the defaults pass (the worker's ``--controls``):
+a mutant that leaves a control breaking nothing it declares is killed.
 
-Outcomes: *killed* (a check failed, became not applicable, or an experiment raised),
+Outcomes: *killed* (a check failed, became not applicable, an experiment raised, or the
+process crashed),
 *timed out* (counted as caught, as mutmut and cosmic-ray count it), *survived* (every
 check still passed, or a timing check stayed inconclusive), *equivalent* (listed in the
 topic's ``equivalent_mutants.toml`` with a reason, and not run). The score is
@@ -31,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whylab.mutation.mutants import Mutant, all_mutants, mutated_source, sample
-from whylab.mutation.worker import EXIT_KILLED, EXIT_SURVIVED
+from whylab.mutation.worker import EXIT_INCONCLUSIVE, EXIT_KILLED, EXIT_SURVIVED
 
-TIMEOUT_FACTOR = 3.0
+TIMEOUT_FACTOR = 5.0  # room for a timing experiment rerun after a failure (the worker)
 TIMEOUT_SLACK_S = 30.0
 
 
@@ -103,10 +107,17 @@ def _environment(copy_root: Path, extra_path: Sequence[str], numba_cache: Path) 
     return env
 
 
+def holds_controls(target: Target) -> bool:
+    """Whether a file under test switches negative controls in (calls ``control_active``)."""
+    return any("control_active(" in (target.root / path).read_text(encoding="utf-8")
+               for path in target.under_test)
+
+
 def _run_worker(target: Target, copy_root: Path, order: Sequence[str], timeout_s: float | None):
     """One worker process over the copy: (exit code or None on timeout, seconds, lines)."""
     with tempfile.TemporaryDirectory(prefix="whylab-numba-") as numba_cache:
-        command = [sys.executable, "-m", "whylab.mutation.worker", target.module, *order]
+        flags = ["--controls"] if holds_controls(target) else []
+        command = [sys.executable, "-m", "whylab.mutation.worker", *flags, target.module, *order]
         started = time.perf_counter()
         process = subprocess.Popen(
             command, cwd=copy_root, env=_environment(copy_root, target.extra_path,
@@ -128,7 +139,8 @@ def _run_worker(target: Target, copy_root: Path, order: Sequence[str], timeout_s
 def _caught_by(lines: list[dict]) -> str:
     last = lines[-1] if lines else {}
     if last.get("outcome") == "failed":
-        return f"{last['experiment']}: {', '.join(last['checks'])}"
+        under = " under its controls" if last.get("controls") else ""
+        return f"{last['experiment']}{under}: {', '.join(last['checks'])}"
     if last.get("outcome") == "raised":
         return f"{last.get('experiment', 'import')}: raised {last.get('error', '')}"[:200]
     return ""
@@ -174,7 +186,8 @@ def run_mutants(
                 f"{_caught_by(lines) or 'a check stayed inconclusive'}), so no mutant can be judged"
             )
             return report
-        order = [line["experiment"] for line in sorted(lines, key=lambda x: x["seconds"])]
+        order = [line["experiment"] for line in sorted(lines, key=lambda x: x["seconds"])
+                 if not line.get("controls")]
         timeout_s = timeout_factor * baseline_s + timeout_slack_s
         for index, mutant in enumerate(chosen):
             if mutant.id in equivalent:
@@ -197,7 +210,14 @@ def _try(target: Target, copy_root: Path, mutant: Mutant, order, timeout_s) -> M
         path.write_text(original, encoding="utf-8")
     if code is None:
         return MutantOutcome(mutant, "timed out", seconds, f"stopped after {seconds:.0f} s")
+    if code == EXIT_SURVIVED:
+        return MutantOutcome(mutant, "survived", seconds)
+    if code == EXIT_INCONCLUSIVE:
+        return MutantOutcome(mutant, "survived", seconds, "a timing check stayed inconclusive")
     if code == EXIT_KILLED:
         return MutantOutcome(mutant, "killed", seconds, _caught_by(lines))
-    detail = "a timing check stayed inconclusive" if code != EXIT_SURVIVED else ""
-    return MutantOutcome(mutant, "survived", seconds, detail)
+    # Any other exit is the process dying under the mutant (a compiled kernel writing out of
+    # bounds aborts on a corrupted heap, a segfault): caught, as mutmut and cosmic-ray count it.
+    caught = _caught_by(lines)
+    detail = f"the process crashed (exit {code})" + (f" after {caught}" if caught else "")
+    return MutantOutcome(mutant, "killed", seconds, detail)

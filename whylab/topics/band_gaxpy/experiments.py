@@ -31,6 +31,7 @@ from whylab.explorer.experiment import (
     experiment,
 )
 from whylab.numerics.banded import BandWork, band_gaxpy, from_band, to_band
+from whylab.topics.band_gaxpy.refusals import band_refusals
 from whylab.topics.shared import (
     AGREEMENT_TOLERANCE,
     agreement_check,
@@ -583,4 +584,4 @@ def diagonal_vs_dgbmv(n: str, w: str, rounds: int) -> Result:
     )
 
 
-EXPERIMENTS = [band_layout, gaxpy_vs_blas, time_growth, diagonal_vs_dgbmv]
+EXPERIMENTS = [band_layout, band_refusals, gaxpy_vs_blas, time_growth, diagonal_vs_dgbmv]

@@ -56,6 +56,7 @@ from whylab.topics.wave_superposition.waves import (
 MAX_PLOTTED_POINTS = 800  # charts show at most this many samples (evenly thinned)
 SAMPLES_PER_PERIOD = 64  # uniform grid used by the RMS measurements
 FIRST_FREQUENCY = 1.0  # Hz
+BEAT_DETUNING = 0.25  # Hz: the product form is also checked on f₂ + this (one beat per window)
 WINDOW = 4.0  # seconds: four periods of the first wave, one beat period at |f2 - f1| = 0.25 Hz
 # The peak check must be able to tell an amplitude 10% off: the largest sample is at
 # least R·cos(ωg/2), so the check means something only where that exceeds R/1.1.
@@ -68,7 +69,8 @@ def _thin(values: np.ndarray) -> list[float]:
     return [float(v) for v in values[::step]]
 
 
-AMPLITUDE = Param("amplitude", "float", 1.0, T("amplitude A", "振幅 A"),
+# Defaults away from 1: with A = 1, A·x and x/A (a slip a check must catch) agree.
+AMPLITUDE = Param("amplitude", "float", 1.5, T("amplitude A", "振幅 A"),
                   minimum=0.01, maximum=100.0, step=0.01)
 PHASE = Param("phase", "float", 2.0, T("phase difference φ", "相位差 φ"), unit="rad",
               minimum=0.0, maximum=TWO_PI, step=0.01,
@@ -128,6 +130,12 @@ def superposition(amplitude: float, frequency_2: float, phase: float, samples: i
     closed_form = equal_amplitude_resultant(amplitude, phase)
     identity_error = float(np.max(np.abs(total - product_form(times, amplitude, omega1, omega2,
                                                               phase))))
+    # The identity is about beats: with ω₂ = ω₁ its slow factor is the constant cos(φ/2),
+    # blind to a wrong Δω or a wrong sign of φ in it. So it is checked on a beating pair too.
+    beating = omega2 + TWO_PI * BEAT_DETUNING
+    _, _, beat_total = superpose(times, omega1, amplitude, amplitude, phase, beating)
+    identity_error = max(identity_error, float(np.max(np.abs(
+        beat_total - product_form(times, amplitude, omega1, beating, phase)))))
     fitted, _, residual = fit_sinusoid(times, total, omega1)
     peak = float(np.max(np.abs(total)))
     gap = largest_gap(times, WINDOW)
@@ -173,10 +181,11 @@ def superposition(amplitude: float, frequency_2: float, phase: float, samples: i
         pure,
         amplitude_check(
             "product-form",
-            T("The sum equals 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2) at every sample "
-              "(largest difference)",
-              "每个采样点上合成波都等于 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2)（最大差值）"),
-            identity_error, 0.0, 1e-11 * amplitude * max(1.0, frequency_2),
+            T("The sum equals 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2) at every sample, for this "
+              f"f₂ and for a beating f₂ + {BEAT_DETUNING:g} Hz (largest difference)",
+              "每个采样点上合成波都等于 2A cos((Δω·t + φ)/2) sin(ω̄t + φ/2)：对当前的 f₂ "
+              f"和会出现拍的 f₂ + {BEAT_DETUNING:g} Hz 都成立（最大差值）"),
+            identity_error, 0.0, 1e-11 * amplitude * (frequency_2 + BEAT_DETUNING),
         ),
     ]
     figure = LineChart(
@@ -324,15 +333,17 @@ def phase_sweep(amplitude: float, steps: int) -> Result:
         "并扫描 φ 找出合成振幅的最大值和最小值。",
     ),
     params=[
-        Param("a1", "float", 1.0, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
+        # 1.25, not 1.5: with A2 = 0.5, (A1 − A2)² would be exactly 1, where a slip
+        # max(1, ...) for max(0, ...) under the square root is invisible at every φ.
+        Param("a1", "float", 1.25, T("amplitude A1", "振幅 A1"), minimum=0.01, maximum=100.0,
               step=0.01),
         Param("a2", "float", 0.5, T("amplitude A2", "振幅 A2"), minimum=0.0, maximum=100.0,
               step=0.01),
         PHASE,
     ],
     controls=[
-        control(CROSS_TERM_HALVED, ("amplitude-formula",)),
-        control(AMPLITUDE_TOO_HIGH, ("amplitude-formula", "largest-is-sum",
+        control(CROSS_TERM_HALVED, ("amplitude-formula", "formula-across-phases")),
+        control(AMPLITUDE_TOO_HIGH, ("amplitude-formula", "formula-across-phases", "largest-is-sum",
                                      "smallest-is-difference")),
         control(EQUAL_AMPLITUDE_PHASE, ("phase-formula",)),
         control(SECOND_WAVE_DETUNED, ("pure-sinusoid",)),
@@ -385,8 +396,17 @@ def unequal_amplitudes(a1: float, a2: float, phase: float) -> Result:
     sweep = np.linspace(0.0, TWO_PI, 361)
     _, _, waves = superpose(times[None, :], omega, a1, a2, sweep[:, None])
     swept = rms_amplitude(waves)
+    formula = np.array([resultant_amplitude(a1, a2, p) for p in sweep])
     smallest, largest = float(swept.min()), float(swept.max())
     checks += [
+        amplitude_check(
+            "formula-across-phases",
+            T(f"√(A1² + A2² + 2·A1·A2·cos φ) matches the measured amplitude at all {sweep.size} "
+              "swept φ (largest error)",
+              f"在扫描的全部 {sweep.size} 个 φ 上，√(A1² + A2² + 2·A1·A2·cos φ) 都与测得的振幅一致"
+              "（最大误差）"),
+            float(np.max(np.abs(swept - formula))), 0.0, rounding,
+        ),
         amplitude_check(
             "largest-is-sum",
             T("Largest amplitude over all φ is A1 + A2 (at φ = 0)",
@@ -408,7 +428,7 @@ def unequal_amplitudes(a1: float, a2: float, phase: float) -> Result:
         series=[
             Series(T("measured (RMS)", "测量值（均方根）"), sweep.tolist(), swept.tolist()),
             Series(T("√(A1² + A2² + 2·A1·A2·cos φ)", "√(A1² + A2² + 2·A1·A2·cos φ)"),
-                   sweep.tolist(), [resultant_amplitude(a1, a2, p) for p in sweep]),
+                   sweep.tolist(), formula.tolist()),
         ],
     )
     return Result(
