@@ -50,10 +50,11 @@ What each limit becomes here:
 * **versions** -- the lanes are keyed by :func:`code_version`, one hash of
   every topic's code fingerprint: a server enqueues on the lanes of its own
   code, and a worker listens only on those of its own, so a worker of other
-  code never takes (and refuses) a run meant for this one. A run for which no
-  worker of its version is registered is answered 503 at once, naming the
-  versions the connected workers run; :meth:`RemotePool.describe` counts the
-  workers by version.
+  code never takes (and refuses) a run meant for this one. A run none took
+  within ``queue_wait_s`` is answered 503 naming the versions the registered
+  workers run, and :meth:`RemotePool.describe` counts the workers by version.
+  (A run is not refused at once when no worker of its version is listed: after
+  a Redis restart workers take runs before they are listed again.)
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
   key that expires ``ALIVE_TTL_S`` after its last heartbeat. The server waits
   for the answer and checks that key: once it has gone with no answer, the
@@ -283,22 +284,13 @@ class RemotePool:
             f"({ours} workers of this version connected now{others})"
         )
 
-    def _has_worker(self) -> bool:
-        """Whether a live RQ worker listens on this version's lanes (each listens on all)."""
-        from rq.worker_registration import WORKERS_BY_QUEUE_KEY
-
-        keys = self.link.sync.smembers(WORKERS_BY_QUEUE_KEY % next(iter(self._queues)))
-        if not keys:
-            return False
-        # A worker killed outright stays in the set until RQ's sweep; its own key expires.
-        return bool(self.link.sync.exists(*keys))
-
-    def _no_worker(self) -> WorkerUnavailable:
+    def _not_taken(self) -> WorkerUnavailable:
+        """The answer to a run none took in time, naming the versions the workers run."""
         counts = workers_by_version(self.link.sync)
         running = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items())) or "none"
         return WorkerUnavailable(
-            f"no worker runs this server's code (version {self.version}); "
-            f"the connected workers run: {running}"
+            f"none took this run within {self.queue_wait_s:g} s (this server runs code version "
+            f"{self.version}; the registered workers run: {running})"
         )
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
@@ -355,8 +347,6 @@ class RemotePool:
         """Put ``request`` on its lane, unless the queue or the lane is full (Overloaded)."""
         from rq import Callback
 
-        if not self._has_worker():
-            raise self._no_worker()
         with self.link.sync.pipeline(transaction=False) as pipe:
             for queue in self._queues.values():
                 pipe.llen(queue.key)
@@ -419,7 +409,7 @@ class RemotePool:
                 raise WorkerLost()
             elif now > queue_wait_ends:
                 await self.link.call(self._cancel, pending.job_id, pending.lane)
-                raise WorkerUnavailable(f"none took this run within {self.queue_wait_s:g} s")
+                raise await self.link.call(self._not_taken)
             if now > give_up_at:
                 log.error("experiment job %s/%s passed its deadline", job.topic, job.experiment)
                 raise WorkerUnavailable("the run did not finish in time")
