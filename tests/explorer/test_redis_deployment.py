@@ -909,4 +909,4 @@ def test_after_a_redis_restart_under_load_no_run_fails_once_it_answers(deploymen
             future.result(timeout=120)
     after = [status for at, status in answers if at > back_at + 1.0]
     assert len(after) >= 5 and set(after) == {200}, after
-    assert "1 workers connected" in a.app.state.pool.describe()
+    assert "1 workers of this version connected" in a.app.state.pool.describe()
