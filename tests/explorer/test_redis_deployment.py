@@ -226,8 +226,14 @@ def test_answers_are_checked_and_lanes_are_the_same_everywhere():
     assert decode_answer("job1", signed.encode(), "a" * 16) == outcome
     with pytest.raises(WorkerUnavailable, match="result of other code"):
         decode_answer("job1", signed.encode(), "b" * 16)
-    assert lane_of("10.0.0.1") == lane_of("10.0.0.1") in lane_names()
-    assert len({lane_of(f"10.0.0.{i}") for i in range(64)}) > 1
+    assert lane_of("10.0.0.1", "v1") == lane_of("10.0.0.1", "v1") in lane_names("v1")
+    assert len({lane_of(f"10.0.0.{i}", "v1") for i in range(64)}) > 1
+    # Runs of other code go to other lanes, and each lane says whose runs it holds.
+    from whylab.explorer.runs.redis.queue import version_of_lane
+
+    assert set(lane_names("v1")).isdisjoint(lane_names("v2"))
+    assert {version_of_lane(lane) for lane in lane_names("ab12")} == {"ab12"}
+    assert version_of_lane("default") is None
 
 
 @needs_redis
@@ -285,8 +291,15 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
     deployment["fleet"].ensure(1, redis_client)  # one worker: the order of runs is the order taken
     # bob's lane comes after alice's in the workers' list, so a worker that served the
     # lanes in a fixed order (or one line for all) would take all of alice's runs first
-    alice = next(f"10.0.0.{i}" for i in range(1, 255) if lane_of(f"10.0.0.{i}") != lane_names()[-1])
-    bob = next(f"10.0.1.{i}" for i in range(1, 255) if lane_of(f"10.0.1.{i}") > lane_of(alice))
+    version = deployment["a"].app.state.pool.version
+    alice = next(
+        f"10.0.0.{i}" for i in range(1, 255)
+        if lane_of(f"10.0.0.{i}", version) != lane_names(version)[-1]
+    )  # fmt: skip
+    bob = next(
+        f"10.0.1.{i}" for i in range(1, 255)
+        if lane_of(f"10.0.1.{i}", version) > lane_of(alice, version)
+    )  # fmt: skip
     finished: list[str] = []
     lock = threading.Lock()
 
@@ -299,7 +312,7 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
     with ThreadPoolExecutor(max_workers=4) as threads:
         runs = [threads.submit(run, f"a{i}", alice, 0.3 + i / 100) for i in (1, 2, 3)]
         # alice's first run is in the worker and her other two wait in her lane ...
-        lane = f"rq:queue:{lane_of(alice)}"
+        lane = f"rq:queue:{lane_of(alice, version)}"
         deadline = time.monotonic() + 30
         while not (redis_client.llen(lane) == 2 and any(redis_client.scan_iter("whylab:alive:*"))):
             assert time.monotonic() < deadline, "alice's runs were not queued"
@@ -315,9 +328,10 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
 def test_two_hostile_clients_on_server_a_leave_a_reader_on_server_b_its_runs(deployment):
     redis_client = deployment["redis"].client
     deployment["fleet"].ensure(1, redis_client)
+    version = deployment["a"].app.state.pool.version
     lanes: dict[str, str] = {}
     for index in range(1, 255):  # three clients on three lanes
-        lanes.setdefault(lane_of(f"10.0.5.{index}"), f"10.0.5.{index}")
+        lanes.setdefault(lane_of(f"10.0.5.{index}", version), f"10.0.5.{index}")
     hostile_a, hostile_b, reader = list(lanes.values())[:3]
 
     def push(client: str, index: int) -> int:
@@ -331,7 +345,7 @@ def test_two_hostile_clients_on_server_a_leave_a_reader_on_server_b_its_runs(dep
             for i in range(10)
         ]
         deadline = time.monotonic() + 30
-        while sum(redis_client.llen(f"rq:queue:{name}") for name in lane_names()) < 10:
+        while sum(redis_client.llen(f"rq:queue:{name}") for name in lane_names(version)) < 10:
             assert time.monotonic() < deadline, "the hostile runs were not queued"
             time.sleep(0.02)
         mine = [
@@ -431,19 +445,85 @@ def test_a_corrupted_record_in_redis_is_dropped_and_recomputed(deployment, caplo
 
 
 @needs_redis
-def test_with_no_worker_a_run_ends_with_503_after_the_queue_wait_and_is_dropped(deployment):
+def test_when_no_worker_takes_a_run_it_ends_with_503_after_the_queue_wait_and_is_dropped(
+    deployment,
+):
     redis_client, a = deployment["redis"].client, deployment["a"]
-    deployment["fleet"].ensure(0, redis_client)
+    fleet = deployment["fleet"]
+    fleet.ensure(1, redis_client)
     pool = a.app.state.pool
+    (worker,) = fleet.alive()
+    os.kill(worker.pid, signal.SIGSTOP)  # registered for its version, but takes nothing
     pool.queue_wait_s, waited = 1.0, pool.queue_wait_s
     try:
         response = get(a, f"{API}/sleepy?seconds=0.06", client="10.0.3.1", timeout=SLACK_S)
     finally:
         pool.queue_wait_s = waited
+        os.kill(worker.pid, signal.SIGCONT)
     assert response.status_code == 503, response.text
     assert "none took this run within 1 s" in response.json()["detail"]
     assert "Retry-After" in response.headers
-    assert redis_client.llen(f"rq:queue:{lane_of('10.0.3.1')}") == 0  # not left for a worker
+    assert redis_client.llen(f"rq:queue:{lane_of('10.0.3.1', pool.version)}") == 0
+
+
+@needs_redis
+def test_a_worker_of_other_code_takes_none_of_the_runs_and_the_servers_name_its_version(
+    deployment, tmp_path
+):
+    # The attack of issue #26 (6): one of three workers runs other code. Before runs were
+    # queued by version, it took a run, refused it (503) and took the next within 1 ms.
+    redis_client, a = deployment["redis"].client, deployment["a"]
+    fleet = deployment["fleet"]
+    fleet.ensure(2, redis_client)
+    stale_topics = tmp_path / "topics"
+    shutil.copytree(FIXTURE_TOPICS, stale_topics, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(stale_topics / "tiny_demo" / "experiments.py", "a") as source:
+        source.write("\n# the same experiments, edited: another version of the code\n")
+    stale = start_whylab(
+        ["worker", "--redis-url", fleet.url, "--topics-dir", str(stale_topics),
+         "--memory-limit-mb", "1024", "--log-level", "warning"],
+        tmp_path / "stale-worker.log",
+    )  # fmt: skip
+    try:
+        from rq import Worker
+
+        deadline = time.monotonic() + 120
+        while Worker.count(connection=redis_client) < 3:
+            assert time.monotonic() < deadline, "the stale worker did not register with RQ"
+            time.sleep(0.05)
+
+        def run(index: int) -> int:
+            url = f"{API}/sleepy?seconds=0.05{index:02d}"  # distinct: no sharing, no cache
+            return get(a, url, client=f"10.0.7.{index % 6}").status_code
+
+        with ThreadPoolExecutor(max_workers=6) as threads:
+            statuses = list(threads.map(run, range(30)))
+        refused = statuses.count(503)
+        logging.getLogger(__name__).warning("30 runs, one stale worker of 3: %d 503", refused)
+        assert statuses == [200] * 30, f"{refused} of 30 runs answered 503: {statuses}"
+        assert "refused a run" not in (tmp_path / "stale-worker.log").read_text()
+
+        # The server says which versions the connected workers run.
+        from whylab.explorer.content.topics import load_registry
+        from whylab.explorer.runs.redis.queue import code_version
+
+        stale_version = code_version(load_registry(stale_topics))
+        pool = a.app.state.pool
+        assert stale_version != pool.version
+        banner = pool.describe()  # a worker killed earlier stays listed until RQ's sweep
+        assert f"version {pool.version} (" in banner, banner
+        assert f"1 of version {stale_version}" in banner, banner
+        # With only the stale worker left, a run none takes says which code the workers run.
+        fleet.ensure(0, redis_client)
+        pool.queue_wait_s, waited = 1.0, pool.queue_wait_s
+        try:
+            response = get(a, f"{API}/sleepy?seconds=0.0601", client="10.0.7.9", timeout=SLACK_S)
+        finally:
+            pool.queue_wait_s = waited
+        assert response.status_code == 503, response.text
+        assert f"{stale_version} (1)" in response.json()["detail"], response.json()
+    finally:
+        fleet.stop(stale)
 
 
 def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
@@ -829,4 +909,4 @@ def test_after_a_redis_restart_under_load_no_run_fails_once_it_answers(deploymen
             future.result(timeout=120)
     after = [status for at, status in answers if at > back_at + 1.0]
     assert len(after) >= 5 and set(after) == {200}, after
-    assert "1 workers connected" in a.app.state.pool.describe()
+    assert "1 workers of this version connected" in a.app.state.pool.describe()

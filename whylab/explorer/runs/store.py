@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -101,20 +101,29 @@ class Backends:
     calls: BlockingCalls
 
 
-def open_backends(settings: RunSettings) -> Backends:
-    """This machine alone, or, with ``redis_url``, the deployment's Redis."""
+def open_backends(settings: RunSettings, topics: Iterable[Any] = ()) -> Backends:
+    """This machine alone, or, with ``redis_url``, the deployment's Redis.
+
+    ``topics`` (the server's registry) give the code version whose lanes a
+    deployment's runs go to (:func:`~whylab.explorer.runs.redis.queue.code_version`).
+    """
     max_bytes = max(1, math.floor(settings.cache_max_mb * 2**20))
     limited = settings.rate_burst > 0
     if settings.redis_url is not None:
         from whylab.explorer.runs.redis.cache import RedisResultCache
         from whylab.explorer.runs.redis.flights import SharedFlights
         from whylab.explorer.runs.redis.link import RedisLink
-        from whylab.explorer.runs.redis.queue import RemotePool
+        from whylab.explorer.runs.redis.queue import RemotePool, code_version
         from whylab.explorer.runs.redis.ratelimit import RedisRateLimiter
 
         link = RedisLink(settings.redis_url)
         return Backends(
-            pool=RemotePool(link, settings.max_queue, queue_wait_s=settings.queue_wait_s),
+            pool=RemotePool(
+                link,
+                settings.max_queue,
+                version=code_version(topics),
+                queue_wait_s=settings.queue_wait_s,
+            ),
             cache=RedisResultCache(link, max_bytes) if settings.use_cache else None,
             limiter=(
                 RedisRateLimiter(link, settings.rate_per_s, settings.rate_burst)

@@ -55,7 +55,7 @@ class ExplorerState:
 def build_state(config: ExplorerConfig, registry: TopicRegistry | None = None) -> ExplorerState:
     """Load the topics (every formula converts now) and open the run back-ends."""
     registry = registry or load_registry(config.topics_dir)
-    backends = open_backends(config)
+    backends = open_backends(config, registry)
     service = ExperimentService(backends.pool, backends.cache, backends.flights, backends.calls)
     cached = backends.cache is not None
     return ExplorerState(

@@ -46,8 +46,15 @@ What each limit becomes here:
   (:func:`~whylab.explorer.runs.fair_queue.newcomer_room`), so clients filling the
   queue through any servers leave room for another;
   and a run that no worker took within
-  ``queue_wait_s`` (none is running, or all are busy) is answered 503 and
-  dropped.
+  ``queue_wait_s`` (all are busy) is answered 503 and dropped.
+* **versions** -- the lanes are keyed by :func:`code_version`, one hash of
+  every topic's code fingerprint: a server enqueues on the lanes of its own
+  code, and a worker listens only on those of its own, so a worker of other
+  code never takes (and refuses) a run meant for this one. A run none took
+  within ``queue_wait_s`` is answered 503 naming the versions the registered
+  workers run, and :meth:`RemotePool.describe` counts the workers by version.
+  (A run is not refused at once when no worker of its version is listed: after
+  a Redis restart workers take runs before they are listed again.)
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
   key that expires ``ALIVE_TTL_S`` after its last heartbeat. The server waits
   for the answer and checks that key: once it has gone with no answer, the
@@ -72,6 +79,7 @@ import json
 import logging
 import math
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,8 +105,9 @@ from whylab.explorer.runs.workers import (
 
 log = logging.getLogger(__name__)
 
-LANES = 16  # servers and workers must agree: a worker listens on every lane
+LANES = 16  # servers and workers must agree: a worker listens on every lane of its version
 LANE_PREFIX = "whylab-lane-"
+VERSION_CHARS = 16  # hex digits of code_version() in a lane's name
 ALIVE_TTL_S = 3  # a running job's heartbeat key lives this long after its last refresh
 HEARTBEAT_S = 0.5  # how often the worker refreshes it
 POLL_S = 0.5  # how long the server blocks on the answer between checks of the heartbeat
@@ -107,14 +116,47 @@ JOB_FUNCTION = "whylab.explorer.runs.redis.worker.run_request"
 FAILURE_CALLBACK = "whylab.explorer.runs.redis.worker.report_failure"
 
 
-def lane_of(client: str) -> str:
-    """The RQ queue of ``client``'s runs: the same on every server."""
+def code_version(topics: Iterable[Any]) -> str:
+    """The version of the code a deployment's runs need: one hash of every topic's fingerprint.
+
+    A server and a worker loaded from the same code give the same version; a
+    worker whose copy of any topic, or of a module under one, differs gives
+    another, and listens on other lanes.
+    """
+    parts = sorted((topic.slug, topic.source_hash) for topic in topics)
+    text = json.dumps([whylab.__version__, parts])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:VERSION_CHARS]
+
+
+def lane_of(client: str, version: str) -> str:
+    """The RQ queue of ``client``'s runs of code ``version``: the same on every server."""
     digest = hashlib.sha256(client.encode("utf-8", "surrogatepass")).digest()
-    return f"{LANE_PREFIX}{int.from_bytes(digest[:4], 'big') % LANES:02d}"
+    return f"{LANE_PREFIX}{version}-{int.from_bytes(digest[:4], 'big') % LANES:02d}"
 
 
-def lane_names() -> list[str]:
-    return [f"{LANE_PREFIX}{index:02d}" for index in range(LANES)]
+def lane_names(version: str) -> list[str]:
+    """The lanes of runs of code ``version``: only workers of that version listen on them."""
+    return [f"{LANE_PREFIX}{version}-{index:02d}" for index in range(LANES)]
+
+
+def version_of_lane(lane: str) -> str | None:
+    """The code version whose runs ``lane`` holds (None for a queue that is not a lane)."""
+    if not lane.startswith(LANE_PREFIX):
+        return None
+    version, _, index = lane[len(LANE_PREFIX) :].rpartition("-")
+    return version if version and index.isdigit() else None
+
+
+def workers_by_version(connection: Any) -> dict[str, int]:
+    """How many registered RQ workers listen on the lanes of each code version."""
+    from rq import Worker
+
+    counts: dict[str, int] = {}
+    for worker in Worker.all(connection=connection):
+        versions = {version_of_lane(name) for name in worker.queue_names()} - {None}
+        for version in versions:
+            counts[version] = counts.get(version, 0) + 1
+    return counts
 
 
 # ------------------------------------------------------------ answers, both ways
@@ -194,6 +236,7 @@ class RemotePool:
         link: RedisLink,
         max_queue: int = 16,
         *,
+        version: str,
         max_queue_per_client: int | None = None,
         queue_wait_s: float = DEFAULT_QUEUE_WAIT_S,
     ):
@@ -203,13 +246,14 @@ class RemotePool:
         from rq.serializers import JSONSerializer
 
         self.link = link
+        self.version = version  # code_version() of this server's topics: its runs' lanes
         self.max_queue = max_queue
         self.max_queue_per_client = max_queue_per_client or max(1, max_queue // 2)
         self.queue_wait_s = queue_wait_s
         self.stats = PoolStats()
         self._queues = {
             name: Queue(name, connection=link.sync, serializer=JSONSerializer)
-            for name in lane_names()
+            for name in lane_names(version)
         }
 
     @property
@@ -227,15 +271,27 @@ class RemotePool:
         return self.queue_wait_s + run_deadline_s(job.time_limit_s) + 2 * DEADLINE_MARGIN_S
 
     def describe(self) -> str:
-        """One line for the start-up banner."""
+        """One line for the start-up banner: the workers connected, by the code version they run."""
         try:
-            from rq import Worker
-
-            count = Worker.count(connection=self.link.sync)
+            counts = workers_by_version(self.link.sync)
         except self.link.errors as error:
             self.link.failed(error)
             return f"runs go to the shared queue on {self.link.where} (not reachable now)"
-        return f"runs go to the shared queue on {self.link.where} ({count} workers connected now)"
+        ours = counts.pop(self.version, 0)
+        others = "".join(f", {n} of version {v}" for v, n in sorted(counts.items()))
+        return (
+            f"runs go to the shared queue on {self.link.where}, version {self.version} "
+            f"({ours} workers of this version connected now{others})"
+        )
+
+    def _not_taken(self) -> WorkerUnavailable:
+        """The answer to a run none took in time, naming the versions the workers run."""
+        counts = workers_by_version(self.link.sync)
+        running = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items())) or "none"
+        return WorkerUnavailable(
+            f"none took this run within {self.queue_wait_s:g} s (this server runs code version "
+            f"{self.version}; the registered workers run: {running})"
+        )
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
         """Run ``job`` on a remote worker for ``client``; returns its Outcome or raises RunFailure.
@@ -245,7 +301,7 @@ class RemotePool:
         if not self.link.usable():
             raise self.link.unavailable()
         job_id = uuid.uuid4().hex
-        lane = lane_of(client)
+        lane = lane_of(client, self.version)
         pending = _Pending(
             job_id,
             lane,
@@ -353,7 +409,7 @@ class RemotePool:
                 raise WorkerLost()
             elif now > queue_wait_ends:
                 await self.link.call(self._cancel, pending.job_id, pending.lane)
-                raise WorkerUnavailable(f"none took this run within {self.queue_wait_s:g} s")
+                raise await self.link.call(self._not_taken)
             if now > give_up_at:
                 log.error("experiment job %s/%s passed its deadline", job.topic, job.experiment)
                 raise WorkerUnavailable("the run did not finish in time")

@@ -2,7 +2,8 @@
 
 One ``whylab worker`` process is one RQ worker (:class:`rq.SimpleWorker`: the
 job function runs in this process, which stays up between jobs) that listens
-on every lane of :mod:`whylab.explorer.runs.redis.queue` round robin, and hands
+on every lane of its code version (:func:`~whylab.explorer.runs.redis.queue.code_version`)
+round robin, and hands
 each run to its own one-process :class:`~whylab.explorer.runs.workers.WorkerPool`,
 so the time limit, the memory limit and the telling apart of an overrun, a
 memory kill and a kill from outside are exactly the embedded server's. Start
@@ -13,7 +14,9 @@ on (:mod:`whylab.explorer.content.result_key`: the topic, every whylab module it
 imports, the engine, the Python and numeric libraries' versions); the worker
 runs it with *its own* copy of the topic and refuses (503, so the reader may
 retry on another worker) when its fingerprint differs, because the answer goes
-into a cache shared by every server. Its answer names the fingerprint it ran
+into a cache shared by every server. Since a worker listens only on the lanes
+of its own version, that refusal is a last guard: a worker of other code does
+not take another version's runs at all. Its answer names the fingerprint it ran
 with, and the server refuses an answer of any other.
 
 While a run is in hand the worker refreshes a heartbeat key every
@@ -66,6 +69,7 @@ from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
     ANSWER_TTL_S,
     HEARTBEAT_S,
+    code_version,
     encode_answer,
     failure_answer,
     lane_names,
@@ -232,6 +236,8 @@ def serve(
             signal.signal(signum, stop_waiting)
 
     listen()
+    version = code_version(registry)  # the lanes of this code's runs, and no others
+    log.info("running code version %s", version)
     link = RedisLink(url)
     _runner = Runner(link, registry, memory_limit_mb, worker_name())
     _runner.start()
@@ -247,7 +253,7 @@ def serve(
             rounds += 1
             queues = [
                 Queue(lane, connection=link.sync, serializer=JSONSerializer)
-                for lane in lane_names()
+                for lane in lane_names(version)
             ]
             worker = Worker(queues, connection=link.sync, serializer=JSONSerializer, name=name)
             try:
