@@ -3,13 +3,14 @@
 ::
 
     whylab serve [--host 127.0.0.1] [--port 8000] [--workers N] [--redis-url URL]
+                 [--public-url URL]
     whylab worker --redis-url URL [--workers N]
     whylab topics
     whylab search QUERY [--lang en|zh]
     whylab run TOPIC EXPERIMENT [--PARAM VALUE ...] [--lang en|zh] [--json]
     whylab check [--topic SLUG] [--controls]
     whylab check --mutants [--topic SLUG] [--sample N] [--write-table]
-    whylab export DIR [--live-url URL]
+    whylab export DIR [--live-url URL] [--public-url URL]
 
 ``run`` and ``check`` run experiments in this process (``serve`` uses worker
 processes with limits; with ``--redis-url``, or ``$WHYLAB_REDIS_URL``, the
@@ -117,6 +118,16 @@ def http_url(text: str) -> str:
     return text.strip()
 
 
+def public_url(text: str) -> str:
+    """An argparse type: the public base URL of the site (see whylab.explorer.web.seo)."""
+    from whylab.explorer.web.seo import check_public_url
+
+    try:
+        return check_public_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def redis_url(text: str) -> str:
     """An argparse type: a Redis URL (redis://host:port/db, rediss://..., unix://...)."""
     from whylab.explorer.runs.redis.link import check_redis_url
@@ -208,6 +219,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_connections_per_client=args.max_client_connections,
         redis_url=args.redis_url,
+        public_url=args.public_url,
     )
     check_port_free(args.host, args.port)
     if config.redis_url is None:
@@ -654,6 +666,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                 registry,
                 args.dir,
                 live_url=args.live_url,
+                public_url=args.public_url,
                 on_experiment=lambda slug, name: status.update(escape(f"running {slug}/{name}")),
             )
     except OSError as error:
@@ -711,6 +724,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int_in(1, 65535), default=8000)
+    serve.add_argument(
+        "--public-url",
+        type=public_url,
+        default=None,
+        help="where readers reach the site (https://host[/prefix]): absolute canonical, "
+        "hreflang and og:url links, and sitemap.xml",
+    )
     serve.add_argument(
         "--workers", type=int_in(1, 256), default=2, help="experiment worker processes"
     )
@@ -836,6 +856,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("dir", type=Path)
     export.add_argument(
         "--live-url", type=http_url, default=None, help="link disabled forms to this explorer"
+    )
+    export.add_argument(
+        "--public-url",
+        type=public_url,
+        default=None,
+        help="where the copy is hosted: absolute links, robots.txt and sitemap.xml",
     )
     export.add_argument("--force", action="store_true", help="write into a non-empty folder")
     export.set_defaults(handler=cmd_export)

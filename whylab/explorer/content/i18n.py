@@ -16,6 +16,13 @@ UI: dict[str, Text] = {
         "How machine-learning systems and numerical code really work",
         "机器学习系统与数值代码究竟如何运作",
     ),
+    "site_description": T(
+        "Questions about machine-learning systems and numerical code, each answered with "
+        "equations, diagrams drawn from real computation, and experiments that check their "
+        "own claims on every run.",
+        "关于机器学习系统与数值代码的一个个问题，每个都用公式、由真实计算画出的图示，以及每次"
+        "运行都现场验证自身结论的实验来回答。",
+    ),
     "skip_to_content": T("Skip to content", "跳到正文"),
     "hero_title": T("Begin with a question.", "从一个问题开始。"),
     "hero_text": T(

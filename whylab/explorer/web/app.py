@@ -47,6 +47,7 @@ from whylab.explorer.web.deps import ApiAnswer, api_answer
 from whylab.explorer.web.error_pages import PageNotFound, http_error, page_not_found
 from whylab.explorer.web.guard import GuardMiddleware
 from whylab.explorer.web.openapi import describe_api
+from whylab.explorer.web.seo import NoIndexMiddleware
 from whylab.explorer.web.state import ExplorerState, build_state
 from whylab.explorer.web.static_files import STATIC_DIR, FingerprintedStaticFiles
 
@@ -70,6 +71,7 @@ def create_app(
     # Level 1: a 190 KB page packs to 45 KB in about 2.5 ms; level 9 takes 3.5x as long for 36 KB.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=1)
     app.add_middleware(GuardMiddleware, max_query_bytes=state.config.max_query_bytes)
+    app.add_middleware(NoIndexMiddleware)  # outermost: the guard's own answers are marked too
     app.mount("/static", FingerprintedStaticFiles(directory=STATIC_DIR), name="static")
     # The JSON API first: /api/topics/x must not match /{lang}/topics/{slug}.
     for router in (routes_api.router, routes_timing.router, routes_pages.router):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from whylab.explorer.runs.cache import DEFAULT_MAX_BYTES
 from whylab.explorer.runs.workers import DEFAULT_QUEUE_WAIT_S, DEFAULT_SPAWN_TIMEOUT_S
+from whylab.explorer.web.seo import check_public_url
 
 
 @dataclass
@@ -49,3 +50,10 @@ class ExplorerConfig:
     # A several-machine deployment: the result cache and the run queue on this Redis
     # (redis://host:port/db), runs done by `whylab worker` processes; None: embedded.
     redis_url: str | None = None
+    # Where readers reach the site (https://host[/prefix]): the base of canonical, hreflang
+    # and og:url links and of sitemap.xml; None: relative links, no sitemap (web.seo).
+    public_url: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.public_url is not None:
+            self.public_url = check_public_url(self.public_url)

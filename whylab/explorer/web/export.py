@@ -6,6 +6,12 @@ stylesheet and script, one page per tag (the tag filter without a server),
 each topic's Jupyter notebook in both languages (beside its page, as
 ``notebook.ipynb``), and every experiment run once at its default parameters.
 Parameter forms are shown disabled; with ``--live-url`` they link to a live explorer instead.
+
+With ``--public-url`` (where the copy will be hosted) the pages carry absolute
+canonical, hreflang and ``og:url`` links and the copy gets ``robots.txt`` and
+``sitemap.xml``; without it both files are left out (a sitemap's URLs must be
+absolute) and the hreflang links are relative. Crawlers read ``robots.txt`` only at
+a host's root, so it helps only when the copy is hosted there.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from whylab.explorer.web.render import (
     make_environment,
     topic_context,
 )
+from whylab.explorer.web.seo import check_public_url, robots_txt, sitemap_xml
 from whylab.explorer.web.static_files import STATIC_DIR
 
 REDIRECT_PAGE = """<!doctype html>
@@ -46,6 +53,7 @@ def export_site(
     registry: TopicRegistry,
     out_dir: Path,
     live_url: str | None = None,
+    public_url: str | None = None,
     on_experiment: Callable[[str, str], None] | None = None,
 ) -> list[Path]:
     """Write the site under ``out_dir``; returns the files written.
@@ -53,6 +61,7 @@ def export_site(
     ``on_experiment(topic, name)`` is called before each experiment runs (the
     CLI uses it for progress).
     """
+    public_url = check_public_url(public_url) if public_url is not None else None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     env = make_environment()
@@ -81,14 +90,17 @@ def export_site(
     write("index.html", REDIRECT_PAGE)
     for lang in LANGS:
         home = env.get_template("home.html")
-        write(f"{lang}/index.html", home.render(**home_context(registry, lang, Links(1, live_url))))
+        write(
+            f"{lang}/index.html",
+            home.render(**home_context(registry, lang, Links(1, live_url, public_url))),
+        )
         for tag in registry.tags():
-            context = home_context(registry, lang, Links(3, live_url), tag=tag.key)
+            context = home_context(registry, lang, Links(3, live_url, public_url), tag=tag.key)
             write(f"{lang}/tags/{tag.key}/index.html", home.render(**context))
         for topic in registry:
             views = {p.name: runs[(topic.slug, p.name)] for p in topic.placements()}
             context = topic_context(
-                topic, lang, Links(3, live_url), views, page_query=[], registry=registry
+                topic, lang, Links(3, live_url, public_url), views, page_query=[], registry=registry
             )
             write(
                 f"{lang}/topics/{topic.slug}/index.html",
@@ -96,6 +108,9 @@ def export_site(
             )
             if has_notebook(topic):
                 write(f"{lang}/topics/{topic.slug}/notebook.ipynb", notebook_json(topic, lang))
+    if public_url is not None:
+        write("robots.txt", robots_txt(public_url))
+        write("sitemap.xml", sitemap_xml(Links(0, None, public_url), [t.slug for t in registry]))
     static_out = out / "static"
     static_out.mkdir(exist_ok=True)
     for asset in sorted(STATIC_DIR.rglob("*")):  # fonts/ too

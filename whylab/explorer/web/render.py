@@ -43,6 +43,7 @@ from whylab.explorer.figures.charts import COMPACT, WIDE, render_line_chart
 from whylab.explorer.figures.graphs import render_graph_figure
 from whylab.explorer.runs.service import RunRecord, format_param
 from whylab.explorer.runs.timing import Measurement, TimingRun
+from whylab.explorer.web.seo import home_seo, topic_seo
 from whylab.explorer.web.static_files import fingerprint
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -57,10 +58,30 @@ class Links:
     ``None`` means the live server.
     """
 
-    def __init__(self, depth: int | None = None, live_url: str | None = None):
+    def __init__(
+        self, depth: int | None = None, live_url: str | None = None, public_url: str | None = None
+    ):
         self.exported = depth is not None
         self.root = "/" if depth is None else "../" * depth
         self.live_url = live_url.rstrip("/") if live_url else None
+        self.public_url = public_url.rstrip("/") if public_url else None
+
+    def canonical(self, lang: Lang, slug: str | None = None, tag: str | None = None) -> str | None:
+        """A home (``tag`` filtered) or topic page's address, without query: absolute under
+        the public URL; else root-relative on the server, None in an export (see seo)."""
+        if self.exported:
+            path = f"/{lang}/" + (f"topics/{slug}/" if slug else f"tags/{tag}/" if tag else "")
+        elif slug:
+            path = f"/{lang}/topics/{quote(slug)}"
+        else:
+            path = f"/{lang}/" + (f"?{urlencode({'tag': tag})}" if tag else "")
+        if self.public_url:
+            return self.public_url + path
+        return None if self.exported else path
+
+    def site_root(self) -> str:
+        """The language chooser (``/``: by Accept-Language on the server, links in an export)."""
+        return (self.public_url or "") + "/"
 
     def home(self, lang: Lang, tag: str | None = None, query: str | None = None) -> str:
         if self.exported:
@@ -472,6 +493,11 @@ def home_context(
         cards = [Card(t) for t in registry]
     if active_tag is not None:
         cards = [c for c in cards if active_tag.key in {t.key for t in c.topic.tags}]
+    alternates = _alternates(
+        lambda code: links.home(
+            code, tag=active_tag.key if active_tag else None, query=query or None
+        )
+    )
     return {
         "lang": lang,
         "links": links,
@@ -481,11 +507,9 @@ def home_context(
         "query": query,
         "cards": cards,
         "searched": hits is not None,
-        "alternates": _alternates(
-            lambda code: links.home(
-                code, tag=active_tag.key if active_tag else None, query=query or None
-            )
-        ),
+        "alternates": alternates,
+        # A search listing is not a page of its own: kept out of the index.
+        "seo": home_seo(links, lang, alternates, active_tag and active_tag.key, bool(query)),
     }
 
 
@@ -550,6 +574,8 @@ def topic_context(
 ) -> dict[str, Any]:
     query = urlencode(page_query)
     previous_topic, next_topic = neighbours(registry, topic)
+    meta = topic.meta[lang]
+    alternates = _alternates(lambda code: links.topic(code, topic.slug, query))
     return {
         "toc": table_of_contents(topic.prose[lang].segments, views, lang),
         "previous_topic": previous_topic,
@@ -557,9 +583,10 @@ def topic_context(
         "lang": lang,
         "links": links,
         "topic": topic,
-        "meta": topic.meta[lang],
+        "meta": meta,
         "segments": topic.prose[lang].segments,
         "views": views,
         "page_query": page_query,
-        "alternates": _alternates(lambda code: links.topic(code, topic.slug, query)),
+        "alternates": alternates,
+        "seo": topic_seo(links, lang, meta, topic.slug),
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 import whylab
 from whylab.explorer.content.i18n import translate
@@ -37,6 +37,7 @@ from whylab.explorer.web.request_info import (
     preferred_lang,
     unless_client_leaves,
 )
+from whylab.explorer.web.seo import robots_txt, sitemap_xml
 from whylab.explorer.web.state import ExplorerState
 
 router = APIRouter()
@@ -80,6 +81,20 @@ def notebook(slug: str, lang: PageLang, state: State) -> Response:
         media_type=MEDIA_TYPE,
         headers={"Content-Disposition": disposition},
     )
+
+
+@router.get("/robots.txt", include_in_schema=False)
+async def robots(state: State) -> Response:
+    return PlainTextResponse(robots_txt(state.config.public_url))
+
+
+@router.get("/sitemap.xml", include_in_schema=False)
+async def sitemap(state: State) -> Response:
+    """Every page in both languages; only with a public URL (a sitemap's URLs are absolute)."""
+    if state.links.public_url is None:
+        return PlainTextResponse("no sitemap: the server has no public URL (--public-url)", 404)
+    body = sitemap_xml(state.links, [topic.slug for topic in state.registry])
+    return Response(body, media_type="application/xml")
 
 
 @router.get("/", include_in_schema=False)

@@ -75,6 +75,6 @@ def build_state(config: ExplorerConfig, registry: TopicRegistry | None = None) -
             else None
         ),
         env=make_environment(),
-        links=Links(),
+        links=Links(public_url=config.public_url),
         tag_keys=frozenset(tag.key for tag in registry.tags()),
     )
