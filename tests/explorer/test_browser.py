@@ -112,10 +112,17 @@ def test_math_renders_as_mathml_with_no_raw_dollars(page, base_url):
     assert "$" not in prose_text
 
 
+# Every drawn series of the superposition chart, joined: a change of φ moves the second wave
+# and the sum (the first wave stays, and the axes may keep their range).
+CHART_PATHS_JS = (
+    "Array.from(document.querySelectorAll("
+    "'#experiment-superposition-result svg.chart path.series'))"
+    ".map((p) => p.getAttribute('d')).join(' | ')"
+)
+
+
 def chart_path(page) -> str:
-    return page.locator(
-        "#experiment-superposition-result svg.chart path.series"
-    ).first.get_attribute("d")
+    return page.evaluate(f"() => {CHART_PATHS_JS}")
 
 
 def test_changing_a_parameter_reruns_updates_chart_and_url_and_reload_restores(page, base_url):
@@ -364,8 +371,7 @@ def test_enter_runs_once_and_back_undoes_the_change(browser, base_url, lang, vie
     phase.press("Enter")
     page.wait_for_url(re.compile(r"superposition\.phase=1\.5"))
     page.wait_for_function(
-        "(before) => document.querySelector("
-        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') !== before",
+        f"(before) => {CHART_PATHS_JS} !== before",
         arg=before,
     )
     page.wait_for_timeout(300)
@@ -373,15 +379,13 @@ def test_enter_runs_once_and_back_undoes_the_change(browser, base_url, lang, vie
     after = chart_path(page)
     page.go_back()
     page.wait_for_function(
-        "(before) => document.querySelector("
-        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') === before",
+        f"(before) => {CHART_PATHS_JS} === before",
         arg=before,
     )
     assert phase.input_value() == "2.0" and "phase=1.5" not in page.url
     page.go_forward()
     page.wait_for_function(
-        "(after) => document.querySelector("
-        "'#experiment-superposition-result svg.chart path.series').getAttribute('d') === after",
+        f"(after) => {CHART_PATHS_JS} === after",
         arg=after,
     )
     assert phase.input_value() == "1.5"

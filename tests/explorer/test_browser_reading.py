@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.explorer.test_browser import PHONE, chart_path, open_in, open_page
+from tests.explorer.test_browser import CHART_PATHS_JS, PHONE, chart_path, open_in, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -253,8 +253,7 @@ def test_a_float_slides_with_its_box_and_a_resting_slider_reruns(browser, base_u
     page.wait_for_url("**superposition.phase=1.00**")
     page.wait_for_function("(d) => !document.querySelector("
                            "'#experiment-superposition-result').classList.contains('stale')"
-                           " && document.querySelector('#experiment-superposition-result "
-                           "svg.chart path.series')?.getAttribute('d') !== d", arg=before)
+                           f" && {CHART_PATHS_JS} !== d", arg=before)
     assert chart_path(page) != before  # the result was recomputed at φ = 1
     # Two decades or more slide on a log scale: the middle of the travel is the geometric mean.
     amplitude = page.locator("[data-slider-for='experiment-superposition-amplitude']")
