@@ -242,7 +242,7 @@ def test_fuzz_arbitrary_text_never_raises(query, lang, limit):
     index = SearchIndex(CORPUS)
     hits = index.search(query, lang=lang, limit=limit)
     assert len(hits) <= max(0, limit)
-    ranks = [(hit.headline, hit.score) for hit in hits]
+    ranks = [(hit.coverage, hit.headline, hit.score) for hit in hits]
     assert ranks == sorted(ranks, reverse=True)
     assert len(set(slugs(hits))) == len(hits)
     assert all(isinstance(hit.snippet, str) and hit.snippet.isprintable() for hit in hits)

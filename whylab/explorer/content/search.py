@@ -129,7 +129,9 @@ class SearchDoc:
 class Hit:
     """One search result; ``title`` and ``snippet`` are in the requested language.
 
-    Hits are ranked by ``headline`` (query words found in the title, counted
+    Hits are ranked by ``coverage`` (how many of the query's words the topic
+    contains anywhere, the word being typed counted once whole or as a
+    completion), then ``headline`` (query words found in the title, counted
     twice, or the question) and then by the BM25 ``score``. ``marks`` are the
     (start, end) character spans of matched words in ``snippet``,
     for highlighting. The snippet is empty when that language's text has no match
@@ -142,6 +144,7 @@ class Hit:
     snippet: str
     marks: tuple[tuple[int, int], ...] = ()
     headline: float = 0.0
+    coverage: int = 0
 
 
 # ---------------------------------------------------------------- tokens
@@ -406,11 +409,11 @@ class SearchIndex:
         scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
 
         hits = []
-        for _, headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
+        for coverage, headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
             doc = self._doc_in(slug, lang)
             snippet = self._snippet(doc, terms)
             marks = _marks(snippet, primary)
-            hits.append(Hit(slug, score, doc.title, snippet, marks, headline))
+            hits.append(Hit(slug, score, doc.title, snippet, marks, headline, coverage))
         return hits
 
     def _completions(self, query: str, terms: dict[str, float]) -> tuple[str, dict[str, float]]:
