@@ -140,8 +140,12 @@ def band_refusals(n: int, p: int, q: int) -> Result:
                   and f"length {n}, got shape ({n + 1},)" in long_y
                   and "got 0" in no_rows and "got 2.5" in fractional and one_row)
 
+    def quoted(message: str, otherwise: str) -> str:
+        return f"“{message}”" if message else otherwise
+
     def shown(message: str) -> T:
-        return T(message, message) if message else T("accepted", "被接受")
+        """The refusal quoted as the code raised it (its words are the program's, in English)."""
+        return T(f"“{message}”", f"“{message}”") if message else T("accepted", "被接受")
 
     checks = [
         Check(T(f"Entries band storage cannot hold are refused by name: of two nonzeros outside "
@@ -158,11 +162,11 @@ def band_refusals(n: int, p: int, q: int) -> Result:
                 f"n = {n} 被拒收，报错指明上限 n − 1；−1 被拒收，报错指明下限 0"),
               limits,
               T(f"p = q = 0: {'stored' if diagonal_ok else 'refused'}; p = q = {n - 1}: "
-                f"{'stored' if full_ok else 'refused'}; p = {n}: {too_low or 'accepted'}; "
-                f"p = −1: {negative or 'accepted'}",
+                f"{'stored' if full_ok else 'refused'}; p = {n}: {quoted(too_low, 'accepted')}; "
+                f"p = −1: {quoted(negative, 'accepted')}",
                 f"p = q = 0：{'已存储' if diagonal_ok else '被拒收'}；p = q = {n - 1}："
-                f"{'已存储' if full_ok else '被拒收'}；p = {n}：{too_low or '被接受'}；"
-                f"p = −1：{negative or '被接受'}"),
+                f"{'已存储' if full_ok else '被拒收'}；p = {n}：{quoted(too_low, '被接受')}；"
+                f"p = −1：{quoted(negative, '被接受')}"),
               T(f"stored, stored, errors naming m − 1 = {n - 1} and >= 0",
                 f"已存储、已存储、指明 m − 1 = {n - 1} 与 >= 0 的报错"),
               id="bandwidth-limits"),

@@ -57,6 +57,23 @@ def _sets(n: int, rng: np.random.Generator):
     ]
 
 
+SET_NAMES = {
+    "simplex": T("simplex", "单纯形"),
+    "l1-ball": T("l1 ball", "ℓ1 球"),
+    "l2-ball": T("l2 ball", "ℓ2 球"),
+    "box": T("box", "盒约束"),
+    "nuclear-ball": T("nuclear-norm ball", "核范数球"),
+    "nuclear-ball, one column": T("nuclear-norm ball, one column", "核范数球（单列）"),
+}
+RULE_NAMES = {
+    "line search (quadratic)": T("line search (quadratic)", "线搜索（二次）"),
+    "line search (bounded)": T("line search (bounded)", "线搜索（有界）"),
+    "open loop 2/(t+2)": T("open loop 2/(t+2)", "开环步长 2/(t+2)"),
+    "short step": T("short step", "短步长"),
+}
+YES_NO = {True: T("yes", "是"), False: T("no", "否")}
+
+
 def _vertex_pushed_out(feasible, g: np.ndarray, scale: float):
     """A point outside the set by a known amount: a vertex moved out by half the scale."""
     vertex = feasible.lmo(g)
@@ -178,7 +195,7 @@ def set_oracles(n: int, seed: int) -> Result:
                                  0.0 if violation_ok else 1.0)
         worst["diameter"] = max(worst["diameter"], diameter_error)
         worst["mixture"] = max(worst["mixture"], mixture_error)
-        rows.append([name, f"{support_error:.1e}", f"{violation_error:.1e}",
+        rows.append([SET_NAMES[name], f"{support_error:.1e}", f"{violation_error:.1e}",
                      f"{stated:.6g} / {measured_diameter:.6g}",
                      f"{mixture_error:.1e}" if isinstance(feasible, C.Polytope) else "—"])
 
@@ -277,8 +294,8 @@ def linear_objective(n: int, seed: int) -> Result:
         landed &= bool(np.array_equal(first, best)) and stays
         feasible &= breach <= TOL
         worst = max(worst, breach)
-        rows.append([label, "yes" if np.array_equal(first, best) else "no",
-                     "yes" if stays else "no", f"{breach:.1e}"])
+        rows.append([RULE_NAMES[label], YES_NO[bool(np.array_equal(first, best))],
+                     YES_NO[bool(stays)], f"{breach:.1e}"])
     checks = [
         Check(T(f"With every step rule ({len(LINEAR_RULES)}), the first step lands exactly on "
                 "the best vertex and the iterates stay there",

@@ -117,7 +117,8 @@ def packed_refusals(n: int) -> Result:
                      and "got 2.5" in fractional_order and empty_ok)
 
     def shown(message: str) -> T:
-        return T(message, message) if message else T("accepted", "被接受")
+        """The refusal quoted as the code raised it (its words are the program's, in English)."""
+        return T(f"“{message}”", f"“{message}”") if message else T("accepted", "被接受")
 
     checks = [
         Check(T(f"A matrix off symmetry by 0.5 at A[{n - 1}, 0] is refused by name; one off by "
@@ -153,14 +154,15 @@ def packed_refusals(n: int) -> Result:
         T("What was fed, and the answer", "输入了什么，得到什么回答"),
         [T("input", "输入"), T("answer", "回答")],
         [[T(f"A[{n - 1}, 0] off by 0.5", f"A[{n - 1}, 0] 偏离 0.5"), shown(skew)],
-         [T("A[n − 1, 0] off by rtol · max|A| / 2", "A[n − 1, 0] 偏离 rtol · max|A| / 2"),
+         [T("A[n − 1, 0] off by rtol · max|A| / 2", "A[n − 1, 0] 偏离 相对容差 · max|A| / 2"),
           shown(rounding_answer)],
          [T(f"a {n} × {n + 1} matrix", f"{n} × {n + 1} 矩阵"), shown(wide)],
          [T("A[1, 2] = A[2, 1] = ∞", "A[1, 2] = A[2, 1] = ∞"), shown(not_finite)],
          [T("ap one entry short", "少一个元素的 ap"), shown(short)],
          [T(f"y of length {n + 1}", f"长度为 {n + 1} 的 y"), shown(long_y)],
          [T("uplo = 'X'", "uplo = 'X'"), shown(unknown)],
-         [T("A/1000 off by 2 · rtol · max|A|", "A/1000 偏离 2 · rtol · max|A|"), shown(small_skew)],
+         [T("A/1000 off by 2 · rtol · max|A|", "A/1000 偏离 2 · 相对容差 · max|A|"),
+          shown(small_skew)],
          [T("the zero matrix", "零矩阵"), shown(zero_answer)],
          [T("unpack with n = −1", "用 n = −1 解包"), shown(negative_order)],
          [T("unpack with n = 2.5", "用 n = 2.5 解包"), shown(fractional_order)]],
