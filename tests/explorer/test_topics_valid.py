@@ -64,14 +64,22 @@ def default_record(folder, name, *, fresh: bool = False) -> RunRecord:
     return _DEFAULT_RECORDS[key]
 
 
+def topic_experiment(folder, name):
+    return load_topic(folder).experiments[name]
+
+
 @pytest.mark.parametrize("folder, name", EXPERIMENT_PARAMS)
 def test_default_run_passes_its_checks(folder, name):
     record = default_record(folder, name, fresh=True)  # a wall-clock rerun measures again
     assert record.result.checks, f"{name} states no checks"
+    # A timing claim whose interval straddles its bound on a loaded machine is "inconclusive":
+    # no evidence either way, never a pass (whylab check exits 3), and not a wrong answer.
+    undecided = [c for c in record.result.checks if c.state == "inconclusive"]
+    assert not undecided or topic_experiment(folder, name).timing, undecided
     failed = [
         f"{c.name.en}: measured {c.measured_in('en')}, expected {c.expected_in('en')}"
         for c in record.result.checks
-        if not c.passed
+        if not c.passed and c.state != "inconclusive"
     ]
     assert not failed, failed
 
