@@ -46,12 +46,16 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 # The explorer's layers, bottom first (as tests/test_layers.py has them).
 LAYERS = ("experiment", "figures", "content", "runs", "web", "(package)")
+# The topic SDK's floor: experiment.py and the two modules whose names it re-exports.
+SDK_MODULES = ("experiment", "negative_controls", "bilingual")
 
 
 def layer(name: str) -> str:
     parts = name.split(".")
     if len(parts) < 3:
         return "(package)"
+    if parts[2] in SDK_MODULES:
+        return "experiment"
     return parts[2] if parts[2] in LAYERS else "(package)"
 
 
