@@ -59,9 +59,17 @@ def test_a_timing_run_is_charged_to_the_client_who_asked(live_server):
 
 def test_only_the_client_who_queued_a_run_may_cancel_it(live_server):
     server = live_server(workers=1)
+    pool = server.app.state.pool
     with from_address(server, "127.0.0.2") as owner, from_address(server, "127.0.0.3") as reader:
-        with ThreadPoolExecutor(1) as background:  # holds the one worker: the run stays queued
-            busy = background.submit(owner.get, f"{API}/sleepy?seconds=0.9")
+        with ThreadPoolExecutor(4) as background:  # hold the one worker: the run stays queued
+            # Four runs of 0.8 s (the sleepy limit is 1 s), on the worker or in its line before
+            # the timing runs are queued: one such hold ended on a loaded machine before the
+            # state was read, and the run had started.
+            busy = [background.submit(owner.get, f"{API}/sleepy?seconds=0.8{i}") for i in range(4)]
+            deadline = time.monotonic() + 20
+            while not (pool.stats.jobs == 1 and pool.queued == 3) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert pool.stats.jobs == 1 and pool.queued == 3
             blocker = owner.post(QUEUE, params={"n": "649"}).json()
             run = owner.post(QUEUE, params={"n": "650"}).json()
             refused = reader.delete(f"/api/timing-runs/{run['id']}")
@@ -71,7 +79,7 @@ def test_only_the_client_who_queued_a_run_may_cancel_it(live_server):
             cancelled = owner.delete(f"/api/timing-runs/{run['id']}")
             assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
             assert owner.delete(f"/api/timing-runs/{blocker['id']}").status_code == 200
-            assert busy.result().status_code == 200
+            assert [held.result().status_code for held in busy] == [200] * 4
 
 
 def test_timing_runs_whose_clients_left_are_dropped_before_they_run(live_server):
