@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import whylab
-from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.content.topics import load_topic
 from whylab.explorer.experiment import GraphDiagram, ParamError, T, switched_on
 from whylab.topics import shared
@@ -84,13 +83,6 @@ def test_prose_length_and_headings(lang):
 
 
 # ---------------------------------------------------------------- negative controls
-
-
-@pytest.mark.parametrize("experiment", topic.EXPERIMENTS, ids=lambda e: e.name)
-def test_every_check_is_falsified_by_a_control(experiment):
-    audit = audit_experiment("autograd", experiment)
-    assert audit.ok, "\n".join(audit.problems)
-    assert all(finding.falsified for finding in audit.checks)
 
 
 def run_under(control, name, **params):

@@ -1,5 +1,8 @@
 """``whylab check --controls`` passes for every topic: each check passes at its defaults and
-fails under at least one negative control, and every control breaks what it declares."""
+fails under at least one negative control, and every control breaks what it declares.
+
+This is the one place each topic's controls audit runs (through the command a contributor
+types); the topics' own tests test their edges and single controls, not the audit again."""
 
 from __future__ import annotations
 

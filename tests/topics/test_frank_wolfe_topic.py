@@ -6,7 +6,6 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import LineChart, ParamError
 from whylab.topics.frank_wolfe import experiments as fw_topic
 from whylab.topics.frank_wolfe.reference import (
@@ -21,12 +20,6 @@ BY_NAME = {e.name: e for e in fw_topic.EXPERIMENTS}
 
 def failed(result):
     return [(c.id, c.measured_in("en")) for c in result.checks if c.applicable and not c.passed]
-
-
-@pytest.mark.parametrize("name", sorted(BY_NAME))
-def test_controls_audit_clean(name):
-    audit = audit_experiment("frank-wolfe", BY_NAME[name])
-    assert audit.ok, audit.problems
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from whylab.explorer.content.controls import audit_experiment
 from whylab.explorer.experiment import ParamError
 from whylab.topics.simt_vs_tile import experiments as topic
 from whylab.topics.simt_vs_tile.memory_experiments import sectors_per_request
 
 BY_NAME = {e.name: e for e in topic.EXPERIMENTS}
-
-
-@pytest.mark.parametrize("experiment", topic.EXPERIMENTS, ids=lambda e: e.name)
-def test_controls_audit_ok(experiment):
-    audit = audit_experiment("simt-vs-tile", experiment)
-    assert audit.ok, "\n".join(audit.problems)
 
 
 def test_sector_closed_form_gives_the_textbook_cases():
