@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.explorer.default_runs import default_record
 from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import LineChart, Series, T
 from whylab.explorer.figures import charts as chart_svg
@@ -100,7 +101,7 @@ def topic_charts() -> dict[str, list[LineChart]]:
     for topic in load_registry():
         found = charts.setdefault(topic.slug, [])
         for experiment in topic.experiments.values():
-            result = experiment.run(**experiment.parse_params({}))
+            result = default_record(topic, experiment).result
             found += [f for f in result.figures if isinstance(f, LineChart)]
     return charts
 

@@ -13,11 +13,11 @@ import re
 
 import pytest
 
+from tests.explorer.default_runs import default_record
 from whylab.explorer.content.topics import load_registry
 from whylab.explorer.experiment import GROUP_COLOURS, GraphDiagram, GraphNode, T
 from whylab.explorer.figures.graph_layout import NARROW_GRAPH, WIDE_GRAPH
 from whylab.explorer.figures.graphs import render_graph, render_graph_figure
-from whylab.explorer.runs.service import run_locally
 
 NODE = re.compile(r'<g class="node (g\d)">')
 SWATCH = re.compile(r'<line class="legend-swatch (g\d)"[^>]*/>\s*(?:<path[^>]*/>)?\s*'
@@ -35,7 +35,7 @@ def diagrams_at_defaults():
         for experiment in topic.experiments.values():
             if experiment.timing:
                 continue
-            record = run_locally(topic, experiment, experiment.defaults())
+            record = default_record(topic, experiment)
             for figure in record.result.figures:
                 if isinstance(figure, GraphDiagram):
                     found.append((topic.slug, experiment.name, figure))

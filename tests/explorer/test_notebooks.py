@@ -44,6 +44,7 @@ from nbclient import NotebookClient
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 
+from tests.explorer.default_runs import default_record
 from tests.explorer.test_topics_valid import untranslated_in_results, untranslated_words
 from whylab.explorer.content.i18n import translate
 from whylab.explorer.content.ipynb import (
@@ -62,7 +63,7 @@ from whylab.explorer.content.topics import (
     slug_of,
 )
 from whylab.explorer.experiment import LANGS, Lang, Param, ParamError, T
-from whylab.explorer.runs.service import RunRecord, run_locally
+from whylab.explorer.runs.service import RunRecord
 from whylab.explorer.web.app import create_app
 from whylab.explorer.web.config import ExplorerConfig
 from whylab.explorer.web.export import export_site
@@ -100,7 +101,7 @@ def reference_records(slug: str) -> dict[str, RunRecord]:
     per topic: both languages' notebooks are compared with the same runs)."""
     topic = all_topics().topics[slug]
     return {
-        experiment.name: run_locally(topic, experiment, experiment.defaults())
+        experiment.name: default_record(topic, experiment)
         for experiment in topic.experiments.values()
     }
 

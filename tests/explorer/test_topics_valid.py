@@ -11,6 +11,7 @@ from html import unescape
 
 import pytest
 
+from tests.explorer.default_runs import default_record as shared_default_record
 from whylab.explorer.content.prose import HtmlBlock
 from whylab.explorer.content.topics import (
     DEFAULT_TOPICS_DIR,
@@ -18,7 +19,7 @@ from whylab.explorer.content.topics import (
     import_experiments,
     load_topic,
 )
-from whylab.explorer.runs.service import RunRecord, run_locally
+from whylab.explorer.runs.service import RunRecord
 
 FOLDERS = discover_topic_folders(DEFAULT_TOPICS_DIR)
 EXPERIMENTS = [(folder, name) for folder in FOLDERS for name in import_experiments(folder)]
@@ -50,18 +51,10 @@ EXPERIMENT_PARAMS = [
 ]
 
 
-_DEFAULT_RECORDS: dict[tuple[str, str], RunRecord] = {}
-
-
 def default_record(folder, name, *, fresh: bool = False) -> RunRecord:
-    """The run at the defaults, made once and shared by the tests that read it (timing
-    experiments take seconds each); ``fresh`` runs it again."""
-    key = (folder.name, name)
-    if fresh or key not in _DEFAULT_RECORDS:
-        topic = load_topic(folder)
-        experiment = topic.experiments[name]
-        _DEFAULT_RECORDS[key] = run_locally(topic, experiment, experiment.defaults())
-    return _DEFAULT_RECORDS[key]
+    """The run at the defaults, shared with the other tests that read it."""
+    topic = load_topic(folder)
+    return shared_default_record(topic, topic.experiments[name], fresh=fresh)
 
 
 def topic_experiment(folder, name):
