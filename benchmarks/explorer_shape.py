@@ -2,7 +2,8 @@
 import floors and arrows. Run: ``python benchmarks/explorer_shape.py [PACKAGE_DIR]``.
 
 An arrow is one explorer module importing another (``import`` statements anywhere in
-the module, inside functions too, the way tests/test_layers.py reads them); a floor
+the module, inside functions too, read by tools/import_graph.py as tests/test_layers.py
+reads them); a floor
 is a level of the import graph: a module that imports no explorer module is on floor
 1, any other one floor above the highest module it imports. A cycle has no floors
 (reported instead).
@@ -15,48 +16,20 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tools.import_graph import (  # noqa: E402
+    EXPLORER_LAYER_NAMES,
+    explorer_floor,
+    import_graph,
+    package_modules,
+)
 
-def explorer_modules(explorer_dir: Path) -> dict[str, Path]:
-    modules = {}
-    for path in sorted(explorer_dir.rglob("*.py")):
-        parts = ("whylab", "explorer") + path.relative_to(explorer_dir).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        modules[".".join(parts)] = path
-    return modules
-
-
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module
-            for alias in node.names:
-                submodule = f"{source}.{alias.name}"
-                found.add(submodule if submodule in modules else source)
-    return {m for m in found if m in modules and m != name}
-
-
-# The explorer's layers, bottom first (as tests/test_layers.py has them).
-LAYERS = ("experiment", "figures", "content", "runs", "web", "(package)")
-# The topic SDK's floor: experiment.py and the two modules whose names it re-exports.
-SDK_MODULES = ("experiment", "negative_controls", "bilingual")
+LAYERS = (*EXPLORER_LAYER_NAMES, "(package)")
 
 
 def layer(name: str) -> str:
-    parts = name.split(".")
-    if len(parts) < 3:
-        return "(package)"
-    if parts[2] in SDK_MODULES:
-        return "experiment"
-    return parts[2] if parts[2] in LAYERS else "(package)"
+    floor = explorer_floor(name)
+    return "(package)" if floor is None else EXPLORER_LAYER_NAMES[floor]
 
 
 def floors(graph: dict[str, set[str]]) -> dict[str, int] | None:
@@ -93,9 +66,8 @@ def longest_function(paths) -> tuple[int, str]:
 
 def main() -> None:
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "whylab"
-    explorer_dir = root / "explorer"
-    modules = explorer_modules(explorer_dir)
-    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    modules = package_modules(root, lambda parts: parts[:2] == ("whylab", "explorer"))
+    graph = import_graph(modules, inside_functions=True)
     per_folder = Counter(
         str(path.parent.relative_to(root.parent))
         for path in modules.values()

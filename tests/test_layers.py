@@ -1,9 +1,9 @@
 """The layering: no import cycle, and every module imports on its own.
 
 The engine is ``whylab`` (the facade) and the packages below it named in
-``ENGINE``. The explorer sits above it in its own layers (``EXPLORER_LAYERS``,
-top to bottom: web, runs with runs/redis, content, figures, and the topic SDK
-``experiment.py`` on the ground floor), and imports only downward; nothing in
+``ENGINE``. The explorer sits above it in its own layers (``EXPLORER_LAYERS`` in
+tools/import_graph.py, top to bottom: web, runs with runs/redis, content, figures, and
+the topic SDK ``experiment.py`` on the ground floor), and imports only downward; nothing in
 the engine imports the explorer, and the topics import only its ground floor.
 Imports inside functions count too: a cycle hidden in a function is still a
 cycle (only the engine's module-level graph is checked for import order).
@@ -11,12 +11,13 @@ cycle (only the engine's module-level graph is checked for import order).
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import whylab
+from tools import import_graph as import_graph_of
+from tools.import_graph import explorer_floor
 
 PACKAGE_DIR = Path(whylab.__file__).parent
 ENGINE = (
@@ -35,31 +36,9 @@ ENGINE = (
     "accelerator",
 )
 
-# The explorer's floors, bottom first: a module imports only from its own floor or below.
-EXPLORER_LAYERS = (
-    # the topic SDK: experiment.py, and the two modules whose names it re-exports
-    (
-        "whylab.explorer.experiment",
-        "whylab.explorer.negative_controls",
-        "whylab.explorer.bilingual",
-    ),
-    ("whylab.explorer.figures",),
-    ("whylab.explorer.content",),
-    ("whylab.explorer.runs",),  # runs/redis/ included: the deployment's back-ends
-    ("whylab.explorer.web",),
-)
-
-
 def package_modules(keep=lambda parts: True) -> dict[str, Path]:
     """Dotted name -> file of every module of the package that ``keep(parts)`` accepts."""
-    modules = {}
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        parts = ("whylab",) + path.relative_to(PACKAGE_DIR).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if keep(parts):
-            modules[".".join(parts)] = path
-    return modules
+    return import_graph_of.package_modules(PACKAGE_DIR, keep)
 
 
 def engine_modules() -> dict[str, Path]:
@@ -74,52 +53,10 @@ def all_modules() -> dict[str, Path]:
     return package_modules()
 
 
-def _module_level_statements(body):
-    """The statements that run at import time (imports under if/try included)."""
-    for node in body:
-        yield node
-        if isinstance(node, (ast.If, ast.Try)):
-            yield from _module_level_statements(node.body)
-            yield from _module_level_statements(node.orelse)
-            for handler in getattr(node, "handlers", ()):
-                yield from _module_level_statements(handler.body)
-            yield from _module_level_statements(getattr(node, "finalbody", ()))
-
-
-def imported_at_module_level(
-    name: str, path: Path, modules, inside_functions: bool = False
-) -> set[str]:
-    """The modules of ``modules`` that ``name`` imports when it is itself imported
-    (with ``inside_functions``: anywhere in it, function bodies included).
-
-    ``from pkg import sub`` counts as importing the module ``pkg.sub`` when there is
-    one, and as importing ``pkg`` when ``sub`` is a name defined by ``pkg``.
-    """
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    tree = ast.parse(path.read_text())
-    statements = ast.walk(tree) if inside_functions else _module_level_statements(tree.body)
-    for node in statements:
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module
-            for alias in node.names:
-                submodule = f"{source}.{alias.name}"
-                found.add(submodule if submodule in modules else source)
-    return {module for module in found if module in modules and module != name}
-
-
 def import_graph(modules=None, inside_functions: bool = False) -> dict[str, set[str]]:
+    """The graph of ``modules`` (the engine's by default), read by tools/import_graph.py."""
     modules = engine_modules() if modules is None else modules
-    return {
-        name: imported_at_module_level(name, path, modules, inside_functions)
-        for name, path in modules.items()
-    }
+    return import_graph_of.import_graph(modules, inside_functions)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -175,13 +112,6 @@ def test_no_import_cycle_hides_inside_functions():
     """Anywhere in whylab: a function-level import closing a circle is a cycle too."""
     cycle = find_cycle(import_graph(all_modules(), inside_functions=True))
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
-
-
-def explorer_floor(name: str) -> int | None:
-    for floor, packages in enumerate(EXPLORER_LAYERS):
-        if any(name == p or name.startswith(p + ".") for p in packages):
-            return floor
-    return None
 
 
 # The command-line tools that drive the topics' checks (whylab check, its --mutants runs).
