@@ -53,8 +53,13 @@ What each limit becomes here:
   every topic's code fingerprint: a server enqueues on the lanes of its own
   code, and a worker listens only on those of its own, so a worker of other
   code never takes (and refuses) a run meant for this one. A run none took
-  within ``queue_wait_s`` is answered 503 naming the versions the registered
-  workers run, and :meth:`RemotePool.describe` counts the workers by version.
+  within ``queue_wait_s`` is answered 503 naming the versions the live workers
+  run, and :meth:`RemotePool.describe` counts the live workers by version. Live:
+  RQ lists a worker killed with SIGKILL until its key expires (its ``worker_ttl``
+  plus a minute, 8 minutes by default), so each worker also refreshes a key of
+  its own every ``WORKER_BEAT_S`` (:func:`worker_alive_key`, expiring
+  ``WORKER_ALIVE_TTL_S`` after the last beat), and only workers whose key is
+  there are counted (:func:`live_workers`).
   (A run is not refused at once when no worker of its version is listed: after
   a Redis restart workers take runs before they are listed again.)
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
@@ -95,7 +100,7 @@ from whylab.explorer.runs.errors import (
     WorkerUnavailable,
 )
 from whylab.explorer.runs.fair_queue import client_share, newcomer_room
-from whylab.explorer.runs.redis.link import RedisLink
+from whylab.explorer.runs.redis.link import KEY_PREFIX, RedisLink
 from whylab.explorer.runs.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
@@ -112,6 +117,8 @@ LANE_PREFIX = "whylab-lane-"
 VERSION_CHARS = 16  # hex digits of code_version() in a lane's name
 ALIVE_TTL_S = 3  # a running job's heartbeat key lives this long after its last refresh
 HEARTBEAT_S = 0.5  # how often the worker refreshes it
+WORKER_ALIVE_TTL_S = 10  # a worker's own liveness key lives this long after its last beat
+WORKER_BEAT_S = 2.0  # how often a worker process refreshes it, busy or idle
 POLL_S = 0.5  # how long the server blocks on the answer between checks of the heartbeat
 ANSWER_TTL_S = 120  # an answer nobody collected is dropped after this long
 # KEYS: the lanes. Their lengths, read in one round trip on the connection that watches them.
@@ -156,12 +163,27 @@ def version_of_lane(lane: str) -> str | None:
     return version if version and index.isdigit() else None
 
 
-def workers_by_version(connection: Any) -> dict[str, int]:
-    """How many registered RQ workers listen on the lanes of each code version."""
+def worker_alive_key(name: str) -> str:
+    """The key the worker named ``name`` (RQ's name) refreshes while its process lives."""
+    return f"{KEY_PREFIX}:worker-alive:{name}"
+
+
+def live_workers(connection: Any) -> list[Any]:
+    """The RQ workers registered now whose process is alive (its liveness key is there)."""
     from rq import Worker
 
+    workers = Worker.all(connection=connection)
+    with connection.pipeline(transaction=False) as pipe:
+        for worker in workers:
+            pipe.exists(worker_alive_key(worker.name))
+        alive = pipe.execute()
+    return [worker for worker, there in zip(workers, alive, strict=True) if there]
+
+
+def workers_by_version(connection: Any) -> dict[str, int]:
+    """How many live RQ workers listen on the lanes of each code version."""
     counts: dict[str, int] = {}
-    for worker in Worker.all(connection=connection):
+    for worker in live_workers(connection):
         versions = {version_of_lane(name) for name in worker.queue_names()} - {None}
         for version in versions:
             counts[version] = counts.get(version, 0) + 1
@@ -299,7 +321,7 @@ class RemotePool:
         running = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items())) or "none"
         return WorkerUnavailable(
             f"none took this run within {self.queue_wait_s:g} s (this server runs code version "
-            f"{self.version}; the registered workers run: {running})"
+            f"{self.version}; the live workers run: {running})"
         )
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
