@@ -311,7 +311,9 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
         return response.status_code
 
     with ThreadPoolExecutor(max_workers=4) as threads:
-        runs = [threads.submit(run, f"a{i}", alice, 0.3 + i / 100) for i in (1, 2, 3)]
+        # 0.8 s each (the sleepy limit is 1 s): bob's request must reach the lane while
+        # a1 runs; a 0.3 s run ended first once on a loaded machine (a1, a2, b1, a3).
+        runs = [threads.submit(run, f"a{i}", alice, 0.8 + i / 100) for i in (1, 2, 3)]
         # alice's first run is in the worker and her other two wait in her lane ...
         lane = f"rq:queue:{lane_of(alice, version)}"
         deadline = time.monotonic() + 30
