@@ -499,6 +499,7 @@ def test_timing_experiments_wait_to_be_asked_then_show_progress_and_cancel(
     page.locator("#experiment-cost-growth-rounds").fill("2")
     page.locator("#experiment-cost-growth button[type=submit]").click()
     progress.wait_for(state="visible")
+    assert progress.locator("[data-cancel]").is_visible()  # this reader queued it
     progress.locator("[data-cancel]").click()
     status = page.locator("#experiment-cost-growth [data-status]")
     page.wait_for_function(
@@ -508,6 +509,38 @@ def test_timing_experiments_wait_to_be_asked_then_show_progress_and_cancel(
     )
     assert progress.is_hidden() and status.inner_text()
     context.close()
+    assert problems == []
+
+
+def test_a_measurement_queued_by_another_reader_shows_no_cancel_button(browser, base_url):
+    # Issue #26: the server lets only the client who queued a measurement cancel it, and
+    # the page showed the button to every reader (who got 403). Another address queues two
+    # runs; the second waits behind the first while this reader opens its page.
+    import httpx
+
+    queue = "/api/topics/fft/experiments/cost-growth/timing-runs"
+    other = httpx.Client(
+        base_url=base_url, transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=60
+    )
+    with other:
+        held = other.post(queue, params={"max_log2n": "14", "rounds": "3"}).json()
+        theirs = other.post(queue, params={"max_log2n": "14", "rounds": "5"}).json()
+        try:
+            context, page, problems = open_in(browser, None)
+            polled = f"/api/timing-runs/{theirs['id']}"
+            with page.expect_response(lambda answer: polled in answer.url) as first:
+                page.goto(f"{base_url}/en/topics/fft?cost-growth.max_log2n=14&cost-growth.rounds=5")
+            assert first.value.json()["yours"] is False
+            # The script polls again only after it has shown the state of the first poll.
+            with page.expect_response(lambda answer: polled in answer.url):
+                pass
+            progress = page.locator("#experiment-cost-growth [data-progress]")
+            assert progress.get_attribute("data-run-id") == theirs["id"]
+            assert progress.is_visible() and progress.locator("[data-cancel]").is_hidden()
+            context.close()
+        finally:
+            for run in (theirs, held):
+                other.delete(f"/api/timing-runs/{run['id']}")
     assert problems == []
 
 

@@ -32,11 +32,14 @@ from whylab.explorer.runs.cache import record_checksum
 from whylab.explorer.runs.errors import WorkerLost, WorkerUnavailable
 from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
+    WORKER_ALIVE_TTL_S,
     decode_answer,
     encode_answer,
     lane_names,
     lane_of,
+    live_workers,
     outcome_answer,
+    workers_by_version,
 )
 from whylab.explorer.runs.workers import Outcome
 
@@ -114,9 +117,7 @@ class Fleet:
         return [p for p in self.processes if p.poll() is None]
 
     def ensure(self, count: int, client) -> None:
-        """Exactly ``count`` workers running and registered with RQ."""
-        from rq import Worker
-
+        """Exactly ``count`` workers running, registered with RQ and saying they are alive."""
         for extra in self.alive()[count:]:
             self.stop(extra)
         while len(self.alive()) < count:
@@ -130,7 +131,7 @@ class Fleet:
         # a worker registers once its pool is up: its fork server compiles the numba
         # kernels first (up to ~40 s with a cold numba cache on a loaded machine)
         deadline = time.monotonic() + 120
-        while Worker.count(connection=client) < count:
+        while len(live_workers(client)) < count:
             assert time.monotonic() < deadline, "the workers did not register with RQ"
             time.sleep(0.05)
 
@@ -310,7 +311,9 @@ def test_runs_from_two_clients_are_served_in_turn(deployment):
         return response.status_code
 
     with ThreadPoolExecutor(max_workers=4) as threads:
-        runs = [threads.submit(run, f"a{i}", alice, 0.3 + i / 100) for i in (1, 2, 3)]
+        # 0.8 s each (the sleepy limit is 1 s): bob's request must reach the lane while
+        # a1 runs; a 0.3 s run ended first once on a loaded machine (a1, a2, b1, a3).
+        runs = [threads.submit(run, f"a{i}", alice, 0.8 + i / 100) for i in (1, 2, 3)]
         # alice's first run is in the worker and her other two wait in her lane ...
         lane = f"rq:queue:{lane_of(alice, version)}"
         deadline = time.monotonic() + 30
@@ -485,10 +488,8 @@ def test_a_worker_of_other_code_takes_none_of_the_runs_and_the_servers_name_its_
         tmp_path / "stale-worker.log",
     )  # fmt: skip
     try:
-        from rq import Worker
-
         deadline = time.monotonic() + 120
-        while Worker.count(connection=redis_client) < 3:
+        while len(live_workers(redis_client)) < 3:
             assert time.monotonic() < deadline, "the stale worker did not register with RQ"
             time.sleep(0.05)
 
@@ -510,7 +511,7 @@ def test_a_worker_of_other_code_takes_none_of_the_runs_and_the_servers_name_its_
         stale_version = code_version(load_registry(stale_topics))
         pool = a.app.state.pool
         assert stale_version != pool.version
-        banner = pool.describe()  # a worker killed earlier stays listed until RQ's sweep
+        banner = pool.describe()
         assert f"version {pool.version} (" in banner, banner
         assert f"1 of version {stale_version}" in banner, banner
         # With only the stale worker left, a run none takes says which code the workers run.
@@ -784,6 +785,37 @@ def _registered_children(client, parent: int) -> set[str]:
     from rq import Worker
 
     return {w.name for w in Worker.all(connection=client) if _parent_of(w.pid) == parent}
+
+
+@needs_redis
+def test_a_worker_killed_with_sigkill_is_no_longer_counted_once_its_beat_stops(deployment):
+    # Issue #26: RQ lists a killed worker until its key expires (8 minutes by default), so
+    # the banner and the "which versions the workers run" answer counted dead workers.
+    from rq import Worker
+
+    redis_client, fleet = deployment["redis"].client, deployment["fleet"]
+    pool = deployment["a"].app.state.pool
+    fleet.ensure(2, redis_client)
+
+    def ours() -> int:
+        return workers_by_version(redis_client).get(pool.version, 0)
+
+    deadline = time.monotonic() + WORKER_ALIVE_TTL_S + SLACK_S  # a worker killed earlier
+    while ours() != 2:
+        assert time.monotonic() < deadline, workers_by_version(redis_client)
+        time.sleep(0.2)
+    assert "(2 workers of this version connected now" in pool.describe()
+    victim = fleet.alive()[0]
+    (name,) = [w.name for w in Worker.all(connection=redis_client) if w.pid == victim.pid]
+    _kill_group(victim)  # SIGKILL: the worker cannot unregister
+    victim.wait(timeout=30)
+    deadline = time.monotonic() + WORKER_ALIVE_TTL_S + SLACK_S
+    while "(1 workers of this version connected now" not in (banner := pool.describe()):
+        assert time.monotonic() < deadline, banner
+        time.sleep(0.2)
+    # RQ lists the dead worker still: only its own beat tells it from a live one.
+    assert name in {w.name for w in Worker.all(connection=redis_client)}
+    assert ours() == 1
 
 
 @needs_redis

@@ -72,10 +72,18 @@ def test_only_the_client_who_queued_a_run_may_cancel_it(live_server):
             assert pool.stats.jobs == 1 and pool.queued == 3
             blocker = owner.post(QUEUE, params={"n": "649"}).json()
             run = owner.post(QUEUE, params={"n": "650"}).json()
+            # Each client is told whether the run is its own: the page shows the cancel
+            # button to the owner only, also to a reader who asked for the same run.
+            joined = reader.post(QUEUE, params={"n": "650"})
+            assert joined.status_code == 202 and joined.json()["id"] == run["id"]
+            assert run["yours"] is True and joined.json()["yours"] is False
+            seen = reader.get(f"/api/timing-runs/{run['id']}").json()
+            assert seen["state"] == "queued" and seen["yours"] is False
             refused = reader.delete(f"/api/timing-runs/{run['id']}")
             assert refused.status_code == 403
             assert "only the client who queued" in refused.json()["detail"]
-            assert owner.get(f"/api/timing-runs/{run['id']}").json()["state"] == "queued"
+            mine = owner.get(f"/api/timing-runs/{run['id']}").json()
+            assert mine["state"] == "queued" and mine["yours"] is True
             cancelled = owner.delete(f"/api/timing-runs/{run['id']}")
             assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
             assert owner.delete(f"/api/timing-runs/{blocker['id']}").status_code == 200
@@ -158,7 +166,7 @@ def test_a_failed_timing_run_keeps_its_status_and_retry_after(fixture_registry):
             await waiting
         assert failed.value.status == 503 and failed.value.retry_after_s == 1.0
         run = next(iter(line._runs.values()))
-        assert line.describe(run)["status"] == 503 and run.state == "failed"
+        assert line.describe(run, "a")["status"] == 503 and run.state == "failed"
         await line.close()
 
     in_thread(scenario)
@@ -179,6 +187,7 @@ def test_the_owner_cancelling_answers_its_waiters_409_and_others_cannot(fixture_
         with pytest.raises(NotYourRun):
             line.cancel(run.id, "b")  # joining a run does not make it yours
         assert run.state == "queued"
+        assert line.describe(run, "a")["yours"] and not line.describe(run, "b")["yours"]
         line.cancel(run.id, "a")
         with pytest.raises(TimingCancelled) as cancelled:
             await joined
@@ -218,6 +227,15 @@ def test_the_openapi_description_documents_what_timing_runs_answer(client):
     for status in ("429", "503"):
         assert "Retry-After" in queue[status]["headers"], status
     assert "403" in paths["/api/timing-runs/{run_id}"]["delete"]["responses"]
+    # The run's state, with whether the client asking queued it (so may cancel it).
+    state = {"$ref": "#/components/schemas/TimingRun"}
+    assert queue["202"]["content"]["application/json"]["schema"] == state
+    for method in ("get", "delete"):
+        answer = paths["/api/timing-runs/{run_id}"][method]["responses"]["200"]
+        assert answer["content"]["application/json"]["schema"] == state, method
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert schemas["TimingRun"]["properties"]["yours"]["type"] == "boolean"
+    assert "yours" in schemas["TimingRun"]["required"]
     measured = paths[f"{API}/clock"]["get"]["responses"]
     ordinary = paths[f"{API}/sine"]["get"]["responses"]
     assert {"429", "500", "503", "504", "409"} <= set(measured)

@@ -68,7 +68,10 @@ class RateLimiter:
 
     def wait_s(self, client: str) -> float:
         """0.0 if ``client`` may start a run now, else the seconds until it may."""
-        balance = self.balance(client)
+        return self.wait_for(self.balance(client))
+
+    def wait_for(self, balance: float) -> float:
+        """0.0 if a balance of ``balance`` admits a run, else the seconds until it would."""
         return 0.0 if balance > 0 else (-balance / self.rate) + 1e-3
 
     def admit(self, client: str) -> None:
@@ -84,11 +87,14 @@ class RateLimiter:
     def reserve(self, client: str, expected_s: float) -> float:
         """Admit a run (else raise :class:`RateLimited`) and charge its expected cost now.
 
-        Returns the seconds charged, which :meth:`settle` later corrects.
+        Returns the seconds charged, which :meth:`settle` later corrects. The check
+        and the charge are one step (:meth:`take`): runs asked at the same moment
+        cannot all pass on the balance the first of them spends.
         """
-        self.admit(client)
         reserved = self.cost(expected_s)
-        self.adjust(client, reserved)
+        wait = self.take(client, reserved, admit=True)
+        if wait:
+            raise RateLimited(wait)
         return reserved
 
     def settle(self, client: str, reserved_s: float, cpu_s: float | None) -> None:
@@ -99,11 +105,22 @@ class RateLimiter:
 
     def adjust(self, client: str, seconds: float) -> None:
         """Take ``seconds`` from ``client``'s balance (negative: give them back)."""
+        self.take(client, seconds, admit=False)
+
+    def take(self, client: str, seconds: float, admit: bool) -> float:
+        """Take ``seconds`` from ``client``'s balance; with ``admit``, only while it is positive.
+
+        Returns 0.0 when taken, else (refused) the seconds until the balance
+        admits a run. The check and the update are one step under the lock.
+        """
         now = self._clock()
         with self._lock:
-            balance = self._balance(client, now) - seconds
-            self._balances[client] = (balance, now)
+            balance = self._balance(client, now)
+            if admit and balance <= 0:
+                return self.wait_for(balance)
+            self._balances[client] = (balance - seconds, now)
             self._forget_idle(now)
+        return 0.0
 
     def cost(self, cpu_s: float) -> float:
         """What a run of ``cpu_s`` CPU-seconds is charged (at least ``min_charge_s``)."""

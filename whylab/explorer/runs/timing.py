@@ -203,8 +203,10 @@ class TimingQueue:
         """Seconds the last run of this experiment spent running here (any parameters)."""
         return self._last_duration.get((run.topic.slug, run.experiment.name))
 
-    def describe(self, run: TimingRun) -> dict[str, Any]:
-        """A run's state as JSON-ready data (what the page script polls)."""
+    def describe(self, run: TimingRun, client: str) -> dict[str, Any]:
+        """A run's state as JSON-ready data, as ``client`` asks for it (what the page script
+        polls); ``yours``: ``client`` queued it, so may cancel it (the page shows the button
+        to that client only)."""
         now = time.monotonic()
         elapsed = 0.0
         if run.started_at is not None:
@@ -220,6 +222,7 @@ class TimingQueue:
             "expected_s": self.expected_s(run),
             "message": run.message,
             "status": run.failure.status if run.failure is not None else None,
+            "yours": run.owner == client,
         }
 
     # -- what readers do

@@ -24,6 +24,7 @@ from whylab.explorer.experiment import Experiment, Param
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 RUN_REF = {"$ref": "#/components/schemas/RunRecord"}
+TIMING_RUN_REF = {"$ref": "#/components/schemas/TimingRun"}
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
@@ -77,6 +78,33 @@ SCHEMAS: dict[str, Any] = {
         },
     },
 }
+
+SCHEMAS["TimingRun"] = {
+    "type": "object",
+    "description": "a queued timing run's state, as the client asking sees it",
+    "required": ["id", "topic", "experiment", "params", "state", "position", "elapsed_s",
+                 "expected_s", "message", "status", "yours"],
+    "properties": {
+        "id": {"type": "string"},
+        "topic": {"type": "string"},
+        "experiment": {"type": "string"},
+        "params": {"type": "object", "description": "every parameter, defaults filled in"},
+        "state": {"type": "string", "enum": ["queued", "running", "done", "failed", "cancelled"]},
+        "position": {"type": "integer", "minimum": 0, "description": "runs ahead of it"},
+        "elapsed_s": {"type": "number", "minimum": 0},
+        "expected_s": {"anyOf": [{"type": "number", "minimum": 0}, {"type": "null"}]},
+        "message": {"type": "string", "description": "why it failed (empty otherwise)"},
+        "status": {
+            "anyOf": [{"type": "integer"}, {"type": "null"}],
+            "description": "the HTTP status its failure maps to, as for an ordinary run",
+        },
+        "yours": {
+            "type": "boolean",
+            "description": "the client asking queued this run, so it alone may cancel it "
+            "(DELETE answers any other client 403; the page shows the cancel button to it only)",
+        },
+    },
+}  # fmt: skip
 
 RETRY_AFTER = {
     "Retry-After": {
@@ -184,6 +212,12 @@ def describe_api(base: dict[str, Any], registry: TopicRegistry) -> dict[str, Any
                 responses["200"]["content"]["application/json"]["schema"] = RUN_REF
             if path.endswith("/timing-runs"):
                 responses.update(TIMING_QUEUE_ERRORS)
+            if "/timing-runs" in path:
+                for status in ("200", "202"):
+                    if status in responses:
+                        responses[status]["content"] = {
+                            "application/json": {"schema": TIMING_RUN_REF}
+                        }
         if path == "/api/timing-runs/{run_id}" and "delete" in item:
             item["delete"]["responses"]["403"] = NOT_YOURS
     for topic in registry:

@@ -1,8 +1,9 @@
 """Timing runs: one line for the whole server (see :mod:`whylab.explorer.runs.timing`).
 
-The page script queues a run, polls its state and may cancel it; without
-JavaScript the form's "Measure" button posts to ``/measure``, which waits and
-redirects back.
+The page script queues a run, polls its state and may cancel it (its state says
+whether the client asking queued it, ``yours``: the cancel button is shown to
+that client only, the one the server lets cancel it); without JavaScript the
+form's "Measure" button posts to ``/measure``, which waits and redirects back.
 """
 
 from __future__ import annotations
@@ -73,15 +74,16 @@ async def api_queue_timing(
     except RateLimited as failure:
         return rate_limited_json(failure.retry_after_s)
     location = f"/api/timing-runs/{run.id}"
-    return JSONResponse(state.timing.describe(run), 202, headers={"Location": location})
+    described = state.timing.describe(run, client_of(request))
+    return JSONResponse(described, 202, headers={"Location": location})
 
 
 @router.get("/api/timing-runs/{run_id}", tags=["experiments"], summary="A timing run's state")
-async def api_timing_run(run_id: str, state: State) -> JSONResponse:
+async def api_timing_run(request: Request, run_id: str, state: State) -> JSONResponse:
     run = state.timing.poll(run_id)
     if run is None:
         return JSONResponse({"detail": "no such timing run"}, 404)
-    return JSONResponse(state.timing.describe(run))
+    return JSONResponse(state.timing.describe(run, client_of(request)))
 
 
 @router.delete("/api/timing-runs/{run_id}", tags=["experiments"], summary="Cancel a timing run")
@@ -92,7 +94,7 @@ async def api_cancel_timing_run(request: Request, run_id: str, state: State) -> 
         return JSONResponse({"detail": refused.message}, refused.status)
     if run is None:
         return JSONResponse({"detail": "no such timing run"}, 404)
-    return JSONResponse(state.timing.describe(run))
+    return JSONResponse(state.timing.describe(run, client_of(request)))
 
 
 @page_router.post("/{lang}/topics/{slug}/experiments/{name}/measure", include_in_schema=False)

@@ -40,19 +40,26 @@ What each limit becomes here:
 * **bounds** -- a run is refused with 503 when the whole queue holds
   ``max_queue`` runs or the client's lane its share
   (:func:`~whylab.explorer.runs.fair_queue.client_share` of the lanes with runs waiting,
-  at most ``max_queue_per_client``; counted across all servers, checked just
-  before enqueueing, so two servers at once may pass the bound by a run each),
-  and the last places are kept for a lane with nothing waiting
+  at most ``max_queue_per_client``; counted across all servers), and the last
+  places are kept for a lane with nothing waiting
   (:func:`~whylab.explorer.runs.fair_queue.newcomer_room`), so clients filling the
-  queue through any servers leave room for another;
+  queue through any servers leave room for another. The count and the enqueue
+  are one optimistic transaction (``WATCH`` on every lane, then RQ's own
+  enqueue inside ``MULTI``/``EXEC``; see :meth:`RemotePool._enqueue`), so
+  servers enqueueing at once cannot each pass a bound by a run;
   and a run that no worker took within
   ``queue_wait_s`` (all are busy) is answered 503 and dropped.
 * **versions** -- the lanes are keyed by :func:`code_version`, one hash of
   every topic's code fingerprint: a server enqueues on the lanes of its own
   code, and a worker listens only on those of its own, so a worker of other
   code never takes (and refuses) a run meant for this one. A run none took
-  within ``queue_wait_s`` is answered 503 naming the versions the registered
-  workers run, and :meth:`RemotePool.describe` counts the workers by version.
+  within ``queue_wait_s`` is answered 503 naming the versions the live workers
+  run, and :meth:`RemotePool.describe` counts the live workers by version. Live:
+  RQ lists a worker killed with SIGKILL until its key expires (its ``worker_ttl``
+  plus a minute, 8 minutes by default), so each worker also refreshes a key of
+  its own every ``WORKER_BEAT_S`` (:func:`worker_alive_key`, expiring
+  ``WORKER_ALIVE_TTL_S`` after the last beat), and only workers whose key is
+  there are counted (:func:`live_workers`).
   (A run is not refused at once when no worker of its version is listed: after
   a Redis restart workers take runs before they are listed again.)
 * **a worker killed mid-run** -- while it runs a job, the worker refreshes a
@@ -93,7 +100,7 @@ from whylab.explorer.runs.errors import (
     WorkerUnavailable,
 )
 from whylab.explorer.runs.fair_queue import client_share, newcomer_room
-from whylab.explorer.runs.redis.link import RedisLink
+from whylab.explorer.runs.redis.link import KEY_PREFIX, RedisLink
 from whylab.explorer.runs.workers import (
     DEADLINE_MARGIN_S,
     DEFAULT_QUEUE_WAIT_S,
@@ -110,8 +117,17 @@ LANE_PREFIX = "whylab-lane-"
 VERSION_CHARS = 16  # hex digits of code_version() in a lane's name
 ALIVE_TTL_S = 3  # a running job's heartbeat key lives this long after its last refresh
 HEARTBEAT_S = 0.5  # how often the worker refreshes it
+WORKER_ALIVE_TTL_S = 10  # a worker's own liveness key lives this long after its last beat
+WORKER_BEAT_S = 2.0  # how often a worker process refreshes it, busy or idle
 POLL_S = 0.5  # how long the server blocks on the answer between checks of the heartbeat
 ANSWER_TTL_S = 120  # an answer nobody collected is dropped after this long
+# KEYS: the lanes. Their lengths, read in one round trip on the connection that watches them.
+_LENGTHS = """
+local lengths = {}
+for index, key in ipairs(KEYS) do lengths[index] = redis.call('LLEN', key) end
+return lengths
+"""
+ENQUEUE_TRIES = 64  # transactions one enqueue may retry while others change the lanes
 JOB_FUNCTION = "whylab.explorer.runs.redis.worker.run_request"
 FAILURE_CALLBACK = "whylab.explorer.runs.redis.worker.report_failure"
 
@@ -147,12 +163,27 @@ def version_of_lane(lane: str) -> str | None:
     return version if version and index.isdigit() else None
 
 
-def workers_by_version(connection: Any) -> dict[str, int]:
-    """How many registered RQ workers listen on the lanes of each code version."""
+def worker_alive_key(name: str) -> str:
+    """The key the worker named ``name`` (RQ's name) refreshes while its process lives."""
+    return f"{KEY_PREFIX}:worker-alive:{name}"
+
+
+def live_workers(connection: Any) -> list[Any]:
+    """The RQ workers registered now whose process is alive (its liveness key is there)."""
     from rq import Worker
 
+    workers = Worker.all(connection=connection)
+    with connection.pipeline(transaction=False) as pipe:
+        for worker in workers:
+            pipe.exists(worker_alive_key(worker.name))
+        alive = pipe.execute()
+    return [worker for worker, there in zip(workers, alive, strict=True) if there]
+
+
+def workers_by_version(connection: Any) -> dict[str, int]:
+    """How many live RQ workers listen on the lanes of each code version."""
     counts: dict[str, int] = {}
-    for worker in Worker.all(connection=connection):
+    for worker in live_workers(connection):
         versions = {version_of_lane(name) for name in worker.queue_names()} - {None}
         for version in versions:
             counts[version] = counts.get(version, 0) + 1
@@ -290,7 +321,7 @@ class RemotePool:
         running = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items())) or "none"
         return WorkerUnavailable(
             f"none took this run within {self.queue_wait_s:g} s (this server runs code version "
-            f"{self.version}; the registered workers run: {running})"
+            f"{self.version}; the live workers run: {running})"
         )
 
     async def submit(self, job: Job, client: str = "") -> Outcome:
@@ -344,20 +375,52 @@ class RemotePool:
         return WorkerUnavailable(f"the shared queue refused the run ({type(error).__name__})")
 
     def _enqueue(self, request: dict[str, Any], lane: str) -> None:
-        """Put ``request`` on its lane, unless the queue or the lane is full (Overloaded)."""
-        from rq import Callback
+        """Put ``request`` on its lane, unless the queue or the lane is full (Overloaded).
 
-        with self.link.sync.pipeline(transaction=False) as pipe:
-            for queue in self._queues.values():
-                pipe.llen(queue.key)
-            lengths = dict(zip(self._queues, pipe.execute(), strict=True))
+        One optimistic transaction: the lanes are watched while counted, and
+        RQ's enqueue (the job's record, its id pushed on the lane) runs inside
+        ``MULTI``/``EXEC``, which Redis refuses when any lane changed meanwhile
+        (another server enqueued, a worker took a run); then the count is
+        taken again. Why ``WATCH`` here and not one Lua script as for the
+        budget: the enqueue is RQ's own (its record's fields, its registries),
+        which a script would have to copy; the retries are bounded
+        (``ENQUEUE_TRIES``), past them the run is refused as on a full queue.
+        """
+        import redis
+
+        lanes = list(self._queues.values())
+        keys = [queue.key for queue in lanes]
+        retry_after_s = max(1.0, request["time_limit_s"] / 4)
+        with self.link.sync.pipeline() as pipe:
+            for _ in range(ENQUEUE_TRIES):
+                try:
+                    pipe.watch(*keys)
+                    counted = pipe.eval(_LENGTHS, len(keys), *keys)
+                    lengths = dict(zip(self._queues, counted, strict=True))
+                    if not self._has_room(lengths, lane):
+                        raise Overloaded(retry_after_s=retry_after_s)
+                    pipe.multi()
+                    self._enqueue_on(pipe, request, lane)
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    continue  # a lane changed while counted: count again
+            else:
+                raise Overloaded(retry_after_s=retry_after_s)
         self.link.worked()
-        time_limit_s = request["time_limit_s"]
+
+    def _has_room(self, lengths: dict[str, int], lane: str) -> bool:
+        """Whether the lanes' ``lengths`` leave room for one more run on ``lane``."""
         others = sum(1 for name, length in lengths.items() if length and name != lane)
         share = client_share(self.max_queue, self.max_queue_per_client, others)
         room = self.max_queue - (newcomer_room(self.max_queue) if lengths[lane] else 0)
-        if sum(lengths.values()) >= room or lengths[lane] >= share:
-            raise Overloaded(retry_after_s=max(1.0, time_limit_s / 4))
+        return sum(lengths.values()) < room and lengths[lane] < share
+
+    def _enqueue_on(self, pipe: Any, request: dict[str, Any], lane: str) -> None:
+        """RQ's enqueue of ``request`` on ``lane``, its commands queued on ``pipe``."""
+        from rq import Callback
+
+        time_limit_s = request["time_limit_s"]
         self._queues[lane].enqueue_call(
             JOB_FUNCTION,
             args=(request,),
@@ -370,6 +433,7 @@ class RemotePool:
             failure_ttl=ANSWER_TTL_S,
             on_failure=Callback(FAILURE_CALLBACK),
             description=f"{request['topic']}/{request['experiment']}",
+            pipeline=pipe,
         )
 
     def _cancel(self, job_id: str, lane: str) -> None:

@@ -40,6 +40,13 @@ lanes, and it has no place for each worker's own pool and Redis reconnection.
 RQ's worker reconnects by itself when Redis restarts, but does not register
 again, so a Redis restarted empty would list no workers; each heartbeat here
 checks the worker is listed and registers it again if not.
+
+RQ's own heartbeat comes between jobs only, minutes apart when idle, and RQ
+lists a worker killed with SIGKILL until its key expires (8 minutes by
+default). So a thread of each worker process refreshes the worker's liveness
+key (:func:`~whylab.explorer.runs.redis.queue.worker_alive_key`) every
+``WORKER_BEAT_S``, busy or idle; a killed process stops refreshing it, and the
+servers stop counting the worker ``WORKER_ALIVE_TTL_S`` later.
 """
 
 from __future__ import annotations
@@ -69,11 +76,14 @@ from whylab.explorer.runs.redis.queue import (
     ALIVE_TTL_S,
     ANSWER_TTL_S,
     HEARTBEAT_S,
+    WORKER_ALIVE_TTL_S,
+    WORKER_BEAT_S,
     code_version,
     encode_answer,
     failure_answer,
     lane_names,
     outcome_answer,
+    worker_alive_key,
 )
 from whylab.explorer.runs.timing import machine_description
 from whylab.explorer.runs.workers import DEADLINE_MARGIN_S, Job, WorkerPool
@@ -168,6 +178,20 @@ class Runner:
                     pass  # Redis is away: the run goes on, its answer is sent if it comes back
 
 
+def say_alive(link: RedisLink, runner: Runner) -> None:
+    """Refresh the liveness key of this process's worker (``runner.name``), if Redis answers."""
+    try:
+        link.sync.set(worker_alive_key(runner.name), runner.beat, ex=WORKER_ALIVE_TTL_S)
+    except link.errors:
+        pass  # Redis is away: the worker is counted again at the first beat it hears
+
+
+def keep_saying_alive(link: RedisLink, runner: Runner, done: threading.Event) -> None:
+    """:func:`say_alive` every ``WORKER_BEAT_S`` until ``done`` (or the process dies)."""
+    while not done.wait(WORKER_BEAT_S):
+        say_alive(link, runner)
+
+
 _runner: Runner | None = None  # set by serve(): RQ calls the job function in this process
 
 
@@ -241,6 +265,10 @@ def serve(
     link = RedisLink(url)
     _runner = Runner(link, registry, memory_limit_mb, worker_name())
     _runner.start()
+    done = threading.Event()
+    threading.Thread(
+        target=keep_saying_alive, args=(link, _runner, done), name="whylab-alive", daemon=True
+    ).start()
     rounds = 0
     try:
         while not stop.is_set():
@@ -250,6 +278,7 @@ def serve(
                 continue
             # A worker that lost Redis may not have unregistered: the next one takes a new name.
             name = _runner.name = worker_name(rounds)
+            say_alive(link, _runner)  # alive before RQ lists it, so never listed as dead
             rounds += 1
             queues = [
                 Queue(lane, connection=link.sync, serializer=JSONSerializer)
@@ -264,6 +293,7 @@ def serve(
                 return
             stop.wait(reconnect_s)  # work() gave up: Redis went away; try again shortly
     finally:
+        done.set()
         _runner.close()
         _runner = None
 

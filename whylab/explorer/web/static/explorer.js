@@ -480,6 +480,8 @@
       const text = progress.querySelector("[data-progress-text]");
       progress.hidden = false;
       progress.dataset.runId = run.id;
+      // Only whoever queued the run may cancel it (the server refuses anyone else).
+      progress.querySelector("[data-cancel]").hidden = !run.yours;
       if (run.state === "running" && run.expected_s) {
         bar.max = 1;
         bar.value = Math.min(run.elapsed_s / run.expected_s, 0.99);
