@@ -10,7 +10,9 @@ import multiprocessing
 import os
 import resource
 import signal
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -210,22 +212,124 @@ def test_under_a_hard_address_space_limit_sanitizers_say_why_not_and_show_the_re
                 assert state == "passed", (name, check_id, state)
 
 
+def soft_and_hard(limits_text: str) -> dict[str, tuple[str, str]]:
+    """``/proc/PID/limits`` as {name: (soft, hard)} for the four limits a child gets."""
+    wanted = ("Max cpu time", "Max core file size", "Max file size", "Max address space")
+    return {name: tuple(row[len(name):].split()[:2]) for row in limits_text.splitlines()
+            for name in wanted if row.startswith(name)}
+
+
 def _child_limits_under(limit, conn):
     limit(WORKER_MB)
     before = resource.getrlimit(resource.RLIMIT_AS)
-    report = ["sh", "-c", "ulimit -t; ulimit -c; ulimit -v"]
+    report = ["cat", "/proc/self/limits"]  # read by the child itself, after the launcher
     env = {"PATH": os.environ["PATH"]}
     plain = child_process.run_limited(report, env, timeout_s=5.0)
     lifted = child_process.run_limited(report, env, timeout_s=5.0, lift_address_space=True)
-    conn.send((before, resource.getrlimit(resource.RLIMIT_AS), plain.stdout.split(),
-               lifted.stdout.split()))
+    conn.send((before, resource.getrlimit(resource.RLIMIT_AS), soft_and_hard(plain.stdout),
+               soft_and_hard(lifted.stdout)))
 
 
 def test_a_child_gets_its_own_limits_and_the_worker_keeps_its():
     before, after, plain, lifted = run_in_limited_worker(_limit_memory, _child_limits_under)
     assert after == before and before[0] == WORKER_MB << 20
-    assert plain == ["5", "0", str(WORKER_MB * 1024)]  # ulimit -v counts KiB: inherited
-    assert lifted == ["5", "0", "unlimited"]
+    output = str(child_process.OUTPUT_LIMIT_BYTES)
+    common = {"Max cpu time": ("5", "6"), "Max core file size": ("0", "0"),
+              "Max file size": (output, output)}
+    assert plain == {**common, "Max address space": (str(WORKER_MB << 20), "unlimited")}
+    assert lifted == {**common, "Max address space": ("unlimited", "unlimited")}
+
+
+def test_a_child_past_its_cpu_limit_gets_sigxcpu():
+    spin = [sys.executable, "-S", "-c", "while True: pass"]  # no wall-clock watchdog here
+    ended = subprocess.run([*child_process.launcher(1, False), *spin], timeout=120)
+    assert ended.returncode == -signal.SIGXCPU
+
+
+def test_the_launcher_runs_nothing_once_its_parent_is_gone():
+    check = ["/bin/sh", "-c", child_process.PARENT_CHECK, "whylab-child"]
+    here = subprocess.run([*check, str(os.getpid()), "echo", "ran"], capture_output=True,
+                          text=True)
+    orphaned = subprocess.run([*check, "1", "echo", "ran"], capture_output=True, text=True)
+    assert (here.returncode, here.stdout) == (0, "ran\n")
+    assert (orphaned.returncode, orphaned.stdout) == (125, "")
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (field 4 of /proc/PID/stat)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = open(f"/proc/{entry}/stat").read()  # noqa: SIM115
+        except OSError:
+            continue
+        if entry.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def command_line(pid: int) -> str:
+    try:
+        return open(f"/proc/{pid}/cmdline").read()  # noqa: SIM115
+    except OSError:
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie that no init reaps has ended)."""
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]  # noqa: SIM115
+    except OSError:
+        return False
+    return state != "Z"
+
+
+PARENT = """
+import os, sys, threading
+from whylab.topics.rust_vs_cpp.child_process import run_limited
+worker = threading.Thread(target=run_limited, args=(["sleep", "120"],
+                          {"PATH": os.environ["PATH"]}, 120.0))
+worker.start()  # started on a thread, as a worker's pool may: its death signal is the thread's
+print("started", flush=True)
+worker.join()
+"""
+
+
+def test_a_child_dies_with_its_killed_parent():
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child = None
+    try:
+        assert parent.stdout.readline() == "started\n"
+        deadline = time.monotonic() + 60
+        while child is None and time.monotonic() < deadline:
+            child = next((pid for pid in children_of(parent.pid)
+                          if command_line(pid) == "sleep\x00120\x00"), None)
+            time.sleep(0.05)
+        assert child is not None, "the parent's child never reached exec of sleep"
+        parent.kill()
+        parent.wait()
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(child), "the child outlived its killed parent"
+    finally:
+        parent.kill()
+        parent.wait()
+        if child is not None and alive(child):
+            os.kill(child, signal.SIGKILL)  # a failed run leaves no sleeper behind
+
+
+def test_a_child_is_killed_when_its_watch_raises(monkeypatch):
+    watched = []
+
+    def failing_watch(pid):
+        watched.append(pid)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(child_process, "resident_mb", failing_watch)
+    with pytest.raises(KeyboardInterrupt):
+        child_process.run_limited(["sleep", "30"], {"PATH": os.environ["PATH"]}, 30.0)
+    assert len(watched) == 1 and not alive(watched[0])
 
 
 def test_a_child_over_its_resident_ceiling_or_wall_clock_is_stopped(monkeypatch):
