@@ -297,6 +297,13 @@ def test_a_child_past_its_cpu_limit_gets_sigxcpu():
     assert ended.returncode == -signal.SIGXCPU
 
 
+def test_without_util_linux_a_run_says_what_it_needs(monkeypatch):
+    monkeypatch.setattr(child_process.shutil, "which",
+                        lambda tool: None if tool == "setpriv" else f"/usr/bin/{tool}")
+    with pytest.raises(RuntimeError, match="setpriv and prlimit.*util-linux"):
+        child_process.run_limited(["true"], {}, 1.0)
+
+
 def test_the_launcher_runs_nothing_once_its_parent_is_gone():
     check = ["/bin/sh", "-c", child_process.PARENT_CHECK, "whylab-child"]
     here = subprocess.run([*check, str(os.getpid()), "echo", "ran"], capture_output=True,
