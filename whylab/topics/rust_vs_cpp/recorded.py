@@ -83,14 +83,6 @@ def is_current(entry: dict[str, Any], asked: list[toolchain.BuildAsked]) -> bool
         for key, b in then.items())
 
 
-def find(experiment: str, params: dict[str, Any],
-         asked: list[toolchain.BuildAsked]) -> dict[str, Any] | None:
-    """The recorded run of ``experiment`` with the same program choices, if it is current
-    for the builds this run asked for."""
-    entry = recorded_run(experiment, params)
-    return entry if entry is not None and is_current(entry, asked) else None
-
-
 # ---------------------------------------------------------------- to and from JSON
 
 
@@ -173,10 +165,10 @@ def with_recording(result: Result, experiment: str, params: dict[str, Any],
     """``result``, and where one of its checks could not run here, the recorded run after it."""
     if not any(c.state == "not_applicable" for c in result.checks):
         return result
-    if recorded_run(experiment, params) is None:
-        return result
-    entry = find(experiment, params, asked)
+    entry = recorded_run(experiment, params)
     if entry is None:
+        return result
+    if not is_current(entry, asked):
         result.notes.append(NOT_CURRENT)
         return result
     record = load()
