@@ -61,6 +61,15 @@ def test_builds_are_cached_by_source_and_flags():
     assert other_flags.binary != first.binary
 
 
+@needs_rustc
+def test_an_edit_of_the_toolchain_code_builds_afresh(monkeypatch, tmp_path):
+    monkeypatch.setenv("WHYLAB_CACHE_DIR", str(tmp_path))
+    first = toolchain.build("drop_order.rs")
+    monkeypatch.setattr(toolchain, "recipe_hash", lambda: "0" * 64)
+    edited = toolchain.build("drop_order.rs")
+    assert not first.cached and not edited.cached and edited.binary != first.binary
+
+
 def same_toolchains_as_recorded() -> bool:
     versions = recorded.load()["toolchains"]
     return versions == {"rustc": toolchain.compiler_version(toolchain.find_rustc()),

@@ -2,7 +2,9 @@
 
 Only the files in ``programs/`` are ever compiled, with flags chosen here; a reader picks
 a program and its arguments, never its source. A build is keyed by the SHA-256 of the
-source, the compiler's path and version and the flags, and kept under
+source and of this module (which holds how a program is compiled and how the compiler's
+output is read: an edit here builds afresh rather than reuse what older code made), the
+compiler's path and version and the flags, and kept under
 ``$WHYLAB_CACHE_DIR/compiled`` (default ``~/.cache/whylab/compiled``): the binary, or for
 a program the compiler rejects, its diagnostics. A page therefore waits for a compiler
 once per program and machine.
@@ -102,6 +104,12 @@ def compiler_version(compiler: str) -> str:
     return result.stdout.splitlines()[0] if result.stdout else ""
 
 
+@functools.lru_cache(maxsize=1)
+def recipe_hash() -> str:
+    """The SHA-256 of this module's source: part of every build's cache key."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One compiler error: its code (``E0499``), message, line and enclosing function."""
@@ -162,8 +170,8 @@ def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> B
     version = compiler_version(compiler)
     _note(source, flags, assembly, version)
     flags = (*flags, *path_flags(source))
-    key = hashlib.sha256("\0".join([text, compiler, version, *flags, str(assembly)])
-                         .encode()).hexdigest()[:24]
+    key = hashlib.sha256("\0".join([text, recipe_hash(), compiler, version, *flags,
+                                    str(assembly)]).encode()).hexdigest()[:24]
     folder = cache_root() / key
     record = folder / "build.json"
     if record.exists():
