@@ -28,7 +28,7 @@ from whylab.explorer.experiment import (
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_RUSTC
 from whylab.topics.rust_vs_cpp.layout_experiment import function_body, vector_instructions
-from whylab.topics.rust_vs_cpp.recorded import with_recording
+from whylab.topics.rust_vs_cpp.recorded import shown_where_not_applicable
 
 FUNCTIONS = ("sum_indexed", "sum_indexed_to_len", "sum_iterated")
 SAME_BAND = (0.8, 1.25)  # each indexed loop's time over the iterator loop's
@@ -63,6 +63,7 @@ def panic_calls(assembly: str, name: str) -> int:
                 breaks=("checks-as-assembly", "check-costs-nothing")),
     ],
 )
+@shown_where_not_applicable("bounds-checks")
 def bounds_checks(n: int) -> Result:
     level = "0" if control_active("opt-level-0") else "2"
     build = toolchain.build("bounds.rs", ("-C", f"opt-level={level}", *ALIGN_LOOPS),
@@ -79,12 +80,11 @@ def bounds_checks(n: int) -> Result:
                   f"在缓存中，两个下标循环的耗时都是迭代器循环的 {low:g}–{high:g} 倍："
                   "保留下来的检查只是循环前的一次比较，而不是每个元素一次")
     if build is None or not build.ok:
-        return with_recording(Result(checks=[
+        return Result(checks=[
             Check.not_applicable(id="checks-as-assembly", name=name_assembly,
                                  expected="1 0 0", why=NEEDS_RUSTC),
             Check.not_applicable(id="check-costs-nothing", name=name_time,
-                                 expected=f"{low:g}–{high:g}×", why=NEEDS_RUSTC)]),
-            "bounds-checks", {"n": n})
+                                 expected=f"{low:g}–{high:g}×", why=NEEDS_RUSTC)])
     calls = [panic_calls(build.assembly, f) for f in FUNCTIONS]
     vectors = [vector_instructions(build.assembly, f) for f in FUNCTIONS]
     run = toolchain.run(build.binary, (str(n), "400"), timeout_s=60.0)

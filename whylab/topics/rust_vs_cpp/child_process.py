@@ -7,15 +7,33 @@ terabytes of *virtual* addresses for shadow memory (``MAP_NORESERVE``, nearly no
 ever touched), which any address-space limit refuses. What such a program really uses is
 *resident* memory, a few tens of megabytes for the programs here.
 
-So a compiled program does not simply inherit the worker's limits. Between fork and exec
-(``preexec_fn``, which here only calls ``setrlimit``) the child gets
+So a compiled program does not simply inherit the worker's limits. It is started through
+a launcher, :func:`launcher`: three programs, each setting something on itself and then
+``exec``-ing the next (one process, one pid, throughout):
 
-* ``RLIMIT_AS`` lifted, for a sanitized program only (others keep the worker's);
-* ``RLIMIT_CPU``: the run's time limit in CPU seconds (the kernel sends SIGXCPU);
-* ``RLIMIT_CORE`` 0 (a crash with terabytes mapped writes no core) and ``RLIMIT_FSIZE``
-  :data:`OUTPUT_LIMIT_BYTES` (its output goes to temporary files);
+* util-linux's ``setpriv --pdeathsig KILL``: the kernel kills the child when the thread
+  that started it exits, so a worker killed while its child runs (SIGKILL from the pool,
+  the OOM killer) leaves no orphan behind;
+* util-linux's ``prlimit``: ``RLIMIT_CPU`` the run's time limit in CPU seconds (SIGXCPU at
+  the soft limit, SIGKILL a second later at the hard one), ``RLIMIT_CORE`` 0 (a crash with
+  terabytes mapped writes no core), ``RLIMIT_FSIZE`` :data:`OUTPUT_LIMIT_BYTES` (its output
+  goes to temporary files), and for a sanitized program only, ``RLIMIT_AS`` lifted;
+* ``/bin/sh``, which runs the program only if its parent is still the worker: a worker
+  killed after the fork but before ``setpriv`` set the death signal would otherwise leave
+  a child the kernel never signals.
 
-and the parent watches it every :data:`POLL_S` seconds: it kills the child when its
+Python's ``preexec_fn`` could set the limits too, but it runs Python code between fork and
+exec, which its documentation calls unsafe in a process with threads (the child may
+deadlock on a lock another thread held at the fork); the launcher needs nothing in the
+child but ``exec``. Both tools are in util-linux, an essential package on Debian.
+
+The death signal belongs to the *thread* that forked, not to the process: it fires when
+that thread ends, even if the worker lives on. :func:`run_limited` therefore waits for its
+child on the thread that started it and kills the child in a ``finally`` before it
+returns or raises, so that thread never ends with the child running unless the whole
+worker dies, which is when the signal is wanted.
+
+The parent watches the child every :data:`POLL_S` seconds: it kills the child when its
 resident set (``VmRSS`` in ``/proc/PID/status``) passes :func:`resident_limit_mb` or its
 wall-clock time passes the run's limit. The worker's own limits are never changed.
 
@@ -27,7 +45,9 @@ it; a worker that lowers both (soft = hard) and lacks the capability leaves no w
 
 from __future__ import annotations
 
+import os
 import resource
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -41,6 +61,9 @@ OUTPUT_LIMIT_BYTES = 16 << 20
 POLL_S = 0.01
 CAP_SYS_RESOURCE = 24  # bit of the capability sets in /proc/self/status (linux/capability.h)
 MB = 1 << 20
+LAUNCHER_TOOLS = ("setpriv", "prlimit")
+# Run by /bin/sh as: sh -c PARENT_CHECK whylab-child WORKER_PID COMMAND...
+PARENT_CHECK = '[ "$PPID" = "$1" ] || exit 125; shift; exec "$@"'
 
 
 @dataclass(frozen=True)
@@ -96,30 +119,26 @@ def resident_mb(pid: int) -> float:
     return 0.0
 
 
-def _within_hard(resource_id: int, wanted: int) -> tuple[int, int]:
+def _within_hard(resource_id: int, wanted: int) -> int:
     hard = resource.getrlimit(resource_id)[1]
-    value = wanted if hard == INFINITY else min(wanted, hard)
-    return value, value
+    return wanted if hard == INFINITY else min(wanted, hard)
 
 
-def limits_setter(lift_address_space: bool, cpu_s: int):
-    """The function the child runs between fork and exec: it only calls ``setrlimit``
-    (values computed here, in the parent, so nothing in the child allocates or locks)."""
-    settings = [(resource.RLIMIT_CPU, _within_hard(resource.RLIMIT_CPU, cpu_s)),
-                (resource.RLIMIT_CORE, (0, 0)),
-                (resource.RLIMIT_FSIZE,
-                 _within_hard(resource.RLIMIT_FSIZE, OUTPUT_LIMIT_BYTES))]
-    if lift_address_space:
-        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-        # Up to the hard limit when that is unlimited; past it only with CAP_SYS_RESOURCE.
-        settings.insert(0, (resource.RLIMIT_AS, (INFINITY, INFINITY if hard == INFINITY
-                                                 or has_capability(CAP_SYS_RESOURCE) else hard)))
-
-    def apply() -> None:
-        for resource_id, values in settings:
-            resource.setrlimit(resource_id, values)
-
-    return apply
+def launcher(cpu_s: int, lift_address_space: bool) -> list[str]:
+    """The command that sets a child's death signal and limits and then ``exec``s the
+    command appended to it (see the module's docstring)."""
+    setpriv, prlimit = (shutil.which(tool) for tool in LAUNCHER_TOOLS)
+    if setpriv is None or prlimit is None:
+        raise RuntimeError("run_limited needs setpriv and prlimit on PATH "
+                           "(Debian package util-linux)")
+    cpu_soft = _within_hard(resource.RLIMIT_CPU, cpu_s)
+    cpu_hard = _within_hard(resource.RLIMIT_CPU, cpu_s + 1)  # SIGKILL if SIGXCPU is ignored
+    limits = [f"--cpu={cpu_soft}:{cpu_hard}", "--core=0",
+              f"--fsize={_within_hard(resource.RLIMIT_FSIZE, OUTPUT_LIMIT_BYTES)}"]
+    if lift_address_space:  # address_space_refusal() found the hard limit liftable
+        limits.append("--as=unlimited")
+    return [setpriv, "--pdeathsig", "KILL", "--", prlimit, *limits, "--",
+            "/bin/sh", "-c", PARENT_CHECK, "whylab-child", str(os.getpid())]
 
 
 def run_limited(command: list[str], env: dict[str, str], timeout_s: float,
@@ -132,26 +151,29 @@ def run_limited(command: list[str], env: dict[str, str], timeout_s: float,
     cpu_s = max(1, int(timeout_s + 0.999))
     ceiling = resident_limit_mb()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   env=env, preexec_fn=limits_setter(lift_address_space, cpu_s))
+        process = subprocess.Popen([*launcher(cpu_s, lift_address_space), *command],
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         deadline = time.monotonic() + timeout_s
         timed_out, stopped, peak = False, "", 0.0
-        while True:
-            try:
-                process.wait(timeout=POLL_S)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            resident = resident_mb(process.pid)
-            peak = max(peak, resident)
-            if resident > ceiling:
-                stopped = f"VmRSS {resident:.0f} MB > {ceiling} MB"
-            elif time.monotonic() > deadline:
-                timed_out = True
-            if stopped or timed_out:
+        try:
+            while True:
+                try:
+                    process.wait(timeout=POLL_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                resident = resident_mb(process.pid)
+                peak = max(peak, resident)
+                if resident > ceiling:
+                    stopped = f"VmRSS {resident:.0f} MB > {ceiling} MB"
+                elif time.monotonic() > deadline:
+                    timed_out = True
+                if stopped or timed_out:
+                    break
+        finally:  # never leave this thread with the child running (its death signal)
+            if process.poll() is None:
                 process.kill()
                 process.wait()
-                break
         if process.returncode == -signal.SIGXCPU:
             stopped = f"RLIMIT_CPU {cpu_s} s"
         elif process.returncode == -signal.SIGXFSZ:

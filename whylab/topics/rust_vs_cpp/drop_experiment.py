@@ -13,7 +13,7 @@ from __future__ import annotations
 from whylab.explorer.experiment import Check, Control, Result, T, Table, control_active, experiment
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, NEEDS_RUSTC
-from whylab.topics.rust_vs_cpp.recorded import with_recording
+from whylab.topics.rust_vs_cpp.recorded import shown_where_not_applicable
 
 LOCALS = ["a", "b", "c"]  # in order of construction
 FIELDS = ["field_1", "field_2", "field_3"]  # in order of declaration
@@ -59,6 +59,7 @@ def _names(run) -> list[str]:
                 breaks=("cpp-members-reversed",)),
     ],
 )
+@shown_where_not_applicable("drop-order")
 def drop_order() -> Result:
     args = ("early",) if control_active("b-dropped-early") else ()
     rust = toolchain.build("drop_order.rs")
@@ -88,4 +89,4 @@ def drop_order() -> Result:
              " → ".join(_names(cpp_run)) or "—"]]
     table = Table(title=T("Destructors in the order they ran", "析构函数的实际运行顺序"),
                   columns=[T("program", "程序"), T("order", "顺序")], rows=rows)
-    return with_recording(Result(checks=checks, tables=[table]), "drop-order", {})
+    return Result(checks=checks, tables=[table])

@@ -33,7 +33,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.topics.rust_vs_cpp import toolchain
 from whylab.topics.rust_vs_cpp.compiled_checks import NEEDS_CXX, NEEDS_RUSTC
-from whylab.topics.rust_vs_cpp.recorded import with_recording
+from whylab.topics.rust_vs_cpp.recorded import shown_where_not_applicable
 
 LAYOUT_AT_LEAST = 2.0  # AoS / SoA time: 8x the bytes, at least 2x the time
 PARITY_BAND = (0.5, 2.0)  # Rust / C++ time for the same layout
@@ -104,6 +104,7 @@ def cxx_flags(level: str) -> tuple[str, ...]:
                 breaks=("rustc-vectorizes-soa", "gcc-vectorizes-soa-at-o3")),
     ],
 )
+@shown_where_not_applicable("layout")
 def layout(n: int, rounds: int) -> Result:
     rust = toolchain.build("layout.rs", rust_flags(), assembly=True)
     cpp = toolchain.build("layout.cpp", cxx_flags("2"), assembly=True)
@@ -123,8 +124,7 @@ def layout(n: int, rounds: int) -> Result:
     checks = [layout_check(samples), parity_check(samples),
               rustc_vector_check(rust), gcc_vector_check(cpp, cpp_o3)]
     tables = [timing_table(samples), vector_table(rust, cpp, cpp_o3)]
-    return with_recording(Result(checks=checks, tables=tables), "layout",
-                          {"n": n, "rounds": rounds})
+    return Result(checks=checks, tables=tables)
 
 
 def median_ratio(pairs) -> float:

@@ -5,9 +5,10 @@ Run it on a machine with rustc and g++, outside any memory-limited worker::
     python -m whylab.topics.rust_vs_cpp.record
 
 It runs each experiment of the topic that compiles something once per value of its
-choice parameters (``case``), at the default sizes, notes which programs each run
-compiled, and writes nothing unless every check of every run passed: a recording
-stands for what the programs do, so it is made only from runs that showed it.
+choice parameters (``case``), at the default sizes, notes the builds each run asked
+for (program hash, flags, compiler version), and writes nothing unless every check of
+every run passed: a recording stands for what the programs do, so it is made only from
+runs that showed it.
 """
 
 from __future__ import annotations
@@ -34,15 +35,10 @@ def program_choices(experiment) -> list[dict[str, object]]:
 
 
 def record_run(experiment, params) -> dict[str, object]:
-    seen: set[str] = set()
-    token = toolchain.sources_built.set(seen)
-    try:
+    with toolchain.noting_builds() as asked:
         result = experiment.run(**params)
-    finally:
-        toolchain.sources_built.reset(token)
     return {"experiment": experiment.name, "params": params,
-            "sources": {name: recorded.source_hash(name) for name in sorted(seen)},
-            **recorded.result_to_json(result)}
+            "builds": recorded.builds_to_json(asked), **recorded.result_to_json(result)}
 
 
 def machine() -> dict[str, object]:

@@ -19,7 +19,7 @@ from whylab.topics.rust_vs_cpp.compiled_checks import (
     report_check,
     source_of,
 )
-from whylab.topics.rust_vs_cpp.recorded import with_recording
+from whylab.topics.rust_vs_cpp.recorded import shown_where_not_applicable
 
 TSAN_FLAGS = ("-g", "-O1", "-fsanitize=thread", "-pthread")
 PLAIN_FLAGS = ("-g", "-O1", "-pthread")
@@ -69,6 +69,7 @@ ARC_VALUE_PLUS_ONE = 5 + 1  # threads_fixed.rs sends Arc::new(5) and adds one
                 breaks=("rust-sync-counts",)),
     ],
 )
+@shown_where_not_applicable("threads")
 def threads(case: str, increments: int) -> Result:
     code, function = RUST_CASES[case]
     source = "threads_fixed.rs" if control_active("rustc-given-the-fixed-program") \
@@ -115,5 +116,4 @@ def threads(case: str, increments: int) -> Result:
              race_run.stdout.strip() if race_run and not race_run.refused else "—"]]
     table = Table(title=T("The programs and what their tools said", "程序，以及各自的工具说了什么"),
                   columns=[T("what", "内容"), T("text", "文本")], rows=rows)
-    return with_recording(Result(checks=checks, tables=[table]), "threads",
-                          {"case": case, "increments": increments})
+    return Result(checks=checks, tables=[table])

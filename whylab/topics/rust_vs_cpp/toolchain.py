@@ -2,7 +2,9 @@
 
 Only the files in ``programs/`` are ever compiled, with flags chosen here; a reader picks
 a program and its arguments, never its source. A build is keyed by the SHA-256 of the
-source, the compiler's path and version and the flags, and kept under
+source and of this module (which holds how a program is compiled and how the compiler's
+output is read: an edit here builds afresh rather than reuse what older code made), the
+compiler's path and version and the flags, and kept under
 ``$WHYLAB_CACHE_DIR/compiled`` (default ``~/.cache/whylab/compiled``): the binary, or for
 a program the compiler rejects, its diagnostics. A page therefore waits for a compiler
 once per program and machine.
@@ -25,6 +27,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +38,40 @@ from whylab.topics.rust_vs_cpp.child_process import Run, run_limited
 PROGRAMS = Path(__file__).parent / "programs"
 COMPILE_TIMEOUT_S = 120.0
 RUN_TIMEOUT_S = 20.0
-# While set (by the recorder), the names of the programs build() was asked for.
-sources_built: ContextVar[set[str] | None] = ContextVar("sources_built", default=None)
+
+
+@dataclass(frozen=True)
+class BuildAsked:
+    """One call of :func:`build`: which program, with which flags, and the version of the
+    compiler that built it (empty where no compiler for it is here)."""
+
+    source: str
+    flags: tuple[str, ...]
+    assembly: bool
+    compiler: str
+
+
+_builds_asked: ContextVar[list[BuildAsked] | None] = ContextVar("builds_asked", default=None)
+
+
+@contextmanager
+def noting_builds() -> Iterator[list[BuildAsked]]:
+    """Collect the :class:`BuildAsked` of every :func:`build` called inside; an enclosing
+    ``noting_builds`` gets them too."""
+    outer, asked = _builds_asked.get(), []
+    token = _builds_asked.set(asked)
+    try:
+        yield asked
+    finally:
+        _builds_asked.reset(token)
+        if outer is not None:
+            outer.extend(asked)
+
+
+def _note(source: str, flags: tuple[str, ...], assembly: bool, compiler: str) -> None:
+    asked = _builds_asked.get()
+    if asked is not None:
+        asked.append(BuildAsked(source, flags, assembly, compiler))
 
 
 def cache_root() -> Path:
@@ -66,6 +102,12 @@ def compiler_version(compiler: str) -> str:
     result = subprocess.run([compiler, "--version"], capture_output=True, text=True,
                             timeout=COMPILE_TIMEOUT_S)
     return result.stdout.splitlines()[0] if result.stdout else ""
+
+
+@functools.lru_cache(maxsize=1)
+def recipe_hash() -> str:
+    """The SHA-256 of this module's source: part of every build's cache key."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -120,17 +162,16 @@ def rustc_diagnostics(stderr: str, source_text: str) -> list[Diagnostic]:
 
 def build(source: str, flags: tuple[str, ...] = (), assembly: bool = False) -> Build | None:
     """Compile ``programs/source`` with ``flags`` (cached); None when no compiler is here."""
-    seen = sources_built.get()
-    if seen is not None:
-        seen.add(source)
     compiler = compiler_for(source)
     if compiler is None:
+        _note(source, flags, assembly, "")
         return None
     text = (PROGRAMS / source).read_text()
     version = compiler_version(compiler)
+    _note(source, flags, assembly, version)
     flags = (*flags, *path_flags(source))
-    key = hashlib.sha256("\0".join([text, compiler, version, *flags, str(assembly)])
-                         .encode()).hexdigest()[:24]
+    key = hashlib.sha256("\0".join([text, recipe_hash(), compiler, version, *flags,
+                                    str(assembly)]).encode()).hexdigest()[:24]
     folder = cache_root() / key
     record = folder / "build.json"
     if record.exists():
