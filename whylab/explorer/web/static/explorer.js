@@ -724,7 +724,7 @@
     if (!box) {
       return;
     }
-    const status = form.querySelector("[data-status]");
+    const status = form.querySelector("[data-control-status]");
     const select = form.querySelector("select");
     let inFlight = null;
     form.addEventListener("submit", async function (event) {
