@@ -219,7 +219,7 @@ def test_works_without_javascript(browser, base_url):
     context, page, problems = open_page(browser, java_script_enabled=False)
     page.goto(f"{base_url}/en/topics/{WAVE}")
     page.locator("#experiment-superposition-phase").fill("1.5")
-    page.locator("#experiment-superposition button[type=submit]").click()
+    page.locator("#experiment-superposition .experiment-form button[type=submit]").click()
     page.wait_for_url(re.compile(r"superposition\.phase=1\.5.*#experiment-superposition"))
     assert "1.5" in page.locator("#experiment-superposition-result .run-meta").inner_text()
     context.close()
@@ -233,7 +233,7 @@ def test_without_javascript_a_bad_value_gets_the_servers_message_in_the_page_lan
     page.goto(f"{base_url}/zh/topics/{WAVE}")
     page.locator("#experiment-superposition-phase").fill("9")
     with page.expect_response(re.compile(r"superposition\.phase=9")) as answer:
-        page.locator("#experiment-superposition button[type=submit]").click()
+        page.locator("#experiment-superposition .experiment-form button[type=submit]").click()
     assert answer.value.status == 422
     expected = server_message(base_url, "zh", phase="9")
     assert "必须" in expected
@@ -332,7 +332,9 @@ def contrast(a: str, b: str) -> float:
 def test_marks_numbers_and_input_borders(browser, base_url, scheme, lang, viewport):
     context, page, problems = open_in(browser, viewport, color_scheme=scheme)
     page.goto(f"{base_url}/{lang}/topics/fft")
-    # Each check's mark sits inside its row, not hanging off to the left.
+    # Each check's mark sits inside its row, not hanging off to the left (the checks fold
+    # behind their summary line: opened, so that the rows are laid out).
+    page.evaluate("document.querySelectorAll('details.checks-summary').forEach(d => d.open = true)")
     offsets = page.evaluate(
         """() => Array.from(document.querySelectorAll('.check')).map(li =>
             li.querySelector('.mark').getBoundingClientRect().left

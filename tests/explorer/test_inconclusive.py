@@ -75,11 +75,15 @@ def test_state_round_trips_through_json_and_shows_in_notebooks():
     experiment_ = _timed(STRADDLING)
     for lang, words in (("en", "inconclusive on this machine now"), ("zh", "在本机此刻无法判定")):
         text = result_text(back, lang)
-        first = text.splitlines()[0]
+        summary, first = text.splitlines()[:2]  # the line the checks fold behind, then each
+        assert summary == {"en": "? 1 of 2 checks passed, 1 inconclusive",
+                           "zh": "? 2 项验证中 1 项通过，1 项无法判定"}[lang]
         assert first.startswith("? ") and words in first and "[1.70, 2.40]" in first
         assert "✓" not in first
         html = result_html(experiment_, back, lang)
         assert 'data-state="inconclusive"' in html and words in html
+        # An undecided check opens the fold: it is never hidden behind the summary line.
+        assert '<details class="whylab-checks-summary" data-state="inconclusive" open>' in html
 
 
 TOPIC = '''

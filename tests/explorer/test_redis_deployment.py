@@ -543,6 +543,9 @@ def test_a_worker_refuses_a_run_of_another_version_of_a_topic(fixture_registry):
         "engine_version": whylab.__version__,
     }
     assert runner.job_for(request).folder == str(topic.folder)
+    # A control run's control travels with the request (none: a real run).
+    assert runner.job_for(request).control == ""
+    assert runner.job_for({**request, "control": "biased-samples"}).control == "biased-samples"
     for change in (
         {"source_hash": "0" * 16},
         {"engine_version": "0.0.0"},

@@ -71,6 +71,9 @@ def test_topic_pages_carry_results_math_and_disabled_forms(site):
     assert "生成本副本时测量一次" in html  # the timing experiment says when it was measured
     assert "<code>3 个节点有输入</code>" in html  # a check value with words, in Chinese
     assert 'data-live="off"' in html and "data-fragment" not in html
+    # The checks fold behind their line here too; a control run needs the live server.
+    assert html.count("data-checks-summary") == 6 and " open data-checks-summary" not in html
+    assert "2 项验证中 2 项通过" in html and 'class="break-it"' not in html
 
 
 def test_home_pages_have_cards_and_tag_pages_without_search(site):

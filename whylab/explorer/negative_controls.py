@@ -1,7 +1,8 @@
 """Negative controls: the named wrong answers a topic's checks must catch.
 
-An experiment asks :func:`control_active` where a perturbation goes; only
-``whylab check --controls`` and the tests switch one on (:func:`switched_on`).
+An experiment asks :func:`control_active` where a perturbation goes;
+``whylab check --controls``, the tests and a reader's control run on a page
+("Break it") switch one on (:func:`switched_on`).
 Part of the topic SDK: topics import these names from
 :mod:`whylab.explorer.experiment`.
 """
@@ -34,9 +35,11 @@ class Control:
     the run under this control (when the perturbation needs, say, a larger n).
     ``label`` completes "fails if ..." and is shown next to those checks.
 
-    Controls are switched on only by ``whylab check --controls`` and the tests
-    (:mod:`whylab.explorer.content.controls`); the web app and the JSON API cannot
-    reach them.
+    Controls are switched on by ``whylab check --controls`` and the tests
+    (:mod:`whylab.explorer.content.controls`), and by a reader's control run on a
+    page (:mod:`whylab.explorer.web.routes_controls`): a declared control only, at
+    the parameters it declares, labelled as such and never cached. No ordinary run
+    and no JSON API answer has one switched on.
     """
 
     name: str
@@ -69,7 +72,8 @@ def control_active(name: str) -> bool:
         if control_active("twiddle-off-by-one"):
             twiddles = np.exp(-2j * np.pi * (k + 1) / n)
 
-    It is False on every ordinary run (pages, the API, ``whylab run``).
+    It is False on every ordinary run (pages, the API, ``whylab run``); only a
+    control run switches one on.
     """
     asked = _asked_controls.get()
     if asked is not None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from whylab.explorer.experiment import Control, Experiment, Result, switched_on
 
@@ -86,10 +87,19 @@ class ExperimentAudit:
 RERUNS = 2  # extra runs allowed when a run leaves a check that matters inconclusive
 
 
-def _run_once(experiment: Experiment, control: Control | None) -> tuple[Result, set[str]]:
+def control_params(experiment: Experiment, control: Control | None) -> dict[str, Any]:
+    """The parameters a run under ``control`` takes: the defaults, overlaid with what the
+    control declares (None: the defaults). The audit here and a reader's control run on a
+    page (:meth:`~whylab.explorer.runs.service.ExperimentService.run_control`) both run at
+    these, and only these."""
     params = experiment.defaults()
     if control is not None:
         params.update(experiment.parse_params({**params, **control.params}))
+    return params
+
+
+def _run_once(experiment: Experiment, control: Control | None) -> tuple[Result, set[str]]:
+    params = control_params(experiment, control)
     with switched_on(None if control is None else control.name) as asked:
         result = experiment.run(**params)
     if not isinstance(result, Result):

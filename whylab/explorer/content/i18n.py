@@ -76,6 +76,58 @@ UI: dict[str, Text] = {
         "Updated: {passed} of {total} checks passed.", "已更新：{total} 项验证中 {passed} 项通过。"
     ),
     "checks": T("Checks", "验证"),
+    # The one line the checks fold behind (whylab.explorer.web.check_summary).
+    "checks_summary": T("{passed} of {total} checks passed", "{total} 项验证中 {passed} 项通过"),
+    "checks_summary_one": T("{passed} of 1 check passed", "1 项验证中 {passed} 项通过"),
+    "summary_failed": T("{count} failed", "{count} 项未通过"),
+    "summary_not_applicable": T("{count} not applicable", "{count} 项不适用"),
+    "summary_inconclusive": T("{count} inconclusive", "{count} 项无法判定"),
+    # "Break it": an experiment run under one of its declared negative controls.
+    "break_it": T("Break it", "让它出错"),
+    "break_it_legend": T(
+        "Break it: watch a check fail under a negative control",
+        "让它出错：看看阴性对照下哪些验证不成立",
+    ),
+    "break_it_help": T(
+        "Runs the experiment once with a deliberate fault switched on, at the parameters the "
+        "control declares (not the ones above). The result is not the experiment's and is "
+        "never cached.",
+        "在故意引入一个错误的情况下把实验运行一次，参数取这个对照声明的那一组（而不是上面填写的）。"
+        "这样得到的不是实验的真实结果，也从不缓存。",
+    ),
+    "control_choice": T("Negative control", "阴性对照"),
+    "control_run_title": T(
+        "Control run: {control} — not the real result", "对照运行：{control}——不是真实结果"
+    ),
+    "control_run_note": T(
+        "A deliberate fault was switched on for this run. Its checks show whether the claims "
+        "catch it; the real result is the one above.",
+        "这次运行故意引入了一个错误。下面的验证显示各项结论能否发现它；真实结果是上面那一个。",
+    ),
+    "control_run_page_note": T(
+        "A deliberate fault was switched on for this run. Its checks show whether the claims "
+        "catch it; the real result is on the topic page.",
+        "这次运行故意引入了一个错误。下面的验证显示各项结论能否发现它；真实结果在主题页面上。",
+    ),
+    "control_declared": T(
+        "This control is declared to break {declared} of the checks (marked below); "
+        "{failed} of them failed in this run.",
+        "这个对照声明会让其中 {declared} 项验证不成立（下方已标出）；"
+        "本次运行中它们有 {failed} 项未通过。",
+    ),
+    "control_run_meta": T(
+        "control run, computed in {seconds} s, never cached",
+        "对照运行，用时 {seconds} 秒，从不缓存",
+    ),
+    "control_run_done": T(
+        "Control run done: {failed} of {declared} declared checks failed.",
+        "对照运行完成：声明的 {declared} 项验证中 {failed} 项未通过。",
+    ),
+    "control_breaks_this": T("this control targets it", "此对照针对这一项"),
+    "back_to_real_result": T("Back to the real result", "回到真实结果"),
+    "no_such_control": T(
+        "This experiment has no negative control of that name.", "这个实验没有这个名字的阴性对照。"
+    ),
     "passed": T("passed", "通过"),
     "failed": T("failed", "未通过"),
     "not_applicable": T("not applicable at these parameters", "在这组参数下不适用"),

@@ -16,6 +16,12 @@ cache is called through the back-ends' :class:`~whylab.explorer.runs.store.Block
 :func:`run_locally` runs an experiment in the current process for the CLI and
 the static export, through the same JSON round trip, so what they show is
 exactly what the server would show.
+
+:meth:`ExperimentService.run_control` makes a *control run*: the experiment with
+one of its declared negative controls switched on, at the parameters that control
+declares, so a reader can watch the checks it breaks fail. It takes the same
+worker pool and admission as any run, and never touches the cache or a run in
+flight: its result is not the experiment's.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import whylab
+from whylab.explorer.content.controls import control_params
 from whylab.explorer.content.topics import Topic
-from whylab.explorer.experiment import Experiment, ProgressHook, Result, progress_hook
+from whylab.explorer.experiment import Control, Experiment, ProgressHook, Result, progress_hook
 from whylab.explorer.runs.cache import cache_key
 from whylab.explorer.runs.errors import RunFailure, WorkerUnavailable
 from whylab.explorer.runs.result_json import dumps, result_from_dict, result_to_dict
@@ -62,9 +69,10 @@ class RunRecord:
     cached: bool
     elapsed_s: float
     machine: str = ""  # where a remote worker computed it; "" for this machine
+    control: str = ""  # the negative control switched on (a control run); "" for a real run
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "topic": self.topic,
             "experiment": self.experiment,
             "params": self.params,
@@ -75,6 +83,9 @@ class RunRecord:
             "passed": self.result.passed,
             "result": result_to_dict(self.result),
         }
+        if self.control:
+            data["control"] = self.control
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any], *, cached: bool) -> RunRecord:
@@ -122,6 +133,7 @@ class ServiceStats:
     dropped: int = 0  # runs cancelled because every reader waiting for them went away
     joined_elsewhere: int = 0  # runs another server computed while this one waited for it
     taken_over: int = 0  # runs claimed after another server's claim went without a result
+    control_runs: int = 0  # runs under a negative control that finished in a worker
 
 
 @dataclass
@@ -230,7 +242,51 @@ class ExperimentService:
             flight.waiters -= 1
         return RunAnswer(record, cpu_s if started_here else 0.0)
 
-    def _job(self, topic: Topic, experiment: Experiment, params: dict[str, Any]) -> Job:
+    async def run_control(
+        self,
+        topic: Topic,
+        experiment: Experiment,
+        control: Control,
+        client: str = "",
+        admit: Callable[[], Awaitable[None]] | None = None,
+    ) -> RunAnswer:
+        """``experiment`` under its declared negative ``control``: a control run.
+
+        It runs at the parameters the control declares (the defaults overlaid
+        with ``control.params``) and no others, on the worker pool for ``client``
+        after ``admit`` (as :meth:`run`). Its result is not the experiment's: it
+        is never read from or written to the cache and never joined with another
+        run. A timing experiment has no control runs (they would take turns in
+        the server's one line of measurements; see whylab.explorer.web.routes_controls).
+        """
+        if experiment.timing:
+            raise ValueError(f"{experiment.name} measures time: no control runs")
+        if control not in experiment.controls:
+            raise ValueError(f"{experiment.name} declares no control {control.name!r}")
+        params = control_params(experiment, control)
+        if admit is not None:
+            await admit()
+        job = self._job(topic, experiment, params, control.name)
+        outcome = await self.pool.submit(job, client)
+        self.stats.control_runs += 1
+        self.costs.record(topic.slug, experiment.name, outcome.cpu_s)
+        record = RunRecord(
+            topic=topic.slug,
+            experiment=experiment.name,
+            params=params,
+            engine_version=whylab.__version__,
+            result=result_from_dict(outcome.payload),
+            timing=False,
+            cached=False,
+            elapsed_s=outcome.elapsed_s,
+            machine=outcome.machine,
+            control=control.name,
+        )
+        return RunAnswer(record, outcome.cpu_s)
+
+    def _job(
+        self, topic: Topic, experiment: Experiment, params: dict[str, Any], control: str = ""
+    ) -> Job:
         return Job(
             str(topic.folder),
             experiment.name,
@@ -238,6 +294,7 @@ class ExperimentService:
             experiment.time_limit_s,
             topic=topic.slug,
             source_hash=topic.source_hash,
+            control=control,
         )
 
     async def _compute(

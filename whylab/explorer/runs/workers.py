@@ -96,6 +96,9 @@ class Job:
     # machine (whylab.explorer.runs.redis.worker) finds its own copy of the topic by.
     topic: str = ""
     source_hash: str = ""
+    # A control run: the negative control the worker switches on (one the experiment
+    # declares; see whylab.explorer.content.controls.control_params); "" for a real run.
+    control: str = ""
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,7 @@ def worker_main(conn: Connection, memory_limit_mb: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     _limit_memory(memory_limit_mb)
     from whylab.explorer.content.topics import import_experiments
+    from whylab.explorer.experiment import switched_on
     from whylab.explorer.runs.result_json import result_to_dict
 
     while True:
@@ -143,8 +147,11 @@ def worker_main(conn: Connection, memory_limit_mb: int) -> None:
             return
         try:
             experiment = import_experiments(Path(job.folder))[job.experiment]
+            if job.control and job.control not in {c.name for c in experiment.controls}:
+                raise ValueError(f"{job.experiment} declares no control {job.control!r}")
             started, cpu_started = time.perf_counter(), cpu_seconds()
-            result = experiment.run(**job.params)
+            with switched_on(job.control or None):
+                result = experiment.run(**job.params)
             payload = result_to_dict(result)
             elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
             conn.send(("ok", payload, elapsed, cpu))

@@ -24,7 +24,8 @@ headers, header timeout, connection cap) are in :mod:`whylab.explorer.web.server
 
 The app is put together here from its parts: the typed state
 (:mod:`~whylab.explorer.web.state`), the routers (``routes_api``, ``routes_timing``,
-``routes_pages``), the guard (:mod:`~whylab.explorer.web.guard`) and the error pages.
+``routes_pages``, ``routes_controls``), the guard (:mod:`~whylab.explorer.web.guard`) and the
+error pages.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from starlette.middleware.gzip import GZipMiddleware
 import whylab
 from whylab.explorer.content.topics import TopicRegistry
 from whylab.explorer.runs.warm_up import warm_up
-from whylab.explorer.web import routes_api, routes_pages, routes_timing
+from whylab.explorer.web import routes_api, routes_controls, routes_pages, routes_timing
 from whylab.explorer.web.config import ExplorerConfig
 from whylab.explorer.web.deps import ApiAnswer, api_answer
 from whylab.explorer.web.error_pages import PageNotFound, http_error, page_not_found
@@ -77,6 +78,7 @@ def create_app(
     for router in (routes_api.router, routes_timing.router, routes_pages.router):
         app.include_router(router)
     app.include_router(routes_timing.page_router)
+    app.include_router(routes_controls.router)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(PageNotFound, page_not_found)
     app.add_exception_handler(ApiAnswer, api_answer)

@@ -1,10 +1,12 @@
 """Filling a page's experiment blocks: parse the reader's parameters, then run an
 ordinary experiment (through the client's CPU-time budget and the fragment cache) or
-show a timing experiment's latest measurement."""
+show a timing experiment's latest measurement; or fill a block with a control run
+(through the same budget, never from or into a cache)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import Request
@@ -13,7 +15,7 @@ from markupsafe import Markup
 import whylab
 from whylab.explorer.content.i18n import param_error_message, translate
 from whylab.explorer.content.topics import Topic
-from whylab.explorer.experiment import Experiment, ParamError
+from whylab.explorer.experiment import Control, Experiment, ParamError
 from whylab.explorer.runs.admission import Admission
 from whylab.explorer.runs.errors import RateLimited, RunFailure, retry_after_header
 from whylab.explorer.runs.result_json import dumps
@@ -23,6 +25,28 @@ from whylab.explorer.web.request_info import client_of
 from whylab.explorer.web.state import ExplorerState
 
 
+async def _admitted(
+    state: ExplorerState,
+    request: Request,
+    topic: Topic,
+    experiment: Experiment,
+    start: Callable[[str, Callable[[], Awaitable[None]] | None], Awaitable[RunAnswer]],
+) -> RunAnswer:
+    """``start(client, admit)`` for this client: charged its expected cost up front
+    (``admit``), settled after. See whylab.explorer.runs.admission."""
+    client, limiter = client_of(request), state.limiter
+    admission = Admission(limiter, client, state.backends.calls)
+    expected_s = state.service.costs.expected_s(topic, experiment)
+    admit = (lambda: admission.admit(expected_s)) if limiter else None
+    try:
+        answer = await start(client, admit)
+    except BaseException as error:
+        await admission.settle_failure(error)
+        raise
+    await admission.settle(answer.cost_s or None)
+    return answer
+
+
 async def run_for(
     state: ExplorerState,
     request: Request,
@@ -30,21 +54,32 @@ async def run_for(
     experiment: Experiment,
     params: dict[str, Any],
 ) -> RunAnswer:
-    """Run for this client: charged its expected cost up front, settled after.
+    """Run for this client, through its CPU-time budget. Raises RunFailure (RateLimited
+    among them)."""
+    return await _admitted(
+        state,
+        request,
+        topic,
+        experiment,
+        lambda client, admit: state.service.run(
+            topic, experiment, params, client=client, admit=admit
+        ),
+    )
 
-    Raises RunFailure (RateLimited among them). See whylab.explorer.runs.admission.
-    """
-    client, limiter = client_of(request), state.limiter
-    admission = Admission(limiter, client, state.backends.calls)
-    expected_s = state.service.costs.expected_s(topic, experiment)
-    admit = (lambda: admission.admit(expected_s)) if limiter else None
-    try:
-        answer = await state.service.run(topic, experiment, params, client=client, admit=admit)
-    except BaseException as error:
-        await admission.settle_failure(error)
-        raise
-    await admission.settle(answer.cost_s or None)
-    return answer
+
+async def control_run_for(
+    state: ExplorerState, request: Request, topic: Topic, experiment: Experiment, control: Control
+) -> RunAnswer:
+    """A control run for this client (never cached), through the same budget as any run."""
+    return await _admitted(
+        state,
+        request,
+        topic,
+        experiment,
+        lambda client, admit: state.service.run_control(
+            topic, experiment, control, client=client, admit=admit
+        ),
+    )
 
 
 async def rate_limited(state: ExplorerState, request: Request) -> float:
@@ -57,6 +92,16 @@ async def rate_limited(state: ExplorerState, request: Request) -> float:
 def new_view(experiment: Experiment, kind: str, raw: dict[str, str]) -> ExperimentView:
     values = {**experiment.defaults(), **raw}
     return ExperimentView(experiment, kind, values)
+
+
+def failed_view(view: ExperimentView, failure: RunFailure, lang: str) -> tuple[int, float | None]:
+    """Say in ``view`` why its run failed; the HTTP status it deserves and a Retry-After."""
+    if isinstance(failure, RateLimited):
+        seconds = retry_after_header(failure.retry_after_s)
+        view.error = translate("rate_limited", lang, seconds=seconds)
+    else:
+        view.error = failure.message
+    return failure.status, failure.retry_after_s
 
 
 def parse_into(view: ExperimentView, raw: dict[str, str], lang: str) -> dict[str, Any] | None:
@@ -107,14 +152,8 @@ async def run_view(
             return 200, None
     try:
         view.record = (await run_for(state, request, topic, view.experiment, params)).record
-    except RateLimited as failure:
-        view.error = translate(
-            "rate_limited", lang, seconds=retry_after_header(failure.retry_after_s)
-        )
-        return failure.status, failure.retry_after_s
     except RunFailure as failure:
-        view.error = failure.message
-        return failure.status, failure.retry_after_s
+        return failed_view(view, failure, lang)
     if key is not None and fragments is not None and view.record.cached:
         context = {"lang": lang, "links": state.links, "topic": topic, "view": view}
         # Drawing a block's figures can take ~10 ms: off the event loop, like a page.
@@ -122,6 +161,25 @@ async def run_view(
         block = await asyncio.to_thread(template.render, **context)
         view.result_html = Markup(block)
         fragments.put(key, str(view.result_html))
+    return 200, None
+
+
+async def control_view(
+    state: ExplorerState,
+    request: Request,
+    view: ExperimentView,
+    topic: Topic,
+    control: Control,
+    lang: str,
+) -> tuple[int, float | None]:
+    """Fill ``view`` with a control run under ``control`` (never from or into a cache);
+    returns the HTTP status it deserves and a Retry-After."""
+    try:
+        answer = await control_run_for(state, request, topic, view.experiment, control)
+    except RunFailure as failure:
+        return failed_view(view, failure, lang)
+    view.record = answer.record
+    view.values = answer.record.params
     return 200, None
 
 

@@ -35,11 +35,12 @@ from whylab.explorer.experiment import (
 )
 from whylab.explorer.figures.charts import WIDE, render_line_chart
 from whylab.explorer.figures.graphs import render_graph
+from whylab.explorer.web.check_summary import MARKS as STATE_MARKS
+from whylab.explorer.web.check_summary import CheckSummary
 from whylab.explorer.web.render import make_environment
 from whylab.explorer.web.static_files import STATIC_DIR
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-STATE_MARKS = {"passed": "✓", "failed": "✗", "not_applicable": "–", "inconclusive": "?"}
 
 # Every figure shown in this kernel gets its own element id, so two drawings in one
 # notebook page (the same cell run twice, say) never share an id or a style rule.
@@ -111,10 +112,12 @@ def figure_table_html(figure: LineChart | GraphDiagram, lang: Lang) -> str:
 
 
 def result_text(result: Result, lang: Lang) -> str:
-    """The checks as plain text, one a line, for frontends that show no HTML."""
+    """The checks as plain text for frontends that show no HTML: the line they fold behind
+    in HTML, then one a line."""
     from whylab.explorer.content.i18n import translate
 
-    lines = []
+    summary = CheckSummary.of(result.checks)
+    lines = [f"{summary.mark} {summary.sentence(lang)}"] if result.checks else []
     for check in result.checks:
         if check.state == "not_applicable":
             assert check.when_applicable is not None

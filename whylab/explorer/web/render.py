@@ -43,6 +43,7 @@ from whylab.explorer.figures.charts import COMPACT, WIDE, render_line_chart
 from whylab.explorer.figures.graphs import render_graph_figure
 from whylab.explorer.runs.service import RunRecord, format_param
 from whylab.explorer.runs.timing import Measurement, TimingRun
+from whylab.explorer.web.check_summary import CheckSummary, ControlOutcome
 from whylab.explorer.web.seo import home_seo, topic_seo
 from whylab.explorer.web.static_files import fingerprint
 
@@ -108,6 +109,10 @@ class Links:
     def fragment(self, lang: Lang, slug: str, experiment: str) -> str:
         """The result-fragment URL the page script fetches (live server only)."""
         return f"/{lang}/topics/{slug}/experiments/{experiment}/result"
+
+    def control_run(self, lang: Lang, slug: str, experiment: str, leaf: str = "control-run") -> str:
+        """A control run's page (``leaf="control-result"``: its fragment; live server only)."""
+        return f"/{lang}/topics/{quote(slug)}/experiments/{experiment}/{leaf}"
 
     def source(self, lang: Lang, slug: str, experiment: str) -> str:
         """The page with an experiment's source code (live server only)."""
@@ -454,6 +459,8 @@ def make_environment() -> Environment:
         slider_scale=slider_scale,
         format_param=format_param,
         describe_params=describe_params,
+        check_summary=CheckSummary.of,
+        control_outcome=ControlOutcome.of,
         MAX_TABLE_ROWS=MAX_TABLE_ROWS,
     )
     env.tests["number"] = is_number

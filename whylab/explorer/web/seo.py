@@ -135,8 +135,9 @@ def topic_seo(links, lang: Lang, meta, slug: str) -> PageSeo:
 
 # ---------------------------------------------------------------- robots.txt, sitemap.xml
 
-# Result fragments, the card list and the measure form's target are parts of pages, and
-# the JSON API is data: crawlers are kept off them here, and the X-Robots-Tag below
+# Result fragments, the card list and the measure form's target are parts of pages, a
+# control run (its fragment and its page) is no result of the topic and costs a worker
+# run, and the JSON API is data: crawlers are kept off them here, and the X-Robots-Tag below
 # keeps them out of an index for crawlers that reach them anyway.
 ROBOTS_DISALLOW = (
     "/api/",
@@ -144,6 +145,7 @@ ROBOTS_DISALLOW = (
     "/*/cards",
     "/*/topics/*/experiments/*/result",
     "/*/topics/*/experiments/*/measure",
+    "/*/topics/*/experiments/*/control-",
 )
 
 
@@ -178,8 +180,10 @@ def sitemap_xml(links, slugs: list[str]) -> str:
 
 # ---------------------------------------------------------------- noindex on fragments
 
+# A control run's page is no page to index either: it is not the topic's result.
 _NOT_PAGES = re.compile(
-    r"^/(api/.*|openapi\.json|[^/]+/cards|[^/]+/topics/[^/]+/experiments/[^/]+/(result|measure))$"
+    r"^/(api/.*|openapi\.json|[^/]+/cards"
+    r"|[^/]+/topics/[^/]+/experiments/[^/]+/(result|measure|control-result|control-run))$"
 )
 
 

@@ -347,6 +347,7 @@ class RemotePool:
             "engine_version": whylab.__version__,
             "experiment": job.experiment,
             "params": job.params,
+            "control": job.control,
             "time_limit_s": job.time_limit_s,
             "answer_key": pending.answer_key,
             "alive_key": pending.alive_key,

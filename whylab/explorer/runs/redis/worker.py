@@ -147,6 +147,7 @@ class Runner:
             float(request["time_limit_s"]),
             topic=slug,
             source_hash=topic.source_hash,
+            control=request.get("control", ""),
         )
 
     def run(self, request: dict[str, Any]) -> None:

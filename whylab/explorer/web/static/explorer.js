@@ -4,6 +4,7 @@
 //    fragment, we swap it in, and the URL (a history entry, so Back undoes it) and
 //    the language switch follow; a timing experiment is queued on the server's one
 //    line of measurements instead, with progress and a cancel button;
+//  * "Break it" fetches a control run into the box under its form;
 //  * the home page search and tag filter update the topic cards as you type;
 //  * a formula or table wider than its column becomes a focusable scroll box, tables
 //    that fit are not reflowed into cards, and the contents mark the section in view.
@@ -714,6 +715,56 @@
   });
 
   document.querySelectorAll("form[data-fragment]").forEach(enhanceExperiment);
+
+  // ---------------------------------------------------------------- "Break it"
+
+  // A control run is fetched into the box under its form (without this script the form
+  // opens the control run's own page). It never touches the block's real result, the
+  // page URL or the history: it is not a state of the page.
+  function enhanceBreakIt(form) {
+    const box = form.parentElement.querySelector("[data-control-result]");
+    if (!box) {
+      return;
+    }
+    const status = form.querySelector("[data-control-status]");
+    const select = form.querySelector("select");
+    let inFlight = null;
+    form.addEventListener("submit", async function (event) {
+      event.preventDefault();
+      if (inFlight) {
+        inFlight.abort();
+      }
+      const controller = new AbortController();
+      inFlight = controller;
+      const query = new URLSearchParams({ control: select.value });
+      status.textContent = form.dataset.running;
+      box.setAttribute("aria-busy", "true");
+      try {
+        const response = await fetch(form.dataset.controlFragment + "?" + query.toString(), {
+          headers: { Accept: "text/html" },
+          signal: controller.signal,
+        });
+        const html = await response.text();
+        box.innerHTML = html;
+        markReflowCandidates(box);
+        const counts = box.querySelector("[data-declared]");
+        status.textContent = counts
+          ? fill(form.dataset.done, { failed: counts.dataset.failed, declared: counts.dataset.declared })
+          : "";
+      } catch (error) {
+        if (error.name !== "AbortError") {
+          status.textContent = String(error.message || error);
+        }
+      } finally {
+        if (inFlight === controller) {
+          inFlight = null;
+          box.setAttribute("aria-busy", "false");
+        }
+      }
+    });
+  }
+
+  document.querySelectorAll("form[data-control-fragment]").forEach(enhanceBreakIt);
 
   // ---------------------------------------------------------------- contents
 
