@@ -1,0 +1,298 @@
+"""The frank-wolfe experiments on what one step does: at the optimum, and to the weights.
+
+"optimum-fixed-point" starts Frank–Wolfe exactly at the optimum of a quadratic over the
+simplex -- on an edge, and at a vertex -- where the gap is exactly 0, so no direction
+descends: every step rule and variant must take γ = 0 and stand still (the textbook
+open-loop loop, γ₀ = 2/(0 + 2) = 1 whatever the gap, walks off to a vertex).
+
+"variant-steps" reads the away-step and pairwise moves off the iterates (Lacoste-Julien
+& Jaggi, NeurIPS 2015, Algorithms 1 and 2): a pairwise step moves weight from one vertex
+to another, so x changes in two coordinates; an away-step run's step rescales every
+other weight by one factor, 1 − γ (towards the oracle's vertex) or 1 + γ (away from an
+active vertex). Both rebuild x from their vertices, so a start that a box accepts a
+rounding error outside is snapped into the box, where vanilla steps carry the breach on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whylab.explorer.experiment import (
+    Check,
+    Control,
+    Param,
+    Result,
+    T,
+    Table,
+    control_active,
+    experiment,
+)
+from whylab.optim import constraints as C
+from whylab.optim import frank_wolfe
+from whylab.topics.frank_wolfe.reference import Quadratic, simplex_kkt_optimum
+
+RULES = (("open_loop", False), ("short_step", False), ("line_search", True))
+VARIANTS = ("vanilla", "away", "pairwise")
+FIXED_STEPS = 3
+TEXTBOOK = "textbook-open-loop"
+
+RULE_LABELS = {"open_loop": T("open loop 2/(t+2)", "开环步长 2/(t+2)"),
+               "short_step": T("short step", "短步长"),
+               "line_search": T("line search (quadratic)", "线搜索（二次）")}
+VARIANT_LABELS = {"vanilla": T("vanilla", "普通"), "away": T("away steps", "远离步"),
+                  "pairwise": T("pairwise", "成对步")}
+
+
+def _distance_problem(y: np.ndarray) -> Quadratic:
+    """f(x) = ½‖x − y‖²: its minimum over the simplex is the projection of y."""
+    return Quadratic(np.eye(y.size), -y, 0.5 * float(y @ y))
+
+
+def _optima(n: int):
+    """(name, y, support): the projection of y is x* = (½, ½, 0, …) or e₀, in exact binary.
+
+    Every number is a dyadic fraction, so the gradient x* − y ties exactly on the support
+    and the gap at x* is exactly 0 in floating point, not merely to rounding.
+    """
+    edge = np.full(n, -1.0)
+    edge[:2] = 0.75  # threshold ¼: x* = (½, ½, 0, …), gradient (−¼, −¼, 1, …)
+    vertex = np.full(n, -1.0)
+    vertex[0] = 2.0  # x* = e₀, gradient (−1, 1, …)
+    return [(T("on an edge, x* = (½, ½, 0, …)", "在一条棱上，x* = (½, ½, 0, …)"), edge, (0, 1)),
+            (T("at a vertex, x* = e₀", "在顶点上，x* = e₀"), vertex, (0,))]
+
+
+def _textbook_open_loop(problem: Quadratic, start: np.ndarray, steps: int):
+    """x ← x + 2/(t + 2)·(s − x), whatever the gap: the loop as textbooks print it."""
+    x, iterates, gammas = start.copy(), [start.copy()], []
+    for t in range(steps):
+        s = C.Simplex().lmo(problem.gradient(x))
+        gamma = 2.0 / (t + 2.0)
+        x = (1.0 - gamma) * x + gamma * s
+        iterates.append(x.copy())
+        gammas.append(gamma)
+    return iterates, gammas
+
+
+@experiment(
+    name="optimum-fixed-point",
+    title=T("Started at the optimum, Frank–Wolfe stands still",
+            "从最优点出发，Frank–Wolfe 原地不动"),
+    description=T(
+        "Minimises ½‖x − y‖² over the simplex starting exactly at its minimiser x* (the "
+        "projection of y, verified by its KKT conditions), once on an edge and once at a "
+        "vertex. The gap there is exactly 0, so no direction descends: every step rule and "
+        "variant must take γ = 0 and leave x* where it is.",
+        "从最小点 x*（y 在单纯形上的投影，已由 KKT 条件验证）恰好出发，在单纯形上最小化 "
+        "½‖x − y‖²：一次 x* 在棱上，一次在顶点上。那里的间隙恰好为 0，没有任何下降方向，"
+        "所以每一种步长规则、每一种变体都必须取 γ = 0，让 x* 留在原地。",
+    ),
+    params=[Param("n", "int", 6, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1)],
+    controls=[
+        Control(TEXTBOOK, T("the open-loop runs are the textbook loop x + 2/(t+2)·(s − x), "
+                            "which steps whatever the gap",
+                            "开环运行换成教科书上的循环 x + 2/(t+2)·(s − x)，不管间隙是多少都照走"),
+                breaks=("optimum-stays",)),
+    ],
+)
+def optimum_fixed_point(n: int) -> Result:
+    rows, stayed, worst_kkt, runs = [], True, 0.0, 0
+    for where, y, support in _optima(n):
+        problem = _distance_problem(y)
+        optimum = simplex_kkt_optimum(problem, 1.0, support)
+        worst_kkt = max(worst_kkt, optimum.violation)
+        start = optimum.x
+        for variant in VARIANTS:
+            for rule, quadratic in RULES:
+                if control_active(TEXTBOOK) and variant == "vanilla" and rule == "open_loop":
+                    iterates, gammas = _textbook_open_loop(problem, start, FIXED_STEPS)
+                else:
+                    run = frank_wolfe(problem.f_and_grad, start, C.Simplex(), FIXED_STEPS,
+                                      step=rule, variant=variant, quadratic=quadratic,
+                                      smoothness=1.0, keep_iterates=True)
+                    iterates, gammas = run.iterates, run.gammas
+                still = all(np.array_equal(x, start) for x in iterates)
+                zero = all(gamma == 0.0 for gamma in gammas)
+                stayed &= still and zero
+                runs += 1
+                moved = max(float(np.abs(x - start).max()) for x in iterates)
+                rows.append([where, VARIANT_LABELS[variant], RULE_LABELS[rule],
+                             ", ".join(f"{g:g}" for g in gammas), f"{moved:.2g}"])
+    name = T(f"Started at x*, all {runs} runs ({len(VARIANTS)} variants × {len(RULES)} step "
+             f"rules × 2 optima) take γ = 0 at each of {FIXED_STEPS} steps and never move",
+             f"从 x* 出发的全部 {runs} 次运行（{len(VARIANTS)} 种变体 × {len(RULES)} 种步长规则 × "
+             f"2 个最优点）在 {FIXED_STEPS} 步中每一步都取 γ = 0，从不移动")
+    if worst_kkt > 0.0:  # the premise: x* is the optimum and its gap is exactly 0
+        check = Check.not_applicable(
+            id="optimum-stays", name=name, expected=T("all", "全部"),
+            why=T(f"the start is not an exact KKT point (violation {worst_kkt:.1e})",
+                  f"起点不是精确的 KKT 点（违反量 {worst_kkt:.1e}）"))
+    else:
+        check = Check(name, stayed, T("all" if stayed else "not all", "全部" if stayed else
+                                      "并非全部"), T("all", "全部"), id="optimum-stays")
+    table = Table(T("Each run started at the optimum", "从最优点出发的每次运行"),
+                  [T("optimum", "最优点"), T("variant", "变体"), T("step rule", "步长规则"),
+                   T("γ per step", "每步的 γ"), T("largest move", "最大移动")], rows)
+    return Result(checks=[check], tables=[table])
+
+
+# ---------------------------------------------------------------- the moves of the variants
+
+SHAPE_STEPS = 40
+RESCALE_TOL = 1e-14  # relative: one rounding of w·(1 ± γ)
+SNAP_TOL = 1e-14  # how far an iterate may break the box after the first step: rounding
+PAIRWISE_AS_FW = "pairwise-as-fw-step"
+AWAY_AS_PAIRWISE = "away-as-pairwise"
+
+
+def _face_quadratic(n: int, seed: int, lower=None, upper=None) -> Quadratic:
+    """A strongly convex quadratic (Hessian ⪰ I) whose minimum lies outside the set: on the
+    simplex, beyond the face of the first three coordinates; on a box, past its corner."""
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((n, n))
+    Q = M @ M.T / n + np.eye(n)
+    if lower is None:
+        centre = np.full(n, -0.3)
+        centre[:3] = rng.dirichlet(np.ones(3))
+    else:
+        centre = rng.uniform(lower, upper)
+        centre[0] = lower[0] - 1.0  # pulled below the box in the coordinate the start breaks
+    return Quadratic(Q, -(Q @ centre), 0.5 * float(centre @ Q @ centre))
+
+
+def _run(problem, start, feasible, variant, steps=SHAPE_STEPS):
+    return frank_wolfe(problem.f_and_grad, start, feasible, steps, step="line_search",
+                       variant=variant, quadratic=True, keep_iterates=True)
+
+
+def _pairwise_moves(run) -> tuple[int, int, float]:
+    """(steps that moved, steps that changed more than two coordinates, largest |ΣΔx|)."""
+    moved, wider, imbalance = 0, 0, 0.0
+    for before, after in zip(run.iterates[:-1], run.iterates[1:], strict=True):
+        changed = np.flatnonzero(after != before)
+        if changed.size:
+            moved += 1
+            wider += changed.size > 2
+            imbalance = max(imbalance, abs(float(np.sum(after - before))))
+    return moved, wider, imbalance
+
+
+def _rescale_factor(before: np.ndarray, after: np.ndarray, gamma: float):
+    """"fw" or "away" when every weight but one is multiplied by 1 − γ or 1 + γ, else None."""
+    for kind, factor in (("fw", 1.0 - gamma), ("away", 1.0 + gamma)):
+        off = np.abs(after - factor * before) > RESCALE_TOL * np.maximum(np.abs(after), 1e-300)
+        if np.count_nonzero(off) <= 1:
+            return kind
+    return None
+
+
+def _away_moves(run) -> tuple[int, int, int]:
+    """(FW steps, away steps, steps that are neither) among the steps with γ > 0."""
+    counts = {"fw": 0, "away": 0, None: 0}
+    for before, after, gamma in zip(run.iterates[:-1], run.iterates[1:], run.gammas,
+                                    strict=True):
+        if gamma > 0:
+            counts[_rescale_factor(before, after, gamma)] += 1
+    return counts["fw"], counts["away"], counts[None]
+
+
+@experiment(
+    name="variant-steps",
+    title=T("What one away step and one pairwise step do to the weights",
+            "一个远离步、一个成对步分别怎样改动权重"),
+    description=T(
+        "Runs away-step and pairwise Frank–Wolfe (exact line search) on a strongly convex "
+        "quadratic over the simplex from a vertex off the optimal face, and reads each move "
+        "off the iterates: which coordinates changed, and by what factor. Then starts both, and "
+        "vanilla, on a box a rounding error outside it (0.9 × the tolerance FrankWolfe accepts).",
+        "在单纯形上的一个强凸二次函数上，从最优面之外的一个顶点出发，运行远离步与成对 "
+        "Frank–Wolfe（精确线搜索），从迭代点读出每一步：哪些坐标变了、乘了什么因子。"
+        "然后让这两种变体和普通 FW 从盒子外一个舍入误差处出发（FrankWolfe 所容许容差的 0.9 倍）。",
+    ),
+    params=[Param("n", "int", 10, T("dimension n", "维数 n"), minimum=5, maximum=40, step=1),
+            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
+                  maximum=2**31 - 1, seed=True)],
+    controls=[
+        Control(PAIRWISE_AS_FW, T("the pairwise runs take plain Frank–Wolfe steps towards s",
+                                  "成对步的运行改走朝向 s 的普通 Frank–Wolfe 步"),
+                breaks=("pairwise-moves-two-weights", "start-snapped-into-box")),
+        Control(AWAY_AS_PAIRWISE, T("the away-step runs move weight between two vertices, "
+                                    "as pairwise steps do",
+                                    "远离步的运行像成对步那样只在两个顶点之间挪动权重"),
+                breaks=("away-rescales-weights",)),
+    ],
+)
+def variant_steps(n: int, seed: int) -> Result:
+    as_fw, as_pairwise = control_active(PAIRWISE_AS_FW), control_active(AWAY_AS_PAIRWISE)
+    pairwise_variant = "vanilla" if as_fw else "pairwise"
+    away_variant = "pairwise" if as_pairwise else "away"
+    problem = _face_quadratic(n, seed)
+    start = np.eye(n)[n - 1]  # a vertex off the optimal face: its weight must be taken away
+    pairwise = _run(problem, start, C.Simplex(), pairwise_variant)
+    moved, wider, imbalance = _pairwise_moves(pairwise)
+    widest = max(int(np.count_nonzero(x)) for x in pairwise.iterates)
+    fw_steps, away_steps, neither = _away_moves(_run(problem, start, C.Simplex(), away_variant))
+
+    rng = np.random.default_rng(seed)
+    lower, upper = -rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)
+    box = C.Box(lower, upper)
+    box_start = 0.5 * (lower + upper)
+    box_start[0] = lower[0] - 0.9 * C.DEFAULT_TOL  # accepted: within FrankWolfe's tolerance
+    box_problem = _face_quadratic(n, seed + 1, lower, upper)
+    breach = {variant: max(box.violation(x) for x in _run(
+        box_problem, box_start, box, pairwise_variant if variant == "pairwise" else variant,
+        steps=10).iterates[1:]) for variant in VARIANTS}
+
+    two_name = T(f"Each of the {SHAPE_STEPS} pairwise steps moves weight between two vertices: "
+                 "x changes in at most two coordinates, by amounts that cancel",
+                 f"{SHAPE_STEPS} 个成对步中的每一步都只在两个顶点之间挪动权重：x 至多有两个"
+                 "坐标改变，改变量正负相抵")
+    if widest <= 2:
+        two = Check.not_applicable(
+            id="pairwise-moves-two-weights", name=two_name, expected="0",
+            why=T("the iterate never mixed more than two vertices, so any step changes at most "
+                  "two coordinates; try a larger n", "迭代点从未混合两个以上的顶点，任何一步都"
+                  "至多改变两个坐标；请把 n 调大"))
+    else:
+        two = Check(two_name, moved > 0 and wider == 0 and imbalance <= 1e-15,
+                    T(f"{wider} of {moved} moving steps changed more than two coordinates; "
+                      f"largest |ΣΔx| {imbalance:.1e}; up to {widest} vertices mixed",
+                      f"{moved} 个移动的步中有 {wider} 步改变了两个以上的坐标；|ΣΔx| 最大 "
+                      f"{imbalance:.1e}；最多混合了 {widest} 个顶点"),
+                    T("0 steps; ≤ 1e-15", "0 步；≤ 1e-15"), id="pairwise-moves-two-weights")
+    away_name = T("Each away-step run step multiplies every weight but one by 1 − γ (towards "
+                  "s) or 1 + γ (away from an active vertex)",
+                  "远离步运行的每一步都把除一个以外的所有权重乘以 1 − γ（朝向 s）"
+                  "或 1 + γ（远离一个活动顶点）")
+    if away_steps + neither == 0:  # every step went towards s: nothing an away step did
+        away = Check.not_applicable(
+            id="away-rescales-weights", name=away_name, expected="0",
+            why=T("every step was a plain step towards s, no away step was taken; try another "
+                  "seed", "每一步都是朝向 s 的普通步，没有走过远离步；请换一个随机种子"))
+    else:
+        away = Check(away_name, neither == 0,
+                     T(f"{fw_steps} steps by 1 − γ, {away_steps} by 1 + γ, {neither} neither",
+                       f"{fw_steps} 步乘 1 − γ，{away_steps} 步乘 1 + γ，{neither} 步都不是"),
+                     T("0 neither", "0 步都不是"), id="away-rescales-weights")
+    snapped = max(breach["away"], breach["pairwise"])
+    snap = Check(T(f"Started {0.9 * C.DEFAULT_TOL:.1e} below a lower bound of a box, the "
+                   "away-step and pairwise iterates are rebuilt from corners inside the box",
+                   f"从盒子某个下界之下 {0.9 * C.DEFAULT_TOL:.1e} 处出发，远离步与成对步的迭代点"
+                   "都由盒子的角点重建，落在盒子内"),
+                 snapped <= SNAP_TOL,
+                 T(f"largest breach after the start {snapped:.1e} (vanilla keeps "
+                   f"{breach['vanilla']:.1e})",
+                   f"出发之后的最大越界 {snapped:.1e}（普通 FW 仍有 {breach['vanilla']:.1e}）"),
+                 f"≤ {SNAP_TOL:.0e}", id="start-snapped-into-box")
+    table = Table(T("The moves, read off the iterates", "从迭代点读出的每一步"),
+                  [T("run", "运行"), T("what was counted", "统计了什么")],
+                  [[VARIANT_LABELS["pairwise"],
+                    T(f"{moved} moving steps, {wider} changing more than two coordinates",
+                      f"{moved} 个移动的步，{wider} 步改变了两个以上的坐标")],
+                   [VARIANT_LABELS["away"],
+                    T(f"{fw_steps} by 1 − γ, {away_steps} by 1 + γ, {neither} neither",
+                      f"{fw_steps} 步乘 1 − γ，{away_steps} 步乘 1 + γ，{neither} 步都不是")]]
+                  + [[T(f"box, {VARIANT_LABELS[v].en}", f"盒子，{VARIANT_LABELS[v].zh}"),
+                      T(f"largest breach after the start {breach[v]:.1e}",
+                        f"出发之后的最大越界 {breach[v]:.1e}")] for v in VARIANTS])
+    return Result(checks=[two, away, snap], tables=[table])
