@@ -33,7 +33,12 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
-from whylab.topics.frank_wolfe.mechanics import optimum_fixed_point, variant_steps
+from whylab.topics.frank_wolfe.mechanics import (
+    line_search,
+    optimum_fixed_point,
+    short_step,
+    variant_steps,
+)
 from whylab.topics.frank_wolfe.oracles import linear_objective, set_oracles
 from whylab.topics.frank_wolfe.reference import (
     KKT_TOL,
@@ -1081,6 +1086,6 @@ def _distance_to_segment(point, start, end) -> float:
     return float(np.linalg.norm(point - (start + along * direction)))
 
 
-EXPERIMENTS = [feasibility, set_oracles, linear_objective, optimum_fixed_point, gap_certificate,
-               jaggi_rate, lower_bound, variants, variant_steps, sparsity, matrix_completion,
-               simplex_path, refusals]
+EXPERIMENTS = [feasibility, set_oracles, linear_objective, optimum_fixed_point, short_step,
+               line_search, gap_certificate, jaggi_rate, lower_bound, variants, variant_steps,
+               sparsity, matrix_completion, simplex_path, refusals]

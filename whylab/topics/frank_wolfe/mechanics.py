@@ -5,6 +5,13 @@ simplex -- on an edge, and at a vertex -- where the gap is exactly 0, so no dire
 descends: every step rule and variant must take γ = 0 and stand still (the textbook
 open-loop loop, γ₀ = 2/(0 + 2) = 1 whatever the gap, walks off to a vertex).
 
+"short-step" recovers each short step from the iterates and compares it with the closed
+form min(g / (L‖d‖²), 1), the minimiser of the quadratic upper bound.
+
+"line-search" drives the torch-style optimizer by autograd on a non-quadratic objective
+(a sum of exponentials) and compares each line-search step with the root of the
+derivative along the segment, found by SciPy's brentq.
+
 "variant-steps" reads the away-step and pairwise moves off the iterates (Lacoste-Julien
 & Jaggi, NeurIPS 2015, Algorithms 1 and 2): a pairwise step moves weight from one vertex
 to another, so x changes in two coordinates; an away-step run's step rescales every
@@ -16,7 +23,9 @@ rounding error outside is snapped into the box, where vanilla steps carry the br
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import brentq
 
+import whylab
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -27,8 +36,8 @@ from whylab.explorer.experiment import (
     control_active,
     experiment,
 )
+from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
-from whylab.optim import frank_wolfe
 from whylab.topics.frank_wolfe.reference import Quadratic, simplex_kkt_optimum
 
 RULES = (("open_loop", False), ("short_step", False), ("line_search", True))
@@ -296,3 +305,146 @@ def variant_steps(n: int, seed: int) -> Result:
                       T(f"largest breach after the start {breach[v]:.1e}",
                         f"出发之后的最大越界 {breach[v]:.1e}")] for v in VARIANTS])
     return Result(checks=[two, away, snap], tables=[table])
+
+
+# ---------------------------------------------------------------- the short step
+
+SHORT_STEPS = 40
+SHORT_TOL = 1e-12  # relative: γ recovered from two iterates, against the closed form
+SHORT_AS_OPEN_LOOP = "short-step-ignored"
+
+
+@experiment(
+    name="short-step",
+    title=T("The short step: the minimiser of the quadratic upper bound",
+            "短步长：二次上界的最小点"),
+    description=T(
+        "Runs Frank–Wolfe with the short step on a strongly convex quadratic over the simplex, "
+        "with L the largest eigenvalue of its Hessian (NumPy's eigvalsh), and recovers each γ_t "
+        "from the iterates as ‖x_{t+1} − x_t‖ / ‖s_t − x_t‖, to compare with the closed form "
+        "min(g_t / (L‖s_t − x_t‖²), 1) and with the decrease the upper bound guarantees.",
+        "在单纯形上的一个强凸二次函数上用短步长运行 Frank–Wolfe，L 取其黑塞矩阵的最大特征值"
+        "（NumPy 的 eigvalsh），再从迭代点按 ‖x_{t+1} − x_t‖ / ‖s_t − x_t‖ 还原每个 γ_t，"
+        "与闭式 min(g_t / (L‖s_t − x_t‖²), 1) 以及二次上界所保证的下降量对照。",
+    ),
+    params=[Param("n", "int", 10, T("dimension n", "维数 n"), minimum=5, maximum=40, step=1),
+            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
+                  maximum=2**31 - 1, seed=True)],
+    controls=[
+        Control(SHORT_AS_OPEN_LOOP, T("the step option is ignored: the run takes the open-loop "
+                                      "steps 2/(t+2)",
+                                      "步长选项被忽略：运行走的是开环步长 2/(t+2)"),
+                breaks=("short-step-formula", "short-step-descends")),
+    ],
+)
+def short_step(n: int, seed: int) -> Result:
+    problem = _face_quadratic(n, seed)
+    smoothness = float(np.linalg.eigvalsh(problem.Q)[-1])
+    start = np.eye(n)[n - 1]
+    rule = "open_loop" if control_active(SHORT_AS_OPEN_LOOP) else "short_step"
+    run = frank_wolfe(problem.f_and_grad, start, C.Simplex(), SHORT_STEPS, step=rule,
+                      smoothness=smoothness, keep_iterates=True)
+    formula_error, capped, short_fall = 0.0, 0, 0.0
+    for t in range(run.steps):
+        x, after, s, gap = run.iterates[t], run.iterates[t + 1], run.vertices[t], run.gaps[t]
+        length = float(np.linalg.norm(s - x))
+        expected = min(gap / (smoothness * length**2), 1.0)
+        capped += expected == 1.0
+        recovered = float(np.linalg.norm(after - x)) / length
+        formula_error = max(formula_error, abs(recovered - expected) / expected)
+        # the upper bound f(x) − γ g + L γ² ‖d‖² / 2 at γ ≤ g / (L ‖d‖²) lies below f(x) − γ g / 2
+        guaranteed = run.values[t] - 0.5 * expected * gap
+        short_fall = max(short_fall, (run.values[t + 1] - guaranteed) / max(1.0, run.values[t]))
+    checks = [
+        Check(T(f"Each of the {SHORT_STEPS} steps is γ_t = min(g_t / (L‖s_t − x_t‖²), 1), "
+                "recovered from the iterates", f"{SHORT_STEPS} 步中的每一步都满足 "
+                "γ_t = min(g_t / (L‖s_t − x_t‖²), 1)，由迭代点还原得到"),
+              formula_error <= SHORT_TOL,
+              T(f"largest relative error {formula_error:.1e}; {capped} steps capped at 1",
+                f"最大相对误差 {formula_error:.1e}；{capped} 步被截断为 1"),
+              f"≤ {SHORT_TOL:.0e}", id="short-step-formula"),
+        Check(T("Each step lowers f at least to f(x_t) − γ_t g_t / 2, the quadratic upper "
+                "bound's guarantee", "每一步都至少把 f 降到 f(x_t) − γ_t g_t / 2，"
+                "即二次上界所保证的下降"),
+              short_fall <= 1e-14, T(f"largest shortfall {short_fall:.1e}",
+                                     f"最大差额 {short_fall:.1e}"),
+              "≤ 1e-14", id="short-step-descends"),
+    ]
+    return Result(checks=checks)
+
+
+# ---------------------------------------------------------------- the line search, in general
+
+LINE_STEPS = 15
+LINE_TOL = 1e-6  # |γ − γ*|: a bounded Brent search is flat-limited near sqrt(eps)
+PARABOLA = "parabola-on-exponentials"
+
+
+@experiment(
+    name="line-search",
+    title=T("The line search on an objective that is not quadratic",
+            "非二次目标上的线搜索"),
+    description=T(
+        "Minimises f(w) = Σ exp(c_i w_i) over the simplex with the torch-style FrankWolfe "
+        "optimizer, gradients by autograd, step='line_search' and a closure. Each step γ_t "
+        "must minimise f along the segment: the root of φ'(γ) = Σ c_i d_i exp(c_i (x_i + γ d_i)) "
+        "on [0, 1], found by SciPy's brentq, or 1 when φ still falls there.",
+        "用 torch 风格的 FrankWolfe 优化器在单纯形上最小化 f(w) = Σ exp(c_i w_i)，梯度由自动微分"
+        "给出，step='line_search' 并传入闭包。每一步的 γ_t 都必须使 f 沿线段取最小：即 "
+        "φ'(γ) = Σ c_i d_i exp(c_i (x_i + γ d_i)) 在 [0, 1] 上的根（由 SciPy 的 brentq 求得），"
+        "或者在 φ 到 1 处仍在下降时取 1。",
+    ),
+    params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
+            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
+                  maximum=2**31 - 1, seed=True)],
+    controls=[
+        Control(PARABOLA, T("the step is the parabola's (quadratic=True), exact only for a "
+                            "quadratic objective",
+                            "步长取抛物线的最小点（quadratic=True），只对二次目标才精确"),
+                breaks=("line-search-minimises",)),
+    ],
+)
+def line_search(n: int, seed: int) -> Result:
+    c = np.random.default_rng(seed).uniform(1.0, 4.0, n)
+    weights = whylab.tensor(c)
+    w = whylab.tensor(np.eye(n)[0], requires_grad=True)
+    options = {"quadratic": True} if control_active(PARABOLA) else {}
+    optimizer = FrankWolfe([w], C.Simplex(), step="line_search", **options)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = (w * weights).exp().sum()
+        loss.backward()
+        return loss
+
+    worst, interior = 0.0, 0
+    for _ in range(LINE_STEPS):
+        x = w.detach().numpy().copy()
+        d = C.Simplex().lmo(c * np.exp(c * x)) - x  # the gradient of f, written out
+
+        def slope(gamma, x=x, d=d):
+            return float(np.sum(c * d * np.exp(c * (x + gamma * d))))
+
+        if slope(1.0) < 0:
+            best = 1.0
+        else:
+            best = brentq(slope, 0.0, 1.0, xtol=1e-15)
+            interior += 1
+        optimizer.step(closure)
+        worst = max(worst, abs(optimizer.gamma - best))
+    name = T(f"Each of the {LINE_STEPS} line-search steps minimises f along its segment: "
+             "|γ_t − γ*| with γ* the root of φ' (brentq)",
+             f"{LINE_STEPS} 个线搜索步中的每一步都使 f 沿其线段取最小：|γ_t − γ*|，"
+             "γ* 为 φ' 的根（brentq）")
+    if interior == 0:
+        check = Check.not_applicable(
+            id="line-search-minimises", name=name, expected=f"≤ {LINE_TOL:.0e}",
+            why=T("every step went to the end of its segment, so no minimiser inside was "
+                  "tested; try another seed", "每一步都走到了线段的端点，没有检验到线段内部的"
+                  "最小点；请换一个随机种子"))
+    else:
+        check = Check(name, worst <= LINE_TOL,
+                      T(f"largest |γ_t − γ*| {worst:.1e}; {interior} minimisers inside the "
+                        "segment", f"|γ_t − γ*| 最大 {worst:.1e}；{interior} 个最小点在线段内部"),
+                      f"≤ {LINE_TOL:.0e}", id="line-search-minimises")
+    return Result(checks=[check])
