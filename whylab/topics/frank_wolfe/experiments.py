@@ -33,9 +33,11 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
+from whylab.topics.frank_wolfe.endings import full_step, gap_stop
 from whylab.topics.frank_wolfe.mechanics import (
     line_search,
     optimum_fixed_point,
+    running_mean,
     short_step,
     variant_steps,
 )
@@ -1087,5 +1089,6 @@ def _distance_to_segment(point, start, end) -> float:
 
 
 EXPERIMENTS = [feasibility, set_oracles, linear_objective, optimum_fixed_point, short_step,
-               line_search, gap_certificate, jaggi_rate, lower_bound, variants, variant_steps,
-               sparsity, matrix_completion, simplex_path, refusals]
+               line_search, running_mean, full_step, gap_stop, gap_certificate, jaggi_rate,
+               lower_bound, variants, variant_steps, sparsity, matrix_completion, simplex_path,
+               refusals]

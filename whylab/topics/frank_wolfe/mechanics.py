@@ -12,6 +12,9 @@ form min(g / (L‖d‖²), 1), the minimiser of the quadratic upper bound.
 (a sum of exponentials) and compares each line-search step with the root of the
 derivative along the segment, found by SciPy's brentq.
 
+"running-mean" passes the schedule γ_t = 1/(t+1) as a function: each iterate is then the
+mean of the oracle's vertices so far, which pins down the t the schedule is called with.
+
 "variant-steps" reads the away-step and pairwise moves off the iterates (Lacoste-Julien
 & Jaggi, NeurIPS 2015, Algorithms 1 and 2): a pairwise step moves weight from one vertex
 to another, so x changes in two coordinates; an away-step run's step rescales every
@@ -154,7 +157,7 @@ PAIRWISE_AS_FW = "pairwise-as-fw-step"
 AWAY_AS_PAIRWISE = "away-as-pairwise"
 
 
-def _face_quadratic(n: int, seed: int, lower=None, upper=None) -> Quadratic:
+def strongly_convex_quadratic(n: int, seed: int, lower=None, upper=None) -> Quadratic:
     """A strongly convex quadratic (Hessian ⪰ I) whose minimum lies outside the set: on the
     simplex, beyond the face of the first three coordinates; on a box, past its corner."""
     rng = np.random.default_rng(seed)
@@ -235,7 +238,7 @@ def variant_steps(n: int, seed: int) -> Result:
     as_fw, as_pairwise = control_active(PAIRWISE_AS_FW), control_active(AWAY_AS_PAIRWISE)
     pairwise_variant = "vanilla" if as_fw else "pairwise"
     away_variant = "pairwise" if as_pairwise else "away"
-    problem = _face_quadratic(n, seed)
+    problem = strongly_convex_quadratic(n, seed)
     start = np.eye(n)[n - 1]  # a vertex off the optimal face: its weight must be taken away
     pairwise = _run(problem, start, C.Simplex(), pairwise_variant)
     moved, wider, imbalance = _pairwise_moves(pairwise)
@@ -247,7 +250,7 @@ def variant_steps(n: int, seed: int) -> Result:
     box = C.Box(lower, upper)
     box_start = 0.5 * (lower + upper)
     box_start[0] = lower[0] - 0.9 * C.DEFAULT_TOL  # accepted: within FrankWolfe's tolerance
-    box_problem = _face_quadratic(n, seed + 1, lower, upper)
+    box_problem = strongly_convex_quadratic(n, seed + 1, lower, upper)
     breach = {variant: max(box.violation(x) for x in _run(
         box_problem, box_start, box, pairwise_variant if variant == "pairwise" else variant,
         steps=10).iterates[1:]) for variant in VARIANTS}
@@ -338,7 +341,7 @@ SHORT_AS_OPEN_LOOP = "short-step-ignored"
     ],
 )
 def short_step(n: int, seed: int) -> Result:
-    problem = _face_quadratic(n, seed)
+    problem = strongly_convex_quadratic(n, seed)
     smoothness = float(np.linalg.eigvalsh(problem.Q)[-1])
     start = np.eye(n)[n - 1]
     rule = "open_loop" if control_active(SHORT_AS_OPEN_LOOP) else "short_step"
@@ -447,4 +450,52 @@ def line_search(n: int, seed: int) -> Result:
                       T(f"largest |γ_t − γ*| {worst:.1e}; {interior} minimisers inside the "
                         "segment", f"|γ_t − γ*| 最大 {worst:.1e}；{interior} 个最小点在线段内部"),
                       f"≤ {LINE_TOL:.0e}", id="line-search-minimises")
+    return Result(checks=[check])
+
+
+# ---------------------------------------------------------------- a schedule of one's own
+
+SCHEDULE_STEPS = 30
+LATE = "schedule-read-late"
+
+
+@experiment(
+    name="running-mean",
+    title=T("γ_t = 1/(t+1): the iterate is the mean of the vertices so far",
+            "γ_t = 1/(t+1)：迭代点就是迄今所有顶点的平均"),
+    description=T(
+        "Passes the schedule γ_t = 1/(t+1) to Frank–Wolfe as a function of the step count t. "
+        "Then γ₀ = 1 puts x₁ on the first vertex, and each later step averages one more in: "
+        "x_{t+1} = (s₀ + … + s_t)/(t + 1), checked against the mean of the oracle's vertices.",
+        "把步长表 γ_t = 1/(t+1) 作为步数 t 的函数交给 Frank–Wolfe。于是 γ₀ = 1 让 x₁ 落在第一个"
+        "顶点上，之后每一步再平均进一个顶点：x_{t+1} = (s₀ + … + s_t)/(t + 1)，"
+        "与预言机所给顶点的平均值对照。",
+    ),
+    params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
+            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
+                  maximum=2**31 - 1, seed=True)],
+    controls=[
+        Control(LATE, T("the schedule is read one step late: γ_t = 1/(t+2)",
+                        "步长表晚读了一步：γ_t = 1/(t+2)"),
+                breaks=("iterate-is-running-mean",)),
+    ],
+)
+def running_mean(n: int, seed: int) -> Result:
+    problem = strongly_convex_quadratic(n, seed)
+    late = 1 if control_active(LATE) else 0
+
+    def schedule(t: int) -> float:
+        return 1.0 / (t + 1 + late)
+
+    run = frank_wolfe(problem.f_and_grad, np.full(n, 1.0 / n), C.Simplex(), SCHEDULE_STEPS,
+                      step=schedule, keep_iterates=True)
+    means = np.cumsum(run.vertices, axis=0) / np.arange(1, run.steps + 1)[:, None]
+    worst = float(np.abs(np.array(run.iterates[1:]) - means).max())
+    distinct = len({s.tobytes() for s in run.vertices})
+    check = Check(T(f"Each of x₁ … x_{SCHEDULE_STEPS} is the mean of the vertices s₀ … s_t the "
+                    f"oracle returned ({distinct} distinct ones)",
+                    f"x₁ … x_{SCHEDULE_STEPS} 中的每一个都是预言机迄今返回的顶点 s₀ … s_t 的平均"
+                    f"（其中 {distinct} 个互不相同）"),
+                  worst <= 1e-14, T(f"largest difference {worst:.1e}", f"最大差值 {worst:.1e}"),
+                  "≤ 1e-14", id="iterate-is-running-mean")
     return Result(checks=[check])

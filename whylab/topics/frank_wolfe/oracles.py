@@ -188,6 +188,10 @@ def set_oracles(n: int, seed: int) -> Result:
             if isinstance(feasible, C.Box):  # a corner: every coordinate at a bound
                 vertices_ok &= all(bool(np.all((v == feasible.lower) | (v == feasible.upper)))
                                    for v, _ in pieces)
+            else:  # r·e_i (simplex) or ±r·e_i (l1 ball): one nonzero, of size r
+                vertices_ok &= all(np.count_nonzero(v) == 1
+                                   and float(np.abs(v).max()) == feasible.radius
+                                   for v, _ in pieces)
             if not vertices_ok:
                 mixture_error = max(mixture_error, 1.0)
         worst["support"] = max(worst["support"], support_error)
@@ -221,9 +225,10 @@ def set_oracles(n: int, seed: int) -> Result:
               worst["diameter"] <= TOL, f"{worst['diameter']:.1e}", f"≤ {TOL:.0e}",
               id="diameter-measured"),
         Check(T("On the polytopes, a mixture of all the oracle's answers is rebuilt from its "
-                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners, for "
-                "the box)", "在多面体上，预言机所有答案的混合可以由它的顶点分解还原："
-                "权重非负且和为 1，顶点都在集合内（盒子则是角点）"),
+                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners for "
+                "the box; r·e_i or ±r·e_i for the simplex and the l1 ball)",
+                "在多面体上，预言机所有答案的混合可以由它的顶点分解还原：权重非负且和为 1，"
+                "顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·e_i 或 ±r·e_i）"),
               worst["mixture"] <= TOL, f"{worst['mixture']:.1e}", f"≤ {TOL:.0e}",
               id="mixture-sums-back"),
     ]

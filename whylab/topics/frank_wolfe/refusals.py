@@ -36,11 +36,11 @@ from whylab.optim.optimizer import Optimizer
 TRUSTING = "trusting-inputs"
 
 
-def _refusal(call) -> str:
-    """The message of the ValueError ``call()`` raises, or "" when it accepts."""
+def _refusal(call, errors=ValueError) -> str:
+    """The message of the error (of ``errors``) ``call()`` raises, or "" when it accepts."""
     try:
         call()
-    except ValueError as error:
+    except errors as error:
         return str(error)
     return ""
 
@@ -116,6 +116,7 @@ def refusals(n: int) -> Result:
         crossed_upper[n - 1] = -1.0
         crossed = _refusal(lambda: C.Box(np.zeros(n), crossed_upper))
         flat_ok = not _refusal(lambda: C.Box(np.zeros(n), np.zeros(n)))
+        no_radius = _refusal(lambda: C.L1Ball(0.0))
 
         outside = np.full(n, 0.5)
         outside[n - 1] = 1.5
@@ -133,11 +134,15 @@ def refusals(n: int) -> Result:
         no_smoothness = _refusal(lambda: run(step="short_step", steps=0))
         flat_smoothness = _refusal(lambda: run(step="short_step", smoothness=0.0, steps=0))
         unknown = _refusal(lambda: run(step="open-loop", steps=0))
+        # the options are keyword-only: a step rule passed by position is refused by Python
+        positional = _refusal(lambda: frank_wolfe(f_and_grad, centre, C.Simplex(), 0,
+                                                  "short_step"), (ValueError, TypeError))
 
     steps_ok = (zero_ok and "steps must be an int >= 0, got -1" in negative
                 and "got True" in boolean)
     bounded_ok = (flat_ok and "must be finite" in upper_inf and "must be finite" in lower_inf
-                  and f"lower[{n - 1}] = 0 > upper[{n - 1}] = -1" in crossed)
+                  and f"lower[{n - 1}] = 0 > upper[{n - 1}] = -1" in crossed
+                  and "radius must be a finite number > 0, got 0.0" in no_radius)
     start_ok = (near_ok and "is not in Box(lower=0, upper=1): it breaks the set by 0.5"
                 in scalar_box and f"Box(lower=<({n},)>, upper=<({n},)>)" in array_box
                 and "is not in Simplex(radius=1): it breaks the set by 1" in off_simplex
@@ -145,7 +150,7 @@ def refusals(n: int) -> Result:
     options_ok = ("needs a polytope" in round_ball and "needs smoothness=L" in no_smoothness
                   and "must be a finite number > 0, got 0.0" in flat_smoothness
                   and "step must be one of open_loop, line_search, short_step, got 'open-loop'"
-                  in unknown)
+                  in unknown and "takes 4 positional arguments but 5 were given" in positional)
 
     def shown(message: str) -> Text:
         """The refusal quoted as the code raised it (its words are the program's, in English)."""
@@ -163,13 +168,14 @@ def refusals(n: int) -> Result:
               T("errors naming >= 0 and True; the start returned",
                 "指明 >= 0 与 True 的报错；起点被原样返回"), id="steps-bound"),
         Check(T("A box with an infinite upper or lower bound is refused (Frank–Wolfe needs a "
-                f"bounded set), one with lower > upper names the entry [{n - 1}]; a flat box "
-                "(lower = upper) is accepted", "某个上界或下界为无穷的盒子被拒收"
-                "（Frank–Wolfe 需要有界集合），下界大于上界的盒子被拒收并点名分量 "
-                f"[{n - 1}]；上下界相等的扁盒子被接受"),
-              bounded_ok, joined(upper_inf, lower_inf, crossed),
-              T(f"errors naming finiteness and lower[{n - 1}] > upper[{n - 1}]",
-                f"指明有限性与 lower[{n - 1}] > upper[{n - 1}] 的报错"), id="bounded-box"),
+                f"bounded set), one with lower > upper names the entry [{n - 1}], a ball of "
+                "radius 0 is refused; a flat box (lower = upper) is accepted",
+                "某个上界或下界为无穷的盒子被拒收（Frank–Wolfe 需要有界集合），下界大于上界的"
+                f"盒子被拒收并点名分量 [{n - 1}]，半径为 0 的球被拒收；上下界相等的扁盒子被接受"),
+              bounded_ok, joined(upper_inf, lower_inf, crossed, no_radius),
+              T(f"errors naming finiteness, lower[{n - 1}] > upper[{n - 1}] and radius > 0",
+                f"指明有限性、lower[{n - 1}] > upper[{n - 1}] 与半径 > 0 的报错"),
+              id="bounded-box"),
         Check(T("A start outside the set is refused, naming the set (a scalar box by its "
                 "bounds, an array box by their shape, the simplex by its radius), the breach "
                 "and the tolerance; 0.9 × tol outside is accepted",
@@ -180,12 +186,14 @@ def refusals(n: int) -> Result:
                 "tol 1e-09", "指明 Box(lower=0, upper=1)、界的形状、Simplex(radius=1) 与 tol "
                 "1e-09 的报错"), id="start-checked"),
         Check(T("Options that do not fit are refused: away steps on the l2 ball (no finite "
-                "vertex set), the short step without L or with L = 0, an unknown step rule",
+                "vertex set), the short step without L or with L = 0, an unknown step rule, a "
+                "step rule passed by position (the options are keyword-only)",
                 "互不相容的选项被拒收：ℓ2 球上的远离步（没有有限的顶点集）、没有给 L 或 L = 0 "
-                "的短步长、未知的步长规则"),
-              options_ok, joined(round_ball, no_smoothness, flat_smoothness, unknown),
-              T("four errors naming the polytope, L and the step rules",
-                "四条报错，指明多面体、L 与步长规则"), id="options-checked"),
+                "的短步长、未知的步长规则、按位置传入的步长规则（选项只能按关键字传入）"),
+              options_ok, joined(round_ball, no_smoothness, flat_smoothness, unknown,
+                                 positional),
+              T("five errors naming the polytope, L, the step rules and the positional count",
+                "五条报错，指明多面体、L、步长规则与位置参数的个数"), id="options-checked"),
     ]
     table = Table(
         T("What was fed, and the answer", "输入了什么，得到什么回答"),
@@ -198,6 +206,7 @@ def refusals(n: int) -> Result:
          [T("Box(−∞, 0)", "Box(−∞, 0)"), shown(lower_inf)],
          [T(f"Box with lower[{n - 1}] = 0 > upper[{n - 1}] = −1",
             f"下界第 {n - 1} 个分量 0 大于上界的 −1 的盒子"), shown(crossed)],
+         [T("L1Ball(0)", "半径为 0 的 ℓ1 球"), shown(no_radius)],
          [T("a start outside Box(0, 1)", "Box(0, 1) 之外的起点"), shown(scalar_box)],
          [T(f"a start outside a box with bounds of shape ({n},)",
             f"界的形状为 ({n},) 的盒子之外的起点"), shown(array_box)],
@@ -209,6 +218,8 @@ def refusals(n: int) -> Result:
          [T("away steps on the l2 ball", "ℓ2 球上的远离步"), shown(round_ball)],
          [T("short step without L", "没有给 L 的短步长"), shown(no_smoothness)],
          [T("short step with L = 0", "L = 0 的短步长"), shown(flat_smoothness)],
-         [T("step = 'open-loop'", "步长规则写成 “open-loop”"), shown(unknown)]],
+         [T("step = 'open-loop'", "步长规则写成 “open-loop”"), shown(unknown)],
+         [T("the step rule as a fifth positional argument", "步长规则作为第五个位置参数传入"),
+          shown(positional)]],
     )
     return Result(checks=checks, tables=[table])
