@@ -18,6 +18,7 @@ from unittest import mock
 
 import numpy as np
 
+import whylab
 from whylab.explorer.experiment import (
     Check,
     Control,
@@ -117,6 +118,7 @@ def refusals(n: int) -> Result:
         crossed = _refusal(lambda: C.Box(np.zeros(n), crossed_upper))
         flat_ok = not _refusal(lambda: C.Box(np.zeros(n), np.zeros(n)))
         no_radius = _refusal(lambda: C.L1Ball(0.0))
+        unmatched = _refusal(lambda: C.Box(np.zeros(n), np.ones(n + 1)))
 
         outside = np.full(n, 0.5)
         outside[n - 1] = 1.5
@@ -129,6 +131,9 @@ def refusals(n: int) -> Result:
         far = centre.copy()
         far[0] += 1.1 * C.DEFAULT_TOL
         too_far = _refusal(lambda: run(far, steps=1))
+        broken = centre.copy()
+        broken[0] = np.nan  # not a point of any set: FrankWolfe itself must say so
+        not_a_point = _refusal(lambda: FrankWolfe([whylab.tensor(broken)], C.Simplex()))
 
         round_ball = _refusal(lambda: run(np.zeros(n), C.L2Ball(1.0), variant="away", steps=0))
         no_smoothness = _refusal(lambda: run(step="short_step", steps=0))
@@ -142,11 +147,13 @@ def refusals(n: int) -> Result:
                 and "got True" in boolean)
     bounded_ok = (flat_ok and "must be finite" in upper_inf and "must be finite" in lower_inf
                   and f"lower[{n - 1}] = 0 > upper[{n - 1}] = -1" in crossed
-                  and "radius must be a finite number > 0, got 0.0" in no_radius)
+                  and "radius must be a finite number > 0, got 0.0" in no_radius
+                  and f"lower ({n},) and upper ({n + 1},) do not broadcast" in unmatched)
     start_ok = (near_ok and "is not in Box(lower=0, upper=1): it breaks the set by 0.5"
                 in scalar_box and f"Box(lower=<({n},)>, upper=<({n},)>)" in array_box
                 and "is not in Simplex(radius=1): it breaks the set by 1" in off_simplex
-                and "(tol 1e-09)" in too_far)
+                and "(tol 1e-09)" in too_far
+                and f"(shape ({n},)) is not in Simplex(radius=1)" in not_a_point)
     options_ok = ("needs a polytope" in round_ball and "needs smoothness=L" in no_smoothness
                   and "must be a finite number > 0, got 0.0" in flat_smoothness
                   and "step must be one of open_loop, line_search, short_step, got 'open-loop'"
@@ -168,20 +175,24 @@ def refusals(n: int) -> Result:
               T("errors naming >= 0 and True; the start returned",
                 "指明 >= 0 与 True 的报错；起点被原样返回"), id="steps-bound"),
         Check(T("A box with an infinite upper or lower bound is refused (Frank–Wolfe needs a "
-                f"bounded set), one with lower > upper names the entry [{n - 1}], a ball of "
-                "radius 0 is refused; a flat box (lower = upper) is accepted",
+                f"bounded set), one with lower > upper names the entry [{n - 1}], bounds of "
+                "shapes that do not broadcast and a ball of radius 0 are refused; a flat box "
+                "(lower = upper) is accepted",
                 "某个上界或下界为无穷的盒子被拒收（Frank–Wolfe 需要有界集合），下界大于上界的"
-                f"盒子被拒收并点名分量 [{n - 1}]，半径为 0 的球被拒收；上下界相等的扁盒子被接受"),
-              bounded_ok, joined(upper_inf, lower_inf, crossed, no_radius),
+                f"盒子被拒收并点名分量 [{n - 1}]，形状无法广播的上下界与半径为 0 的球都被拒收；"
+                "上下界相等的扁盒子被接受"),
+              bounded_ok, joined(upper_inf, lower_inf, crossed, unmatched, no_radius),
               T(f"errors naming finiteness, lower[{n - 1}] > upper[{n - 1}] and radius > 0",
                 f"指明有限性、lower[{n - 1}] > upper[{n - 1}] 与半径 > 0 的报错"),
               id="bounded-box"),
         Check(T("A start outside the set is refused, naming the set (a scalar box by its "
                 "bounds, an array box by their shape, the simplex by its radius), the breach "
-                "and the tolerance; 0.9 × tol outside is accepted",
+                "and the tolerance, and so is a parameter holding NaN; 0.9 × tol outside is "
+                "accepted",
                 "位于集合之外的起点被拒收，报错指明集合（标量盒子给出上下界，数组盒子给出形状，"
-                "单纯形给出半径）、越界量与容差；越界 0.9 × tol 的起点被接受"),
-              start_ok, joined(scalar_box, array_box, off_simplex, too_far),
+                "单纯形给出半径）、越界量与容差，含 NaN 的参数同样被拒收；"
+                "越界 0.9 × tol 的起点被接受"),
+              start_ok, joined(scalar_box, array_box, off_simplex, too_far, not_a_point),
               T("errors naming Box(lower=0, upper=1), the bounds' shape, Simplex(radius=1) and "
                 "tol 1e-09", "指明 Box(lower=0, upper=1)、界的形状、Simplex(radius=1) 与 tol "
                 "1e-09 的报错"), id="start-checked"),
@@ -206,6 +217,8 @@ def refusals(n: int) -> Result:
          [T("Box(−∞, 0)", "Box(−∞, 0)"), shown(lower_inf)],
          [T(f"Box with lower[{n - 1}] = 0 > upper[{n - 1}] = −1",
             f"下界第 {n - 1} 个分量 0 大于上界的 −1 的盒子"), shown(crossed)],
+         [T(f"Box with bounds of shapes ({n},) and ({n + 1},)",
+            f"上下界形状分别为 ({n},) 与 ({n + 1},) 的盒子"), shown(unmatched)],
          [T("L1Ball(0)", "半径为 0 的 ℓ1 球"), shown(no_radius)],
          [T("a start outside Box(0, 1)", "Box(0, 1) 之外的起点"), shown(scalar_box)],
          [T(f"a start outside a box with bounds of shape ({n},)",
@@ -215,6 +228,8 @@ def refusals(n: int) -> Result:
           T("accepted" if near_ok else "refused", "被接受" if near_ok else "被拒收")],
          [T("a start 1.1 × tol outside the simplex", "越出单纯形 1.1 × tol 的起点"),
           shown(too_far)],
+         [T("a FrankWolfe parameter holding NaN", "含 NaN 的 FrankWolfe 参数"),
+          shown(not_a_point)],
          [T("away steps on the l2 ball", "ℓ2 球上的远离步"), shown(round_ball)],
          [T("short step without L", "没有给 L 的短步长"), shown(no_smoothness)],
          [T("short step with L = 0", "L = 0 的短步长"), shown(flat_smoothness)],
