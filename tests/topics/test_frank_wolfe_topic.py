@@ -8,6 +8,7 @@ import pytest
 
 from whylab.explorer.experiment import LineChart, ParamError
 from whylab.topics.frank_wolfe import experiments as fw_topic
+from whylab.topics.frank_wolfe import mechanics, refusals
 from whylab.topics.frank_wolfe.reference import (
     Quadratic,
     project_l1_ball,
@@ -136,3 +137,40 @@ def test_quadratic_least_squares_matches_its_definition():
     problem = Quadratic.least_squares(A, b)
     assert problem.value(x) == pytest.approx(0.5 * np.sum((A @ x - b) ** 2))
     np.testing.assert_allclose(problem.gradient(x), A.T @ (A @ x - b))
+
+
+# ---------------------------------------------------------------- the steps' mechanics
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_fixed_point_starts_are_the_optima_cvxpy_finds(n):
+    """The starts of optimum-fixed-point are the minimisers of ½‖x − y‖² over the simplex."""
+    for _, y, support in mechanics._optima(n):
+        x = cp.Variable(n)
+        cp.Problem(cp.Minimize(cp.sum_squares(x - y)), [x >= 0, cp.sum(x) == 1]).solve(
+            solver=cp.CLARABEL)
+        expected = np.zeros(n)
+        expected[list(support)] = 1.0 / len(support)
+        np.testing.assert_allclose(x.value, expected, atol=1e-6)
+        np.testing.assert_array_equal(project_simplex(y), expected)
+
+
+def test_textbook_open_loop_leaves_the_edge_optimum():
+    """The control's loop is what the check is up against: γ₀ = 1 jumps to a vertex."""
+    _, y, _ = mechanics._optima(5)[0]
+    problem = mechanics._distance_problem(y)
+    iterates, gammas = mechanics._textbook_open_loop(problem, project_simplex(y), 2)
+    assert gammas == [1.0, 2.0 / 3.0]
+    assert problem.value(iterates[1]) > problem.value(iterates[0])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_variant_steps_hold_at_other_seeds(seed):
+    result = mechanics.variant_steps.run(n=12, seed=seed)
+    assert not failed(result)
+    assert all(c.applicable for c in result.checks), [c.id for c in result.checks]
+
+
+def test_refusals_hold_at_every_dimension():
+    for n in (2, 5, 20):
+        assert refusals.refusals.run(n=n).passed

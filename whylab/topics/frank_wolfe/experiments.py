@@ -33,6 +33,14 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
+from whylab.topics.frank_wolfe.endings import full_step, gap_stop
+from whylab.topics.frank_wolfe.mechanics import (
+    line_search,
+    optimum_fixed_point,
+    running_mean,
+    short_step,
+    variant_steps,
+)
 from whylab.topics.frank_wolfe.oracles import linear_objective, set_oracles
 from whylab.topics.frank_wolfe.reference import (
     KKT_TOL,
@@ -41,6 +49,7 @@ from whylab.topics.frank_wolfe.reference import (
     project_simplex,
     simplex_kkt_optimum,
 )
+from whylab.topics.frank_wolfe.refusals import refusals
 
 FEASIBILITY_TOL = 1e-12  # allowed breach of the set, relative to its radius: rounding only
 CERTIFICATE_SLACK = 1e-9  # f* is trusted to KKT_TOL; allow this much (relative) in g_t >= h_t
@@ -1079,5 +1088,7 @@ def _distance_to_segment(point, start, end) -> float:
     return float(np.linalg.norm(point - (start + along * direction)))
 
 
-EXPERIMENTS = [feasibility, set_oracles, linear_objective, gap_certificate, jaggi_rate,
-               lower_bound, variants, sparsity, matrix_completion, simplex_path]
+EXPERIMENTS = [feasibility, set_oracles, linear_objective, optimum_fixed_point, short_step,
+               line_search, running_mean, full_step, gap_stop, gap_certificate, jaggi_rate,
+               lower_bound, variants, variant_steps, sparsity, matrix_completion, simplex_path,
+               refusals]

@@ -5,11 +5,11 @@ Frank–Wolfe touches its set only through four answers: the linear minimisation
 ``contains``), the diameter (in the rate's constant), and, for the away and pairwise
 variants, a point as a mixture of vertices. The other experiments run mostly on the
 simplex; this one puts every set of :mod:`whylab.optim.constraints` -- simplex, l1 and
-l2 balls, a box with uneven bounds, the nuclear-norm ball -- through all four against
-closed forms written here: the support function min over the set of <g, s> (r·min g,
-−r·max|g|, −r‖g‖, Σ min(l g, u g), −r·σ₁(G) from NumPy's SVD), the violation of a vertex
-pushed out by half the radius, the distance between the oracle's answers to g and −g,
-and the mixture summed back.
+l2 balls, boxes with uneven bounds (one flat in a direction, one not), the nuclear-norm
+ball -- through all four against closed forms written here: the support function min
+over the set of <g, s> (r·min g, −r·max|g|, −r‖g‖, Σ min(l g, u g), −r·σ₁(G) from NumPy's
+SVD), the violation of a vertex pushed out by half the radius, the distance between the
+oracle's answers to g and −g, and the mixture summed back.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ def _sets(n: int, rng: np.random.Generator):
     """(name, set, support function g -> min over the set of <g, s>, scale) for every set."""
     lower = -rng.uniform(0.5, 2.0, n)
     upper = rng.uniform(0.5, 2.0, n)
+    open_upper = upper.copy()  # a box with no flat direction: every corner has weight
     upper[-1] = lower[-1]  # one coordinate pinned: a box may be flat in some direction
     radius = 1.5
     return [
@@ -50,6 +51,9 @@ def _sets(n: int, rng: np.random.Generator):
         ("l2-ball", C.L2Ball(radius), lambda g: -radius * np.linalg.norm(g), radius, (n,)),
         ("box", C.Box(lower, upper), lambda g: float(np.minimum(lower * g, upper * g).sum()),
          float(np.abs(upper - lower).max()), (n,)),
+        ("box, no flat side", C.Box(lower, open_upper),
+         lambda g: float(np.minimum(lower * g, open_upper * g).sum()),
+         float(np.abs(open_upper - lower).max()), (n,)),
         ("nuclear-ball", C.NuclearBall(radius),
          lambda g: -radius * np.linalg.svd(g, compute_uv=False)[0], radius, (n, n - 1)),
         ("nuclear-ball, one column", C.NuclearBall(radius),
@@ -62,6 +66,7 @@ SET_NAMES = {
     "l1-ball": T("l1 ball", "ℓ1 球"),
     "l2-ball": T("l2 ball", "ℓ2 球"),
     "box": T("box", "盒约束"),
+    "box, no flat side": T("box, no flat side", "盒约束（没有扁平的方向）"),
     "nuclear-ball": T("nuclear-norm ball", "核范数球"),
     "nuclear-ball, one column": T("nuclear-norm ball, one column", "核范数球（单列）"),
 }
@@ -162,12 +167,12 @@ def set_oracles(n: int, seed: int) -> Result:
             e0, e1 = np.zeros(shape), np.zeros(shape)
             e0[0], e1[1] = 1.0, 1.0
             measured_diameter = float(np.linalg.norm(oracle(-e0) - oracle(-e1)))
-        if name == "box":
+        if isinstance(feasible, C.Box):
             measured_diameter = float(np.linalg.norm(oracle(np.ones(shape))
                                                      - oracle(-np.ones(shape))))
         stated = feasible.radius if control_active(RADIUS_AS_DIAMETER) and hasattr(
             feasible, "radius") else feasible.diameter()
-        if control_active(RADIUS_AS_DIAMETER) and name == "box":
+        if control_active(RADIUS_AS_DIAMETER) and isinstance(feasible, C.Box):
             stated = 0.5 * feasible.diameter()
         diameter_error = abs(stated - measured_diameter) / scale
 
@@ -187,6 +192,10 @@ def set_oracles(n: int, seed: int) -> Result:
             vertices_ok = all(feasible.contains(v) for v, _ in pieces)
             if isinstance(feasible, C.Box):  # a corner: every coordinate at a bound
                 vertices_ok &= all(bool(np.all((v == feasible.lower) | (v == feasible.upper)))
+                                   for v, _ in pieces)
+            else:  # r·e_i (simplex) or ±r·e_i (l1 ball): one nonzero, of size r
+                vertices_ok &= all(np.count_nonzero(v) == 1
+                                   and float(np.abs(v).max()) == feasible.radius
                                    for v, _ in pieces)
             if not vertices_ok:
                 mixture_error = max(mixture_error, 1.0)
@@ -221,9 +230,10 @@ def set_oracles(n: int, seed: int) -> Result:
               worst["diameter"] <= TOL, f"{worst['diameter']:.1e}", f"≤ {TOL:.0e}",
               id="diameter-measured"),
         Check(T("On the polytopes, a mixture of all the oracle's answers is rebuilt from its "
-                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners, for "
-                "the box)", "在多面体上，预言机所有答案的混合可以由它的顶点分解还原："
-                "权重非负且和为 1，顶点都在集合内（盒子则是角点）"),
+                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners for "
+                "the box; r·e_i or ±r·e_i for the simplex and the l1 ball)",
+                "在多面体上，预言机所有答案的混合可以由它的顶点分解还原：权重非负且和为 1，"
+                "顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·e_i 或 ±r·e_i）"),
               worst["mixture"] <= TOL, f"{worst['mixture']:.1e}", f"≤ {TOL:.0e}",
               id="mixture-sums-back"),
     ]
