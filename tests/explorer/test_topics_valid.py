@@ -102,8 +102,8 @@ def untranslated_words(shown: str, kept: set[str] = KEPT_IN_ENGLISH) -> list[str
     """English words of four or more letters in ``shown`` that are not code (nor in ``kept``).
 
     Code is left alone: a name with an underscore, a dot, a slash or a digit
-    (grad_fn, np.matmul, psf/pyperf, float32, MmBackward0), a call or a method
-    (``arange(24.)``, ``x.t().contiguous()``), an inner capital (AccumulateGrad,
+    (grad_fn, np.matmul, psf/pyperf, float32, MmBackward0), a call, a method or an
+    index (``arange(24.)``, ``x.t().contiguous()``, ``lower[2]``), an inner capital (AccumulateGrad,
     ADInplaceOrView), an acronym (CPU, FFT), and anything quoted in “…” (an
     error message quoted as the engine printed it).
     """
@@ -112,7 +112,7 @@ def untranslated_words(shown: str, kept: set[str] = KEPT_IN_ENGLISH) -> list[str
     words = []
     for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_./]*", unquoted):
         token = match.group().rstrip(".")
-        called = unquoted[match.end() : match.end() + 1] == "("
+        called = unquoted[match.end() : match.end() + 1] in ("(", "[")
         method = unquoted[match.start() - 1 : match.start()] == "."
         is_code = (
             called
