@@ -42,7 +42,7 @@ from whylab.explorer.runs.cache import cache_key
 from whylab.explorer.runs.errors import RunFailure, WorkerUnavailable
 from whylab.explorer.runs.result_json import dumps, result_from_dict, result_to_dict
 from whylab.explorer.runs.store import BlockingCalls, EmbeddedCalls, JobRunner
-from whylab.explorer.runs.workers import Job
+from whylab.explorer.runs.workers import Job, Outcome
 
 UNSEEN_COST_S = 1.0  # the expected CPU seconds of an experiment no run of which was seen
 
@@ -269,20 +269,31 @@ class ExperimentService:
         job = self._job(topic, experiment, params, control.name)
         outcome = await self.pool.submit(job, client)
         self.stats.control_runs += 1
+        record = self._record(topic, experiment, params, outcome, control.name)
+        return RunAnswer(record, outcome.cpu_s)
+
+    def _record(
+        self,
+        topic: Topic,
+        experiment: Experiment,
+        params: dict[str, Any],
+        outcome: Outcome,
+        control: str = "",
+    ) -> RunRecord:
+        """The record of a run the pool just made (its CPU time noted in the cost estimates)."""
         self.costs.record(topic.slug, experiment.name, outcome.cpu_s)
-        record = RunRecord(
+        return RunRecord(
             topic=topic.slug,
             experiment=experiment.name,
             params=params,
             engine_version=whylab.__version__,
             result=result_from_dict(outcome.payload),
-            timing=False,
+            timing=experiment.timing,
             cached=False,
             elapsed_s=outcome.elapsed_s,
             machine=outcome.machine,
-            control=control.name,
+            control=control,
         )
-        return RunAnswer(record, outcome.cpu_s)
 
     def _job(
         self, topic: Topic, experiment: Experiment, params: dict[str, Any], control: str = ""
@@ -315,18 +326,7 @@ class ExperimentService:
         """Run the job on the pool and store the answer; the record and its CPU seconds."""
         outcome = await self.pool.submit(self._job(topic, experiment, params), client)
         self.stats.computed += 1
-        self.costs.record(topic.slug, experiment.name, outcome.cpu_s)
-        record = RunRecord(
-            topic=topic.slug,
-            experiment=experiment.name,
-            params=params,
-            engine_version=whylab.__version__,
-            result=result_from_dict(outcome.payload),
-            timing=experiment.timing,
-            cached=False,
-            elapsed_s=outcome.elapsed_s,
-            machine=outcome.machine,
-        )
+        record = self._record(topic, experiment, params, outcome)
         if not experiment.timing and self.cache is not None:
             stored = record.to_json()
             del stored["cached"]  # a property of each answer, not of the result
