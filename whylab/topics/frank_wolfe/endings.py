@@ -29,7 +29,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
-from whylab.topics.frank_wolfe.mechanics import RULE_LABELS, strongly_convex_quadratic
+from whylab.topics.frank_wolfe.mechanics import RULE_LABELS, SEED, strongly_convex_quadratic
 
 FULL_RULES = (("open_loop", False), ("short_step", False), ("line_search", True),
               ("line_search", False))
@@ -68,8 +68,7 @@ def _stale_active_set():
         "之后运行停在那里、γ = 0：其余顶点都已离开活动集。",
     ),
     params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=200, step=1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(STALE, T("a full step keeps the old vertices in the active set with weight 0",
                          "走满一步之后，旧顶点仍以权重 0 留在活动集里"),
@@ -138,8 +137,7 @@ IGNORED = "gap-tol-ignored"
     ),
     params=[Param("gap_tol", "float", 1e-3, T("gap tolerance", "间隙容差"), minimum=1e-6,
                   maximum=0.1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(IGNORED, T("the gap_tol option is ignored: every step of the budget is taken",
                            "gap_tol 选项被忽略：用满步数上限"),

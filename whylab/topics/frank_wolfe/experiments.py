@@ -35,6 +35,7 @@ from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
 from whylab.topics.frank_wolfe.endings import full_step, gap_stop
 from whylab.topics.frank_wolfe.mechanics import (
+    SEED,
     line_search,
     optimum_fixed_point,
     running_mean,
@@ -59,8 +60,6 @@ HELDOUT_RATIO = 0.5  # completion error at most this fraction of the zero-fill b
 SLOPE_AT_MOST = -0.9  # log h_t against log t: O(1/t) or faster
 MAX_PLOTTED = 400
 
-SEED = Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-             seed=True)
 
 
 def _steps_param(default: int, maximum: int, minimum: int = 1) -> Param:

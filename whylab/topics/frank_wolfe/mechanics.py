@@ -47,6 +47,9 @@ RULES = (("open_loop", False), ("short_step", False), ("line_search", True))
 VARIANTS = ("vanilla", "away", "pairwise")
 FIXED_STEPS = 3
 TEXTBOOK = "textbook-open-loop"
+#: The random seed of every seeded experiment of this topic.
+SEED = Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
+             seed=True)
 
 RULE_LABELS = {"open_loop": T("open loop 2/(t+2)", "开环步长 2/(t+2)"),
                "short_step": T("short step", "短步长"),
@@ -222,8 +225,7 @@ def _away_moves(run) -> tuple[int, int, int]:
         "然后让这两种变体和普通 FW 从盒子外一个舍入误差处出发（FrankWolfe 所容许容差的 0.9 倍）。",
     ),
     params=[Param("n", "int", 10, T("dimension n", "维数 n"), minimum=5, maximum=40, step=1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(PAIRWISE_AS_FW, T("the pairwise runs take plain Frank–Wolfe steps towards s",
                                   "成对步的运行改走朝向 s 的普通 Frank–Wolfe 步"),
@@ -331,8 +333,7 @@ SHORT_AS_OPEN_LOOP = "short-step-ignored"
         "与闭式 min(g_t / (L‖s_t − x_t‖²), 1) 以及二次上界所保证的下降量对照。",
     ),
     params=[Param("n", "int", 10, T("dimension n", "维数 n"), minimum=5, maximum=40, step=1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(SHORT_AS_OPEN_LOOP, T("the step option is ignored: the run takes the open-loop "
                                       "steps 2/(t+2)",
@@ -398,8 +399,7 @@ PARABOLA = "parabola-on-exponentials"
         "或者在 φ 到 1 处仍在下降时取 1。",
     ),
     params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(PARABOLA, T("the step is the parabola's (quadratic=True), exact only for a "
                             "quadratic objective",
@@ -472,8 +472,7 @@ LATE = "schedule-read-late"
         "与预言机所给顶点的平均值对照。",
     ),
     params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
-            Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0,
-                  maximum=2**31 - 1, seed=True)],
+            SEED],
     controls=[
         Control(LATE, T("the schedule is read one step late: γ_t = 1/(t+2)",
                         "步长表晚读了一步：γ_t = 1/(t+2)"),

@@ -28,6 +28,7 @@ from whylab.explorer.experiment import (
 )
 from whylab.optim import constraints as C
 from whylab.optim import frank_wolfe
+from whylab.topics.frank_wolfe.mechanics import SEED
 
 GRADIENTS = 6  # random gradients per set, plus the zero gradient
 TOL = 1e-10  # relative to the set's scale: rounding only
@@ -108,8 +109,7 @@ def _vertex_pushed_out(feasible, g: np.ndarray, scale: float):
     params=[
         Param("n", "int", 6, T("dimension n (rows for matrices)", "维数 n（矩阵为行数）"),
               minimum=3, maximum=40, step=1),
-        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-              seed=True),
+        SEED,
     ],
     controls=[
         Control(MAXIMISING, T("the oracle returns the maximiser of <g, s>, the sign slip",
@@ -268,8 +268,7 @@ STAYED = "step-past-vertex"
     ),
     params=[
         Param("n", "int", 8, T("dimension n", "维数 n"), minimum=2, maximum=200, step=1),
-        Param("seed", "int", 0, T("random seed", "随机种子"), minimum=0, maximum=2**31 - 1,
-              seed=True),
+        SEED,
     ],
     controls=[
         Control(STAYED, T("each step may go twice as far as the vertex (γ up to 2)",
