@@ -255,6 +255,11 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match=r"parameter 0 \(shape \(2,\)\) is not in "
                                          r"Simplex\(radius=1\).*must start feasible"):
         FrankWolfe([x], C.Simplex())
+    for bad in (np.nan, np.inf):
+        start = whylab.tensor(np.array([bad, 0.0]), requires_grad=True)
+        with pytest.raises(ValueError, match=r"parameter 0 \(shape \(2,\)\) holds NaN or "
+                                             r"infinity, so it lies in no set"):
+            FrankWolfe([start], C.Simplex())
     inside = whylab.tensor(np.array([0.5, 0.5]), requires_grad=True)
     with pytest.raises(ValueError, match="step must be one of open_loop, line_search, short_step"):
         FrankWolfe([inside], C.Simplex(), step="armijo")

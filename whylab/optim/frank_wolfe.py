@@ -183,6 +183,11 @@ class FrankWolfe(Optimizer):
                 "extreme points -- use variant='vanilla'")
         x = _as_array(param)
         constraint.check_shape(x.shape)
+        if not np.isfinite(x).all():
+            raise ValueError(
+                f"FrankWolfe: parameter {index} (shape {tuple(x.shape)}) holds NaN or "
+                f"infinity, so it lies in no set; Frank–Wolfe must start from a finite, "
+                f"feasible point")
         if not constraint.contains(x, self.tol):
             raise ValueError(
                 f"FrankWolfe: parameter {index} (shape {tuple(x.shape)}) is not in "
