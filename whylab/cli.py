@@ -213,6 +213,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rate_per_s=args.rate,
         rate_burst=args.burst,
         warm_cache=not args.no_warm,
+        measure_timing=not args.no_warm and not args.no_measure,
         trusted_proxies=tuple(args.trusted_proxy),
         header_timeout_s=args.header_timeout,
         body_timeout_s=args.body_timeout,
@@ -796,6 +797,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start cold: do not compute every default result at start-up nor then render "
         "the home, topic and not-found pages into the page cache (first visits render them)",
+    )
+    serve.add_argument(
+        "--no-measure",
+        action="store_true",
+        help="do not measure the timing experiments at their defaults after start-up (their "
+        "blocks then show a kept measurement, or wait for a reader to press Measure)",
     )
     serve.add_argument("--open", action="store_true", help="open a browser")
     serve.set_defaults(handler=cmd_serve)

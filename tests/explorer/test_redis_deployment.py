@@ -955,3 +955,25 @@ def test_after_a_redis_restart_under_load_no_run_fails_once_it_answers(deploymen
     after = [status for at, status in answers if at > back_at + 1.0]
     assert len(after) >= 5 and set(after) == {200}, after
     assert "1 workers of this version connected" in a.app.state.pool.describe()
+
+
+@needs_redis
+def test_a_measurement_made_through_one_server_is_shown_by_the_other(deployment):
+    deployment["fleet"].ensure(1, deployment["redis"].client)
+    a, b = deployment["a"], deployment["b"]
+    fragment = "/en/topics/tiny-demo/experiments/clock/result?n=777"
+    assert "No measurement at these parameters yet" in get(a, fragment).text
+    queued = httpx.post(
+        a.base + "/api/topics/tiny-demo/experiments/clock/timing-runs?n=777",
+        headers={"X-Forwarded-For": "10.0.6.1"},
+        timeout=60,
+    )
+    assert queued.status_code == 202, queued.text
+    run, deadline = f"/api/timing-runs/{queued.json()['id']}", time.monotonic() + 60
+    while (state := get(a, run).json())["state"] in {"queued", "running"}:
+        assert time.monotonic() < deadline, "the measurement did not finish"
+        time.sleep(0.05)
+    assert state["state"] == "done", state
+    shown_by_a = get(a, fragment).text
+    label = shown_by_a[shown_by_a.index("live measurement") :].split("</span>")[0]
+    assert label in get(b, fragment).text  # read from the shared store: the same one

@@ -169,3 +169,43 @@ def test_the_line_runs_one_at_a_time_in_order_and_cancels(fixture_registry):
     # In a thread of its own: Playwright's sync API may hold an event loop in this one.
     with ThreadPoolExecutor(1) as thread:
         thread.submit(asyncio.run, scenario()).result()
+
+
+def test_a_readers_run_goes_ahead_of_waiting_background_runs(fixture_registry):
+    topic = fixture_registry.get("tiny-demo")
+    clock = topic.experiments["clock"]
+
+    async def scenario():
+        service = FakeService()
+        line = TimingQueue(service)  # type: ignore[arg-type]
+        await line.start()
+        running = await line.submit(topic, clock, {"n": 1}, background=True)
+        waiting = await line.submit(topic, clock, {"n": 2}, background=True)
+        await asyncio.sleep(0.01)
+        reader = await line.submit(topic, clock, {"n": 3}, client="reader")
+        later = await line.submit(topic, clock, {"n": 4}, client="reader")
+        # the background run under way finishes first; then the readers' runs, in order
+        assert running.state == "running" and not line.idle()
+        assert [line.position(r) for r in (reader, later, waiting)] == [1, 2, 3]
+        for n in (1, 3, 4, 2):
+            service.release.setdefault(n, asyncio.Event()).set()
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(waiting.finished.wait(), 1)
+        assert [p["n"] for p in service.started] == [1, 3, 4, 2] and line.idle()
+        kinds = [line.latest(topic, clock, {"n": n}).kind for n in (1, 2, 3)]
+        assert kinds == ["background", "background", "asked"]
+        # A reader who asks for a background run's parameters joins it, and the
+        # measurement is then the reader's.
+        queued = await line.submit(topic, clock, {"n": 5}, background=True)
+        assert await line.submit(topic, clock, {"n": 5}, client="reader") is queued
+        service.release.setdefault(5, asyncio.Event()).set()
+        await asyncio.wait_for(queued.finished.wait(), 1)
+        assert line.latest(topic, clock, {"n": 5}).kind == "asked"
+        # Measuring again where a measurement is held says so.
+        again = await line.submit(topic, clock, {"n": 3}, client="reader")
+        await asyncio.wait_for(again.finished.wait(), 1)
+        assert line.latest(topic, clock, {"n": 3}).kind == "again"
+        await line.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result()

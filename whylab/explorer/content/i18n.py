@@ -173,9 +173,21 @@ UI: dict[str, Text] = {
         "这个实验测量的是速度，所以只在你要求时运行，并且本服务器一次只做一个测量。"
         "这组参数还没有测量结果：请点击“测量”。",
     ),
-    "measured_here": T(
-        "live measurement on this server at {when} ({machine}), {seconds} s (never cached)",
-        "本服务器上的实时测量，{when}（{machine}），{seconds} 秒（从不缓存）",
+    # A timing block's measurement, by Measurement.kind: a reader asked for it, a reader
+    # asked again where one was shown, or the server made it after it started.
+    "measured_asked": T(
+        "live measurement on this server at {when} ({machine}), {seconds} s",
+        "本服务器上的实时测量，{when}（{machine}），{seconds} 秒",
+    ),
+    "measured_again": T(
+        "live measurement on this server, measured again at {when} ({machine}), {seconds} s",
+        "本服务器上的实时测量，{when} 重新测量（{machine}），{seconds} 秒",
+    ),
+    "measured_background": T(
+        "live measurement on this server, made at its defaults after the server started, "
+        "at {when} ({machine}), {seconds} s; press Measure to measure again",
+        "本服务器上的实时测量：服务器启动后按默认参数自动测量，{when}（{machine}），{seconds} 秒；"
+        "点击“测量”可重新测量",
     ),
     "timing_queued": T(
         "Waiting for its turn: {ahead} measurement(s) ahead.",
@@ -201,6 +213,8 @@ UI: dict[str, Text] = {
         "图中数值：把指针移到曲线上，或聚焦图表后按 ← →。",
     ),
     "show_code": T("Show the code that ran", "查看实际运行的代码"),
+    # A timing block may show no measurement yet: it says what a measurement runs.
+    "show_code_timing": T("Show the code a measurement runs", "查看测量时运行的代码"),
     "code_location": T(
         "The function that computed these results, read from the running server: "
         "{path}, line {line}.",

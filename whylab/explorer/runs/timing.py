@@ -9,8 +9,15 @@ measures at the same moment and only for the machine it ran on. The
 * runs them **one at a time**, in the order asked, through the ordinary
   :class:`~whylab.explorer.runs.service.ExperimentService` (so the worker pool's time
   and memory limits apply);
-* keeps the **latest measurement** of each (experiment, parameters) made on this
-  server, with when and on what machine it was made, for pages to show;
+* keeps the **latest measurement** of each (experiment, parameters), with when
+  and on what machine it was made and the CPU time it took, for pages to show:
+  in memory, and in the result cache (SQLite on disk, or the deployment's
+  Redis) under a key of the topic's code version, so a restarted server shows
+  what it measured before (:meth:`TimingQueue.recall`) and never a measurement
+  of other code; a store that fails is read as holding nothing;
+* takes **background** runs (the start-up measurements of
+  :mod:`whylab.explorer.runs.warm_up`) last: a reader's new run goes ahead of
+  any background run still waiting, and a background run costs no client's budget;
 * reports each run's state (queued with its place in line, running for how
   long against how long the last run took) and lets whoever queued it
   **cancel** it (nobody else: :class:`NotYourRun`).
@@ -31,6 +38,8 @@ still waits for it to finish, so two measurements never overlap.
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
 import os
 import platform
@@ -42,9 +51,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import whylab
 from whylab.explorer.content.topics import Topic
 from whylab.explorer.experiment import Experiment
 from whylab.explorer.runs.admission import Admission
+from whylab.explorer.runs.cache import cache_key
 from whylab.explorer.runs.errors import Overloaded, RunFailure
 from whylab.explorer.runs.result_json import dumps
 from whylab.explorer.runs.service import ExperimentService, RunRecord
@@ -56,6 +67,11 @@ if TYPE_CHECKING:
 
 RunState = Literal["queued", "running", "done", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})
+# How long "the store holds no measurement here" is believed before it is asked again
+# (another server of a deployment may have measured meanwhile).
+RECHECK_S = 30.0
+
+log = logging.getLogger(__name__)
 
 
 def machine_description() -> str:
@@ -73,15 +89,66 @@ def machine_description() -> str:
 
 @dataclass
 class Measurement:
-    """A finished timing run: the record, when it finished (UTC) and where it ran."""
+    """A finished timing run: the record, when it finished (UTC), where it ran, the CPU
+    seconds it took (None where the worker did not say) and whether a reader asked for it
+    (False: a background run at start-up)."""
 
     record: RunRecord
     measured_at: datetime
     machine: str
+    cpu_s: float | None = None
+    asked_by_reader: bool = True
+    again: bool = False  # it replaced one this server held at these parameters
 
     @property
     def when(self) -> str:
         return self.measured_at.strftime("%Y-%m-%d %H:%M UTC")
+
+    @property
+    def kind(self) -> Literal["asked", "again", "background"]:
+        """How it came about: a reader asked, asked again, or the server made it at start-up."""
+        if not self.asked_by_reader:
+            return "background"
+        return "again" if self.again else "asked"
+
+    def to_text(self) -> str:
+        """The measurement as it is kept in the result cache (JSON)."""
+        return dumps(
+            {
+                "record": self.record.to_json(),
+                "measured_at": self.measured_at.isoformat(),
+                "machine": self.machine,
+                "cpu_s": self.cpu_s,
+                "asked_by_reader": self.asked_by_reader,
+                "again": self.again,
+            }
+        )
+
+    @classmethod
+    def from_text(cls, text: str) -> Measurement | None:
+        """A kept measurement read back; None for text that is not one (it is remeasured)."""
+        try:
+            data = json.loads(text)
+            measured_at = datetime.fromisoformat(data["measured_at"])
+            cpu_s = data["cpu_s"]
+            return cls(
+                RunRecord.from_json(data["record"], cached=False),
+                measured_at if measured_at.tzinfo else measured_at.replace(tzinfo=UTC),
+                str(data["machine"]),
+                float(cpu_s) if cpu_s is not None else None,
+                bool(data["asked_by_reader"]),
+                bool(data["again"]),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+
+def measurement_key(topic: Topic, experiment: Experiment, params: dict[str, Any]) -> str:
+    """Where a measurement is kept in the result cache: the topic's code version and the
+    whylab version are part of it, so a measurement of other code is never shown. (The
+    service keeps no timing result, and the prefix keeps the two apart anyway.)"""
+    name = f"timing:{experiment.name}"
+    return cache_key(topic.slug, topic.source_hash, name, whylab.__version__, params)
 
 
 @dataclass
@@ -103,6 +170,7 @@ class TimingRun:
     waiters: int = 0  # requests waiting for it (measure)
     asked_at: float = field(default_factory=time.monotonic)  # when its state was last asked
     admission: Admission | None = None  # its owner's reservation, settled when it ends
+    background: bool = False  # a start-up run no reader has asked for (yet)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -142,8 +210,10 @@ class TimingQueue:
         limiter: RateLimiter | RedisRateLimiter | None = None,
         abandon_s: float = 15.0,
         calls: BlockingCalls | None = None,  # how to call the limiter (default: embedded)
+        store: Any = None,  # where measurements are kept: a result cache, or None (memory only)
     ):
         self.service = service
+        self.store = store
         self.calls = calls or EmbeddedCalls()
         self.max_waiting = max_waiting
         self.keep = keep  # finished runs and measurements remembered (oldest dropped)
@@ -155,6 +225,8 @@ class TimingQueue:
         self._waiting: deque[TimingRun] = deque()
         self._runs: OrderedDict[str, TimingRun] = OrderedDict()
         self._latest: OrderedDict[tuple[str, str, str], Measurement] = OrderedDict()
+        self._absent: OrderedDict[tuple[str, str, str], float] = OrderedDict()  # store said none
+        self._keeping: set[asyncio.Task] = set()  # measurements being written to the store
         self._last_duration: dict[tuple[str, str], float] = {}
         self._current: TimingRun | None = None
         self._wake = asyncio.Event()
@@ -165,8 +237,36 @@ class TimingQueue:
     def latest(
         self, topic: Topic, experiment: Experiment, params: dict[str, Any]
     ) -> Measurement | None:
-        """The latest measurement made on this server at exactly these parameters."""
+        """The latest measurement at exactly these parameters that this server holds in
+        memory (made here, or read back by :meth:`recall`)."""
         return self._latest.get(_key(topic, experiment, params))
+
+    async def recall(
+        self, topic: Topic, experiment: Experiment, params: dict[str, Any]
+    ) -> Measurement | None:
+        """The latest measurement at these parameters: in memory, else kept in the store
+        (by an earlier start of this server, or by another server of the deployment)."""
+        key = _key(topic, experiment, params)
+        found = self._latest.get(key)
+        if found is not None or self.store is None:
+            return found
+        looked = self._absent.get(key)
+        if looked is not None and time.monotonic() - looked < RECHECK_S:
+            return None
+        text = await self.calls.call(self.store.get, measurement_key(topic, experiment, params))
+        kept = Measurement.from_text(text) if text is not None else None
+        found = self._latest.get(key)  # measured here while the store was asked?
+        if found is not None:
+            return found
+        if kept is None:
+            self._remember(self._absent, key, time.monotonic())
+            return None
+        self._remember(self._latest, key, kept)
+        return kept
+
+    def idle(self) -> bool:
+        """Nothing running and nothing waiting in the line."""
+        return self._current is None and not self._waiting
 
     def active(
         self, topic: Topic, experiment: Experiment, params: dict[str, Any]
@@ -234,18 +334,20 @@ class TimingQueue:
         params: dict[str, Any],
         client: str = "",
         followed: bool = True,
+        background: bool = False,
     ) -> TimingRun:
         """Queue a run for ``client`` (or join the one queued or running at these parameters).
 
         Joining costs nothing; a new run must be admitted by ``client``'s budget
         (raises RateLimited) and room in the line (raises Overloaded).
         ``followed``: the caller will poll its state (the API), rather than wait.
+        ``background``: a start-up run, charged to nobody and queued behind readers' runs.
         """
         if not experiment.timing:
             raise ValueError(f"experiment {experiment.name!r} is not a timing experiment")
         existing = self.active(topic, experiment, params)
-        admission = Admission(self.limiter, client, self.calls)
-        if existing is None and self.limiter is not None:
+        admission = Admission(None if background else self.limiter, client, self.calls)
+        if existing is None and self.limiter is not None and not background:
             await admission.admit(self.service.costs.expected_s(topic, experiment))
             existing = self.active(topic, experiment, params)  # queued meanwhile?
         if existing is not None:
@@ -253,16 +355,27 @@ class TimingQueue:
         asked_at = time.monotonic() if followed else -math.inf
         if existing is not None:
             existing.asked_at = max(existing.asked_at, asked_at)
+            existing.background = existing.background and background  # a reader asks too
             return existing
         if len(self._waiting) >= self.max_waiting:
             await admission.settle(None)
             raise Overloaded(retry_after_s=max(1.0, experiment.time_limit_s / 4))
         run = TimingRun(
-            secrets.token_urlsafe(9), topic, experiment, params, owner=client, asked_at=asked_at
+            secrets.token_urlsafe(9),
+            topic,
+            experiment,
+            params,
+            owner=client,
+            asked_at=asked_at,
+            background=background,
         )
         run.admission = admission
         self._remember(self._runs, run.id, run)
-        self._waiting.append(run)
+        # A reader's run goes ahead of the background runs still waiting.
+        place = len(self._waiting)
+        if not background:
+            place = next((i for i, r in enumerate(self._waiting) if r.background), place)
+        self._waiting.insert(place, run)
         self._wake.set()
         return run
 
@@ -292,15 +405,23 @@ class TimingQueue:
             refund.add_done_callback(self._settling.discard)
 
     async def measure(
-        self, topic: Topic, experiment: Experiment, params: dict[str, Any], client: str = ""
+        self,
+        topic: Topic,
+        experiment: Experiment,
+        params: dict[str, Any],
+        client: str = "",
+        background: bool = False,
     ) -> Measurement:
-        """Queue a run and wait for it (the no-JavaScript form and the JSON API).
+        """Queue a run and wait for it (the no-JavaScript form, the JSON API and, with
+        ``background``, the start-up measurements).
 
         Raises the run's own failure (status and Retry-After as an ordinary
         run's). A request cancelled while waiting (its client left) drops the
         run if it was the last one waiting and the run has not started.
         """
-        run = await self.submit(topic, experiment, params, client, followed=False)
+        run = await self.submit(
+            topic, experiment, params, client, followed=False, background=background
+        )
         run.waiters += 1
         try:
             await run.finished.wait()
@@ -330,6 +451,7 @@ class TimingQueue:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        await asyncio.gather(*self._keeping, return_exceptions=True)  # finish writing
 
     async def _drain(self) -> None:
         while True:
@@ -365,11 +487,37 @@ class TimingQueue:
                 self._last_duration[(run.topic.slug, run.experiment.name)] = took
                 if run.state == "running":  # not cancelled meanwhile
                     machine = record.machine or self.machine  # a remote worker says where
-                    measurement = Measurement(record, datetime.now(UTC), machine)
+                    measurement = Measurement(
+                        record,
+                        datetime.now(UTC),
+                        machine,
+                        cpu_s=answer.cost_s or None,
+                        asked_by_reader=not run.background,
+                        again=run.key in self._latest,
+                    )
                     self._remember(self._latest, run.key, measurement)
+                    self._absent.pop(run.key, None)
+                    self._keep(run, measurement)
                     self._finish(run, "done")
             finally:
                 self._current = None
+
+    def _keep(self, run: TimingRun, measurement: Measurement) -> None:
+        """Write ``measurement`` to the store in the background (the next run need not wait);
+        a store that fails keeps it in memory only (the cache logs its own faults)."""
+        if self.store is None:
+            return
+        key = measurement_key(run.topic, run.experiment, run.params)
+        text = measurement.to_text()
+        write = self.calls.write(self.store.put, key, run.topic.slug, run.experiment.name, text)
+        task = asyncio.get_running_loop().create_task(write)
+        self._keeping.add(task)
+        task.add_done_callback(self._kept)
+
+    def _kept(self, task: asyncio.Task) -> None:
+        self._keeping.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("timing: a measurement was not kept: %s", task.exception())
 
     def _finish(self, run: TimingRun, state: RunState) -> None:
         run.state = state

@@ -6,11 +6,16 @@ render at once and share one interpreter lock). So once the server is up it:
 
 1. runs every deterministic experiment at its defaults, one at a time, into
    the result cache (a hit when the cache already holds it; timing
-   experiments are never run: a page shows their latest measurement);
+   experiments are not run here: a page shows their latest measurement);
 2. asks the app itself for every page a reader lands on -- the home page,
    every topic page and the not-found page, in each language, at default
    parameters -- through the same ASGI stack a browser's request takes, so
-   each is rendered and kept whole exactly as a first visit would keep it.
+   each is rendered and kept whole exactly as a first visit would keep it;
+3. with ``measure``, measures every timing experiment at its defaults that
+   has no kept measurement (:meth:`TimingQueue.recall`) -- one at a time,
+   through the server's single line of timing runs as background runs, so a
+   reader's Measure goes ahead of them and no page waits for one -- and renders
+   that topic's pages again, so they show the measurement.
 
 A page view computes what it needs and nothing more, so step 2 runs nothing
 a reader's first visit would not; after step 1 it only reads the result
@@ -32,6 +37,7 @@ from whylab.explorer.content.topics import TopicRegistry
 from whylab.explorer.experiment import LANGS
 from whylab.explorer.runs.errors import RunFailure
 from whylab.explorer.runs.service import ExperimentService
+from whylab.explorer.runs.timing import TimingQueue
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +54,9 @@ class WarmUp:
     kept: int = 0  # of those, kept whole (every block came from the result cache)
     other_pages: int = 0  # home and not-found pages
     seconds: float = 0.0
+    measured: int = 0  # timing experiments measured at their defaults
+    measure_failed: int = 0  # ... whose measurement failed
+    measurements_kept: int = 0  # ... not measured: a kept measurement was there
 
 
 def warm_paths(registry: TopicRegistry) -> tuple[list[str], list[str]]:
@@ -67,6 +76,39 @@ async def compute_defaults(registry: TopicRegistry, service: ExperimentService) 
                 await service.run(topic, experiment, experiment.defaults(), client="warm-up")
             except RunFailure:
                 continue  # the page will show the failure when someone asks
+
+
+# While the line holds a reader's run, the background measurements wait this long between
+# looks at it (their runs go behind readers' anyway; this keeps them from piling up).
+IDLE_POLL_S = 0.5
+
+
+async def measure_defaults(
+    app: Any, registry: TopicRegistry, timing: TimingQueue, report: WarmUp
+) -> None:
+    """Measure each timing experiment at its defaults where nothing is kept, one at a time
+    while the line is otherwise idle; then render the topic's landing pages again."""
+    for topic in registry:
+        measured = False
+        for experiment in topic.experiments.values():
+            if not experiment.timing:
+                continue
+            defaults = experiment.defaults()
+            if await timing.recall(topic, experiment, defaults) is not None:
+                report.measurements_kept += 1
+                continue
+            while not timing.idle():
+                await asyncio.sleep(IDLE_POLL_S)
+            try:
+                await timing.measure(topic, experiment, defaults, background=True)
+            except RunFailure:
+                report.measure_failed += 1  # the block keeps its prompt
+                continue
+            report.measured += 1
+            measured = True
+        if measured and app.state.pages is not None:
+            for lang in LANGS:
+                await get(app, f"/{lang}/topics/{topic.slug}")
 
 
 async def get(app: Any, path: str) -> tuple[int, dict[bytes, bytes]]:
@@ -108,29 +150,51 @@ async def get(app: Any, path: str) -> tuple[int, dict[bytes, bytes]]:
     return start.get("status", 0), dict(start.get("headers", []))
 
 
-async def warm_up(app: Any, registry: TopicRegistry, service: ExperimentService, report: WarmUp):
-    """Compute the defaults, then render every landing page once; log one line when done."""
+async def warm_up(
+    app: Any,
+    registry: TopicRegistry,
+    service: ExperimentService,
+    report: WarmUp,
+    timing: TimingQueue | None = None,
+):
+    """Compute the defaults, render every landing page once, then (given ``timing``)
+    measure the timing defaults; log one line after the pages and one after measuring."""
     try:
         await compute_defaults(registry, service)
-        if app.state.pages is None:
-            return
-        started = time.perf_counter()
-        topics, others = warm_paths(registry)
-        for path in topics:
-            _, headers = await get(app, path)
-            report.topic_pages += 1
-            report.kept += b"etag" in headers  # a kept page is sent with its ETag
-        for path in others:
-            await get(app, path)
-            report.other_pages += 1
-        report.seconds = time.perf_counter() - started
-        log.info(
-            "page cache filled: %d of %d topic pages kept whole, %d home and not-found pages, "
-            "in %.1f s",
-            report.kept,
-            report.topic_pages,
-            report.other_pages,
-            report.seconds,
-        )
+        if app.state.pages is not None:
+            await fill_pages(app, registry, report)
+        if timing is not None:
+            started = time.perf_counter()
+            await measure_defaults(app, registry, timing, report)
+            log.info(
+                "timing experiments at their defaults: %d measured, %d failed, %d already kept, "
+                "in %.1f s",
+                report.measured,
+                report.measure_failed,
+                report.measurements_kept,
+                time.perf_counter() - started,
+            )
     finally:
         report.done.set()
+
+
+async def fill_pages(app: Any, registry: TopicRegistry, report: WarmUp) -> None:
+    """Render every landing page once through the app, so each is kept whole."""
+    started = time.perf_counter()
+    topics, others = warm_paths(registry)
+    for path in topics:
+        _, headers = await get(app, path)
+        report.topic_pages += 1
+        report.kept += b"etag" in headers  # a kept page is sent with its ETag
+    for path in others:
+        await get(app, path)
+        report.other_pages += 1
+    report.seconds = time.perf_counter() - started
+    log.info(
+        "page cache filled: %d of %d topic pages kept whole, %d home and not-found pages, "
+        "in %.1f s",
+        report.kept,
+        report.topic_pages,
+        report.other_pages,
+        report.seconds,
+    )

@@ -109,8 +109,9 @@ def _lifespan(state: ExplorerState):
         await state.timing.start()
         warming = None
         if state.config.warm_cache:
+            timing = state.timing if state.config.measure_timing else None
             warming = asyncio.create_task(
-                warm_up(app, state.registry, state.service, state.warm_up)
+                warm_up(app, state.registry, state.service, state.warm_up, timing)
             )
         try:
             yield

@@ -183,10 +183,11 @@ async def control_view(
     return 200, None
 
 
-def timing_view(
+async def timing_view(
     state: ExplorerState, view: ExperimentView, topic: Topic, raw: dict[str, str], lang: str
 ) -> int:
-    """Fill a timing experiment's view without running it: its latest measurement.
+    """Fill a timing experiment's view without running it: its latest measurement
+    (made on this server, or kept from an earlier start).
 
     A page never waits on a benchmark; the reader asks for a measurement
     (the form's button) and the :class:`TimingQueue` makes it.
@@ -194,7 +195,7 @@ def timing_view(
     params = parse_into(view, raw, lang)
     if params is None:
         return 422
-    view.measurement = state.timing.latest(topic, view.experiment, params)
+    view.measurement = await state.timing.recall(topic, view.experiment, params)
     view.record = view.measurement.record if view.measurement else None
     view.timing_run = state.timing.active(topic, view.experiment, params)
     return 200
@@ -213,5 +214,5 @@ async def fill_view(
     Returns the HTTP status the block deserves and a Retry-After (or None).
     """
     if view.experiment.timing:
-        return timing_view(state, view, topic, raw, lang), None
+        return await timing_view(state, view, topic, raw, lang), None
     return await run_view(state, request, view, topic, raw, lang)

@@ -40,6 +40,9 @@ class ExplorerConfig:
     # At start-up, compute every default in the background, then fill the page cache
     # with every landing page (whylab.explorer.runs.warm_up).
     warm_cache: bool = False
+    # ... and then measure every timing experiment at its defaults that has no kept
+    # measurement, in the background, one at a time (readers' measurements go first).
+    measure_timing: bool = False
     # Rendered result blocks kept in memory (deterministic, cached results only);
     # 0 entries turns this off. Off too when the result cache is.
     fragment_cache_entries: int = 256

@@ -60,7 +60,10 @@ SCHEMAS: dict[str, Any] = {
             "experiment": {"type": "string"},
             "params": {"type": "object", "description": "every parameter, defaults filled in"},
             "engine_version": {"type": "string"},
-            "timing": {"type": "boolean", "description": "a live measurement, never cached"},
+            "timing": {
+                "type": "boolean",
+                "description": "a live measurement, made for this request (never a cached one)",
+            },
             "cached": {"type": "boolean"},
             "elapsed_s": {"type": "number", "minimum": 0},
             "passed": {"type": "boolean", "description": "every check held"},
@@ -173,7 +176,7 @@ def experiment_operation(slug: str, experiment: Experiment) -> dict[str, Any]:
         }
         for p in experiment.params
     ]
-    kind = "a live timing, never cached" if experiment.timing else "cached once computed"
+    kind = "measured anew for each request" if experiment.timing else "cached once computed"
     return {
         "tags": ["experiments"],
         "summary": f"{slug}: {experiment.title.en}",

@@ -21,7 +21,7 @@ from whylab.explorer.web.request_info import accepted_encoding, etag_matches
 from whylab.explorer.web.state import ExplorerState
 
 
-def page_key(
+async def page_key(
     state: ExplorerState,
     lang: str,
     topic: Topic,
@@ -41,7 +41,7 @@ def page_key(
         return None
     measured = []
     for name, view in timing_views.items():
-        if timing_view(state, view, topic, raw.get(name, {}), lang) != 200:
+        if await timing_view(state, view, topic, raw.get(name, {}), lang) != 200:
             return None
         if view.timing_run is not None:
             return None

@@ -171,7 +171,7 @@ async def topic_page(request: Request) -> Response:
         for p in placements
         if topic.experiments[p.name].timing
     }
-    key = page_key(state, lang, topic, timing_views, raw, page_query)
+    key = await page_key(state, lang, topic, timing_views, raw, page_query)
     kept = kept_page(state, request, key) if key is not None else None
     if kept is not None:
         return kept

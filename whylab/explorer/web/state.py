@@ -63,7 +63,9 @@ def build_state(config: ExplorerConfig, registry: TopicRegistry | None = None) -
         registry=registry,
         backends=backends,
         service=service,
-        timing=TimingQueue(service, limiter=backends.limiter, calls=backends.calls),
+        timing=TimingQueue(
+            service, limiter=backends.limiter, calls=backends.calls, store=backends.cache
+        ),
         fragments=(
             FragmentCache(config.fragment_cache_entries, config.fragment_cache_chars)
             if cached and config.fragment_cache_entries > 0
