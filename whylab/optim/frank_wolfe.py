@@ -186,8 +186,8 @@ class FrankWolfe(Optimizer):
         if not np.isfinite(x).all():
             raise ValueError(
                 f"FrankWolfe: parameter {index} (shape {tuple(x.shape)}) holds NaN or "
-                f"infinity, so it lies in no set; Frank–Wolfe must start from a finite, "
-                f"feasible point")
+                "infinity, so it lies in no set; Frank–Wolfe must start from a finite, "
+                "feasible point")
         if not constraint.contains(x, self.tol):
             raise ValueError(
                 f"FrankWolfe: parameter {index} (shape {tuple(x.shape)}) is not in "
