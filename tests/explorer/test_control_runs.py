@@ -218,3 +218,54 @@ def test_a_worker_refuses_a_control_its_experiment_does_not_declare(client, fixt
 
 def test_robots_keep_crawlers_off_control_runs(client):
     assert "Disallow: /*/topics/*/experiments/*/control-" in client.get("/robots.txt").text
+
+
+API_MEAN = "/api/topics/tiny-demo/experiments/mean"
+
+
+def test_the_json_api_runs_a_declared_control_labelled_counted_and_cached_nowhere(client):
+    state = client.app.state
+    jobs, runs = state.service.pool.stats.jobs, state.service.stats.control_runs
+    answer = client.get(f"{API_MEAN}/controls/{BIASED}")
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    assert answer.headers["x-robots-tag"] == "noindex"
+    data = answer.json()
+    assert data["control"] == BIASED and data["passed"] is False and data["cached"] is False
+    assert data["params"]["n"] == 2000  # the declared (default) parameters
+    assert data["declared_to_break"] == ["mean-is-half", "late-means-within-bound"]
+    # counted from the result's own checks, not copied from the declaration
+    failed = [c["id"] for c in data["result"]["checks"] if c["state"] == "failed"]
+    assert data["broke"] == data["failed"] == failed == data["declared_to_break"]
+    assert state.service.pool.stats.jobs == jobs + 1
+    assert state.service.stats.control_runs == runs + 1
+    # the real run is untouched by it
+    real = client.get(API_MEAN).json()
+    assert real["passed"] is True and "control" not in real
+
+
+def test_the_json_api_refuses_undeclared_controls_timing_ones_and_query_parameters(client):
+    jobs = client.app.state.service.pool.stats.jobs
+    for path, status in [
+        (f"{API_MEAN}/controls/no-such-control", 404),
+        (f"/api/topics/tiny-demo/experiments/sine/controls/{BIASED}", 404),
+        (f"/api/topics/tiny-demo/experiments/clock/controls/{BIASED}", 404),
+        (f"/api/topics/nope/experiments/mean/controls/{BIASED}", 404),
+        (f"{API_MEAN}/controls/{BIASED}?n=10", 422),  # no value a reader types reaches it
+    ]:
+        answer = client.get(path)
+        assert answer.status_code == status, (path, answer.text)
+        assert answer.headers["cache-control"] == "no-store" and answer.json()["detail"]
+    assert client.app.state.service.pool.stats.jobs == jobs  # none of them ran anything
+
+
+def test_the_topic_description_and_openapi_list_the_runnable_controls(client):
+    experiments = {e["name"]: e for e in client.get("/api/topics/tiny-demo").json()["experiments"]}
+    (control,) = experiments["mean"]["controls"]
+    assert control["name"] == BIASED and control["url"] == f"{API_MEAN}/controls/{BIASED}"
+    assert control["label"]["zh"] == "样本整体偏移 +0.05"
+    assert experiments["sine"]["controls"] == [] and experiments["clock"]["controls"] == []
+    paths = client.get("/openapi.json").json()["paths"]
+    operation = paths[f"{API_MEAN}/controls/{{control}}"]["get"]
+    assert operation["parameters"][0]["schema"]["enum"] == [BIASED]
+    assert "/api/topics/tiny-demo/experiments/sine/controls/{control}" not in paths

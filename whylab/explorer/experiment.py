@@ -464,6 +464,14 @@ class Experiment:
         """The controls that declare they make check ``check_id`` fail (shown on the page)."""
         return [c for c in self.controls if check_id in c.breaks]
 
+    def runnable_control(self, name: str) -> Control | None:
+        """The declared control ``name`` a reader may run (page or API), else None. A timing
+        experiment has none: each would take a turn in the server's one line of
+        measurements (see :mod:`whylab.explorer.web.routes_controls`)."""
+        if self.timing:
+            return None
+        return next((c for c in self.controls if c.name == name), None)
+
 
 def experiment(
     *,

@@ -37,9 +37,10 @@ class Control:
 
     Controls are switched on by ``whylab check --controls`` and the tests
     (:mod:`whylab.explorer.content.controls`), and by a reader's control run on a
-    page (:mod:`whylab.explorer.web.routes_controls`): a declared control only, at
-    the parameters it declares, labelled as such and never cached. No ordinary run
-    and no JSON API answer has one switched on.
+    page (:mod:`whylab.explorer.web.routes_controls`) or through the JSON API's
+    control-run endpoint (:mod:`whylab.explorer.web.routes_api`): a declared control
+    only, at the parameters it declares, labelled as such and never cached. No
+    ordinary run and no other JSON API answer has one switched on.
     """
 
     name: str

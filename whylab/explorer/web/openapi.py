@@ -9,7 +9,8 @@ the server really gives -- 403, 404, 409, 414, 422, 429, 500, 503, 504, 507 --
 each with the schema of its body and, where the server sends one, its
 ``Retry-After`` header. A timing experiment's run answers as any other run
 does (it is admitted, charged and fails the same way), plus 409 when whoever
-queued the measurement cancelled it.
+queued the measurement cancelled it. Each experiment with negative controls also
+gets its control-run operation, the control named in the path from those it declares.
 So a client generator or a fuzzer (schemathesis) can build valid runs of every
 experiment and check each answer against the schema.
 """
@@ -25,6 +26,7 @@ from whylab.explorer.experiment import Experiment, Param
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 RUN_REF = {"$ref": "#/components/schemas/RunRecord"}
 TIMING_RUN_REF = {"$ref": "#/components/schemas/TimingRun"}
+CONTROL_RUN_REF = {"$ref": "#/components/schemas/ControlRun"}
 
 SCHEMAS: dict[str, Any] = {
     "Error": {
@@ -108,6 +110,35 @@ SCHEMAS["TimingRun"] = {
         },
     },
 }  # fmt: skip
+
+SCHEMAS["ControlRun"] = {
+    "description": "a run under a negative control: never the experiment's result",
+    "allOf": [
+        RUN_REF,
+        {
+            "type": "object",
+            "required": ["control", "declared_to_break", "broke", "failed"],
+            "properties": {
+                "control": {"type": "string", "description": "the control switched on"},
+                "declared_to_break": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "ids of the checks the control must make fail",
+                },
+                "broke": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "those of them that failed in this run",
+                },
+                "failed": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "ids of every check that failed in this run",
+                },
+            },
+        },
+    ],
+}
 
 RETRY_AFTER = {
     "Retry-After": {
@@ -197,6 +228,32 @@ def experiment_operation(slug: str, experiment: Experiment) -> dict[str, Any]:
     }
 
 
+def control_operation(slug: str, experiment: Experiment) -> dict[str, Any]:
+    names = [c.name for c in experiment.controls if experiment.runnable_control(c.name)]
+    return {
+        "tags": ["experiments"],
+        "summary": f"{slug}: {experiment.title.en}, under a negative control",
+        "description": (
+            "Runs the experiment with the named control switched on, at the parameters the "
+            "control declares; takes no query parameters; never cached."
+        ),
+        "operationId": f"control_{slug}_{experiment.name}".replace("-", "_"),
+        "parameters": [
+            {"name": "control", "in": "path", "required": True,
+             "schema": {"type": "string", "enum": names}}
+        ],  # fmt: skip
+        "responses": {
+            "200": {
+                "description": "the control run, with its checks",
+                "content": {"application/json": {"schema": CONTROL_RUN_REF}},
+            },
+            **COMMON_ERRORS,
+            **RUN_ERRORS,
+            "422": _error("a control run takes no query parameters"),
+        },
+    }
+
+
 def describe_api(base: dict[str, Any], registry: TopicRegistry) -> dict[str, Any]:
     """``base`` (FastAPI's own description) with the answers and every experiment added."""
     schema = copy.deepcopy(base)
@@ -213,6 +270,9 @@ def describe_api(base: dict[str, Any], registry: TopicRegistry) -> dict[str, Any
                 responses.update(RUN_ERRORS)
                 responses["409"] = TIMING_CANCELLED
                 responses["200"]["content"]["application/json"]["schema"] = RUN_REF
+            if path.endswith("/controls/{control}"):
+                responses.update(RUN_ERRORS)
+                responses["200"]["content"]["application/json"]["schema"] = CONTROL_RUN_REF
             if path.endswith("/timing-runs"):
                 responses.update(TIMING_QUEUE_ERRORS)
             if "/timing-runs" in path:
@@ -227,4 +287,7 @@ def describe_api(base: dict[str, Any], registry: TopicRegistry) -> dict[str, Any
         for experiment in topic.experiments.values():
             path = f"/api/topics/{topic.slug}/experiments/{experiment.name}"
             schema["paths"][path] = {"get": experiment_operation(topic.slug, experiment)}
+            if any(experiment.runnable_control(c.name) for c in experiment.controls):
+                operation = control_operation(topic.slug, experiment)
+                schema["paths"][path + "/controls/{control}"] = {"get": operation}
     return schema

@@ -1,4 +1,12 @@
-"""The JSON API: topics, search, and experiment runs (``/api/...``, in /openapi.json).
+"""The JSON API: topics, search, experiment runs and control runs (``/api/...``, in
+/openapi.json).
+
+A control run (``/api/topics/{slug}/experiments/{name}/controls/{control}``) is the
+page's "Break it" as data: the experiment under one of its declared negative
+controls, at the parameters the control declares (it takes none from the query),
+through the same budget and workers as any run, answered ``no-store`` and kept in
+no cache; the answer says which checks the control is declared to break and which
+of them this run failed, counted from its result.
 
 Registered before the pages: ``/api/topics/x`` must not match ``/{lang}/topics/{slug}``.
 """
@@ -11,9 +19,10 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from whylab.explorer.content.topics import Topic
-from whylab.explorer.experiment import LANGS, Experiment
+from whylab.explorer.experiment import LANGS, Control, Experiment
 from whylab.explorer.runs.errors import RunFailure, retry_after_header
-from whylab.explorer.web.blocks import run_for
+from whylab.explorer.runs.service import RunRecord
+from whylab.explorer.web.blocks import control_run_for, run_for
 from whylab.explorer.web.deps import (
     ApiAnswer,
     FoundExperiment,
@@ -82,10 +91,26 @@ async def api_topic(slug: str, state: State) -> JSONResponse:
             "time_limit_s": e.time_limit_s,
             "params": param_schema(e),
             "url": f"/api/topics/{topic.slug}/experiments/{e.name}",
+            "controls": [
+                control_summary(topic, e, control)
+                for control in e.controls
+                if e.runnable_control(control.name) is not None
+            ],
         }
         for e in topic.experiments.values()
     ]
     return JSONResponse(data)
+
+
+def control_summary(topic: Topic, experiment: Experiment, control: Control) -> dict[str, Any]:
+    """A runnable control as the topic's description lists it."""
+    return {
+        "name": control.name,
+        "label": {"en": control.label.en, "zh": control.label.zh},
+        "breaks": list(control.breaks),
+        "params": dict(control.params),
+        "url": f"/api/topics/{topic.slug}/experiments/{experiment.name}/controls/{control.name}",
+    }
 
 
 @router.get("/api/search", tags=["search"], summary="Search topics in both languages")
@@ -161,12 +186,65 @@ async def api_experiment(
             request, run_for(state, request, topic, experiment, params)
         )
     except RunFailure as failure:
-        body: dict[str, Any] = {"detail": failure.message}
-        headers = None
-        if failure.retry_after_s is not None:
-            body["retry_after_s"] = failure.retry_after_s
-            headers = {"Retry-After": retry_after_header(failure.retry_after_s)}
-        return JSONResponse(body, failure.status, headers=headers)
+        return failure_answer(failure)
     except ClientGone:
         return Response(status_code=CLIENT_CLOSED_REQUEST)
     return JSONResponse(answer.record.to_json())
+
+
+def failure_answer(failure: RunFailure, headers: dict[str, str] | None = None) -> JSONResponse:
+    """A failed run as JSON: its message, and its Retry-After where it has one."""
+    body: dict[str, Any] = {"detail": failure.message}
+    headers = dict(headers or {})
+    if failure.retry_after_s is not None:
+        body["retry_after_s"] = failure.retry_after_s
+        headers["Retry-After"] = retry_after_header(failure.retry_after_s)
+    return JSONResponse(body, failure.status, headers=headers or None)
+
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def control_run_json(record: RunRecord, control: Control) -> dict[str, Any]:
+    """A control run's record, with what its control declares and what this run broke."""
+    failed = [c.id for c in record.result.checks if c.state == "failed" and c.id]
+    return {
+        **record.to_json(),
+        "declared_to_break": list(control.breaks),
+        "broke": [check_id for check_id in control.breaks if check_id in failed],
+        "failed": failed,
+    }
+
+
+@router.get(
+    "/api/topics/{slug}/experiments/{name}/controls/{control}",
+    tags=["experiments"],
+    summary="Run an experiment under one of its declared negative controls",
+)
+async def api_control_run(
+    request: Request, slug: str, name: str, control: str, state: State
+) -> Response:
+    """The run "Break it" shows on the page: never the experiment's result, never cached.
+
+    It takes no query parameters (a control runs at the parameters it declares).
+    """
+    topic = state.registry.get(slug)
+    experiment = topic.experiments.get(name) if topic is not None else None
+    declared = experiment.runnable_control(control) if experiment is not None else None
+    if topic is None or experiment is None or declared is None:
+        detail = f"no control {slug[:60]}/{name[:60]}/{control[:60]}"
+        return JSONResponse({"detail": detail}, 404, headers=NO_STORE)
+    problem = query_problem(state, request, None)
+    if problem is None and request.query_params:
+        problem = "a control run takes no parameters: it runs at the ones its control declares"
+    if problem is not None:
+        return JSONResponse({"detail": problem}, 422, headers=NO_STORE)
+    try:
+        answer = await unless_client_leaves(
+            request, control_run_for(state, request, topic, experiment, declared)
+        )
+    except RunFailure as failure:
+        return failure_answer(failure, NO_STORE)
+    except ClientGone:
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
+    return JSONResponse(control_run_json(answer.record, declared), headers=NO_STORE)

@@ -48,10 +48,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def declared_control(experiment: Experiment, request: Request) -> Control | None:
     """The control the query names, if ``experiment`` declares it (a timing one: none)."""
-    if experiment.timing:
-        return None
-    wanted = request.query_params.get("control", "")
-    return next((c for c in experiment.controls if c.name == wanted), None)
+    return experiment.runnable_control(request.query_params.get("control", ""))
 
 
 def block_view(topic: Topic, experiment: Experiment) -> ExperimentView:
