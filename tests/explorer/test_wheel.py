@@ -24,11 +24,13 @@ import sys
 import zipfile
 from pathlib import Path
 
+import httpx
 import nbformat
 import pytest
 from fastapi.testclient import TestClient
 
 import whylab
+from tests.explorer.conftest import _free_port, serving
 from whylab.explorer.content.topics import TopicRegistry, load_registry
 from whylab.explorer.experiment import LANGS
 from whylab.explorer.web.app import create_app
@@ -102,12 +104,12 @@ def wheel_problems(data: bytes) -> list[str]:
     return problems
 
 
-def install_and_import(wheel_file: Path, folder: Path, code: str) -> str:
-    """Install ``wheel_file`` alone into ``folder/site``, then run ``code`` in a Python that
-    finds whylab only there (its dependencies from this environment); its output."""
+def install_and_import(wheel: Path | str, folder: Path, code: str) -> str:
+    """Install ``wheel`` (a file or a URL) alone into ``folder/site``, then run ``code`` in a
+    Python that finds whylab only there (its dependencies from this environment); its output."""
     site = folder / "site"
     pip = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet"]
-    subprocess.run([*pip, "--target", str(site), str(wheel_file)], check=True, timeout=300)
+    subprocess.run([*pip, "--target", str(site), str(wheel)], check=True, timeout=300)
     prelude = f"import sys; sys.path.insert(0, {str(site)!r}); "
     done = subprocess.run(
         [sys.executable, "-I", "-c", prelude + code],
@@ -159,6 +161,19 @@ def test_the_server_answers_a_wheel_of_the_whylab_it_runs(cache_dir, registry, t
     wheel_file = tmp_path / wheel_filename()
     wheel_file.write_bytes(answer.content)
     assert_imports_from(install_and_import(wheel_file, tmp_path, IMPORT_CHECK), tmp_path / "site")
+
+
+def test_pip_installs_the_wheel_from_the_url_a_notebook_names(cache_dir, tmp_path):
+    port = _free_port()
+    public = f"http://127.0.0.1:{port}"
+    with serving(cache_dir, port=port, topics_dir=None, public_url=public):
+        answer = httpx.get(f"{public}/en/topics/{TOPIC}/notebook.ipynb", timeout=60)
+        source = nbformat.reads(answer.text, as_version=4).cells[1].source
+        url = next(line for line in source.splitlines() if line.startswith("WHEEL = "))
+        url = json.loads(url.removeprefix("WHEEL = "))
+        assert url.startswith(f"{public}{download_path()}?src=")
+        output = install_and_import(url, tmp_path, IMPORT_CHECK)  # pip downloads it itself
+    assert_imports_from(output, tmp_path / "site")
 
 
 def test_a_wheel_that_cannot_be_built_is_a_503(registry, tmp_path):
