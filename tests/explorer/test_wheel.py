@@ -12,6 +12,7 @@ setup cell installs it only where whylab is missing or another version.
 
 from __future__ import annotations
 
+import ast
 import base64
 import csv
 import hashlib
@@ -251,6 +252,9 @@ def setup_cell(client: TestClient, lang: str, **headers) -> str:
 def test_the_setup_cell_names_the_wheel_under_the_public_url_only(cache_dir, registry):
     with make_client(cache_dir, registry, public_url=PUBLIC) as client:
         digest = client.app.state.wheel.source_hash()
+        # the same code in both languages, comments aside
+        en, zh = (setup_cell(client, lang).replace(f'"{lang}"', '"xx"') for lang in LANGS)
+        assert ast.dump(ast.parse(en)) == ast.dump(ast.parse(zh)) and en != zh
         for lang in LANGS:
             source = setup_cell(client, lang, host="attacker.example")
             url = f"{PUBLIC}{download_path()}?src={digest}"
