@@ -730,7 +730,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=public_url,
         default=None,
         help="where readers reach the site (https://host[/prefix]): absolute canonical, "
-        "hreflang and og:url links, and sitemap.xml",
+        "hreflang and og:url links, sitemap.xml, and the wheel URL notebooks install from",
     )
     serve.add_argument(
         "--workers", type=int_in(1, 256), default=2, help="experiment worker processes"
@@ -868,7 +868,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--public-url",
         type=public_url,
         default=None,
-        help="where the copy is hosted: absolute links, robots.txt and sitemap.xml",
+        help="where the copy is hosted: absolute links, robots.txt, sitemap.xml and the "
+        "wheel URL notebooks install from",
     )
     export.add_argument("--force", action="store_true", help="write into a non-empty folder")
     export.set_defaults(handler=cmd_export)

@@ -91,7 +91,8 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(cache_dir: Path, **overrides) -> Iterator[Live]:
+def serving(cache_dir: Path, port: int | None = None, **overrides) -> Iterator[Live]:
+    """The explorer served by uvicorn on ``port`` (default: a free one) until the block ends."""
     settings = {
         "topics_dir": FIXTURE_TOPICS,
         "cache_dir": cache_dir,
@@ -100,7 +101,7 @@ def serving(cache_dir: Path, **overrides) -> Iterator[Live]:
         **overrides,
     }
     config = ExplorerConfig(**settings)
-    port = _free_port()
+    port = port or _free_port()
     app = create_app(config)
     uvicorn_config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", **server_settings(config)

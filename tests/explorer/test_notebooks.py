@@ -76,6 +76,7 @@ from whylab.explorer.web.notebook import (
     show_in,
 )
 from whylab.explorer.web.render import ExperimentView, Links, make_environment
+from whylab.explorer.web.wheel import ServedWheel
 
 CELL_TIMEOUT_S = 120
 SLUGS = [slug_of(folder) for folder in discover_topic_folders()]  # without loading them
@@ -457,9 +458,10 @@ def test_a_topic_without_a_notebook_has_no_link_and_no_route(client) -> None:
 
 
 def test_the_static_export_writes_each_notebook_beside_its_page(one_topic_registry, tmp_path):
-    export_site(one_topic_registry, tmp_path)
+    site = tmp_path / "site"
+    export_site(one_topic_registry, site, wheel=ServedWheel(tmp_path / "cache"))
     for lang in LANGS:
-        folder = tmp_path / lang / "topics" / FAST_TOPIC
+        folder = site / lang / "topics" / FAST_TOPIC
         notebook = nbformat.read(folder / "notebook.ipynb", as_version=4)
         nbformat.validate(notebook)
         assert notebook.metadata.whylab.lang == lang

@@ -7,7 +7,10 @@ Pages (all complete without JavaScript):
 * ``/{lang}/topics/{slug}`` a topic; experiment parameters travel in the query
   string as ``experiment.param=value``, so every result has a permalink;
 * ``/{lang}/topics/{slug}/experiments/{name}/result`` one result as an HTML
-  fragment (what the page script swaps in), ``/{lang}/cards`` the card list.
+  fragment (what the page script swaps in), ``/{lang}/cards`` the card list;
+* ``/{lang}/topics/{slug}/notebook.ipynb`` the topic as a notebook, and
+  ``/downloads/whylab-<version>-py3-none-any.whl`` the wheel of this whylab that
+  its first cell installs (:mod:`~whylab.explorer.web.wheel`).
 
 JSON (described at ``/openapi.json``; the Swagger UI is off because it loads from
 a CDN): ``/api/topics``, ``/api/topics/{slug}``, ``/api/search``,

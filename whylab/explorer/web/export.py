@@ -4,7 +4,10 @@
 relative links (so the copy also works opened straight from disk), the
 stylesheet and script, one page per tag (the tag filter without a server),
 each topic's Jupyter notebook in both languages (beside its page, as
-``notebook.ipynb``), and every experiment run once at its default parameters.
+``notebook.ipynb``) with the wheel of this whylab that its first cell installs
+(``downloads/``, :mod:`whylab.explorer.web.wheel`; left out, and not named by the
+notebooks, where it cannot be built), and every experiment run once at its default
+parameters.
 Parameter forms are shown disabled; with ``--live-url`` they link to a live explorer instead.
 
 With ``--public-url`` (where the copy will be hosted) the pages carry absolute
@@ -20,9 +23,10 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from whylab.explorer.content.ipynb import has_notebook, notebook_json
+from whylab.explorer.content.ipynb import WheelLink, has_notebook, notebook_json
 from whylab.explorer.content.topics import TopicRegistry
 from whylab.explorer.experiment import LANGS
+from whylab.explorer.runs.cache import default_cache_dir
 from whylab.explorer.runs.service import run_locally
 from whylab.explorer.web.render import (
     ExperimentView,
@@ -33,6 +37,7 @@ from whylab.explorer.web.render import (
 )
 from whylab.explorer.web.seo import check_public_url, robots_txt, sitemap_xml
 from whylab.explorer.web.static_files import STATIC_DIR
+from whylab.explorer.web.wheel import ServedWheel, WheelUnavailable, download_path, wheel_link
 
 REDIRECT_PAGE = """<!doctype html>
 <html lang="en">
@@ -55,11 +60,13 @@ def export_site(
     live_url: str | None = None,
     public_url: str | None = None,
     on_experiment: Callable[[str, str], None] | None = None,
+    wheel: ServedWheel | None = None,
 ) -> list[Path]:
     """Write the site under ``out_dir``; returns the files written.
 
     ``on_experiment(topic, name)`` is called before each experiment runs (the
-    CLI uses it for progress).
+    CLI uses it for progress). ``wheel`` is where the wheel comes from (default: built,
+    or kept from before, under the default cache directory).
     """
     public_url = check_public_url(public_url) if public_url is not None else None
     out = Path(out_dir)
@@ -88,6 +95,9 @@ def export_site(
             runs[(topic.slug, experiment.name)] = view
 
     write("index.html", REDIRECT_PAGE)
+    link = (
+        _write_wheel(out, wheel, public_url, written) if any(map(has_notebook, registry)) else None
+    )
     for lang in LANGS:
         home = env.get_template("home.html")
         write(
@@ -107,7 +117,8 @@ def export_site(
                 env.get_template("topic.html").render(**context),
             )
             if has_notebook(topic):
-                write(f"{lang}/topics/{topic.slug}/notebook.ipynb", notebook_json(topic, lang))
+                notebook = notebook_json(topic, lang, link)
+                write(f"{lang}/topics/{topic.slug}/notebook.ipynb", notebook)
     if public_url is not None:
         write("robots.txt", robots_txt(public_url))
         write("sitemap.xml", sitemap_xml(Links(0, None, public_url), [t.slug for t in registry]))
@@ -120,3 +131,20 @@ def export_site(
             shutil.copy2(asset, target)
             written.append(target)
     return written
+
+
+def _write_wheel(
+    out: Path, wheel: ServedWheel | None, public_url: str | None, written: list[Path]
+) -> WheelLink | None:
+    """Write the wheel the notebooks install under ``out``; how the notebooks name it
+    (None where it cannot be built: they then say how to install a clone instead)."""
+    wheel = wheel or ServedWheel(default_cache_dir())
+    try:
+        data = wheel.get().data
+    except WheelUnavailable:
+        return None
+    path = out / download_path().lstrip("/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    written.append(path)
+    return wheel_link(wheel, public_url)

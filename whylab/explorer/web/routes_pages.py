@@ -1,5 +1,6 @@
 """The pages: home and its card list, a topic, one result block, an experiment's source,
-a topic's notebook download, and the redirects from ``/`` and ``/{lang}``.
+a topic's notebook download and the wheel its notebook installs, and the redirects from
+``/`` and ``/{lang}``.
 
 The pages kept whole (home, cards, topic) are plain Starlette routes: FastAPI's
 parameter solving would cost a page-cache hit about a fifth of its time
@@ -39,6 +40,13 @@ from whylab.explorer.web.request_info import (
 )
 from whylab.explorer.web.seo import robots_txt, sitemap_xml
 from whylab.explorer.web.state import ExplorerState
+from whylab.explorer.web.wheel import MEDIA_TYPE as WHEEL_MEDIA_TYPE
+from whylab.explorer.web.wheel import (
+    WheelUnavailable,
+    cache_control,
+    wheel_filename,
+    wheel_link,
+)
 
 router = APIRouter()
 
@@ -74,13 +82,32 @@ def notebook(slug: str, lang: PageLang, state: State) -> Response:
         raise PageNotFound(lang)
     notebooks = state.notebooks
     if (slug, lang) not in notebooks:
-        notebooks[(slug, lang)] = notebook_json(topic, lang)
+        wheel = wheel_link(state.wheel, state.config.public_url)
+        notebooks[(slug, lang)] = notebook_json(topic, lang, wheel)
     disposition = f'attachment; filename="{notebook_filename(topic, lang)}"'
     return Response(
         notebooks[(slug, lang)],
         media_type=MEDIA_TYPE,
         headers={"Content-Disposition": disposition},
     )
+
+
+@router.get("/downloads/{filename}", include_in_schema=False)
+def wheel_download(filename: str, request: Request, state: State) -> Response:
+    """The wheel of the whylab this server runs, which its notebooks install (a plain
+    ``def``: the first request builds it, for seconds, off the event loop)."""
+    if filename != wheel_filename():
+        return PlainTextResponse(f"not found: the wheel here is {wheel_filename()}", 404)
+    try:
+        built = state.wheel.get()
+    except WheelUnavailable as error:
+        return PlainTextResponse(f"the wheel of whylab cannot be built here: {error}", 503)
+    headers = {
+        "Cache-Control": cache_control(request.query_params.get("src"), built.source_hash),
+        "ETag": f'"{built.source_hash}"',
+        "Content-Disposition": f'attachment; filename="{filename}"',
+    }
+    return Response(built.data, media_type=WHEEL_MEDIA_TYPE, headers=headers)
 
 
 @router.get("/robots.txt", include_in_schema=False)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from jinja2 import Environment
 
 from whylab.explorer.content.topics import TopicRegistry, load_registry
+from whylab.explorer.runs.cache import default_cache_dir
 from whylab.explorer.runs.ratelimit import RateLimiter
 from whylab.explorer.runs.service import ExperimentService
 from whylab.explorer.runs.store import Backends, open_backends
@@ -20,6 +21,7 @@ from whylab.explorer.runs.warm_up import WarmUp
 from whylab.explorer.web.config import ExplorerConfig
 from whylab.explorer.web.fragment_cache import FragmentCache
 from whylab.explorer.web.render import Links, make_environment
+from whylab.explorer.web.wheel import ServedWheel
 
 
 @dataclass
@@ -36,6 +38,7 @@ class ExplorerState:
     env: Environment
     links: Links
     tag_keys: frozenset[str]
+    wheel: ServedWheel  # the running whylab's wheel, for notebooks to install
     warm_up: WarmUp = field(default_factory=WarmUp)  # what the start-up work did
     notebooks: dict[tuple[str, str], str] = field(default_factory=dict)  # (slug, lang) -> .ipynb
 
@@ -79,4 +82,5 @@ def build_state(config: ExplorerConfig, registry: TopicRegistry | None = None) -
         env=make_environment(),
         links=Links(public_url=config.public_url),
         tag_keys=frozenset(tag.key for tag in registry.tags()),
+        wheel=ServedWheel(config.cache_dir or default_cache_dir()),
     )
