@@ -201,6 +201,47 @@ def _rescale_factor(before: np.ndarray, after: np.ndarray, gamma: float):
     return None
 
 
+TEXTBOOK_TOL = 1e-9  # how far an iterate may sit from the textbook step's (rounding)
+SUPPORT_TOL = 1e-12  # a weight this small is a vertex the step dropped (rounding left it)
+TIE_TOL = 1e-12  # relative: gradient entries this close are a tie (an exact line search
+# along s - v ends where g_s = g_v, so the next step's s or v often ties)
+
+
+def textbook_steps(problem: Quadratic, x: np.ndarray, variant: str) -> list[np.ndarray]:
+    """Where one away-step or pairwise step on the unit simplex goes, as Lacoste-Julien &
+    Jaggi (2015, Algorithms 1 and 2) write it, with the exact line search of a quadratic,
+    from x alone: on the simplex vertex e_i has weight x_i, so the active set is x's
+    support. One point per choice of s and v the algorithm leaves open (ties)."""
+    g = problem.gradient(x)
+    tie = TIE_TOL * max(1.0, float(np.max(np.abs(g))))
+    support = np.flatnonzero(x > SUPPORT_TOL)
+    lowest = np.flatnonzero(g <= np.min(g) + tie)
+    highest = support[g[support] >= np.max(g[support]) - tie]
+    eye = np.eye(x.size)
+    steps = []
+    for s, v_index in ((eye[i], j) for i in lowest for j in highest):
+        v, alpha = eye[v_index], float(x[v_index])
+        if variant == "pairwise":
+            d, gamma_max = s - v, alpha
+        elif float(g @ (x - s)) >= float(g @ (v - x)):
+            d, gamma_max = s - x, 1.0  # the Frank–Wolfe direction
+        else:
+            d, gamma_max = x - v, alpha / (1.0 - alpha)  # away from v, up to dropping it
+        curvature = float(d @ problem.Q @ d)
+        gamma = min(-float(g @ d) / curvature, gamma_max) if curvature > 0 else 0.0
+        steps.append(x + gamma * d)
+    return steps
+
+
+def _textbook_distance(problem: Quadratic, run, variant: str) -> float:
+    """The largest distance between an iterate and the nearest textbook step from the one
+    before."""
+    return max(
+        min(float(np.max(np.abs(after - step))) for step in textbook_steps(problem, x, variant))
+        for x, after in zip(run.iterates[:-1], run.iterates[1:], strict=True)
+    )
+
+
 def _away_moves(run) -> tuple[int, int, int]:
     """(FW steps, away steps, steps that are neither) among the steps with γ > 0."""
     counts = {"fw": 0, "away": 0, None: 0}
@@ -229,11 +270,12 @@ def _away_moves(run) -> tuple[int, int, int]:
     controls=[
         Control(PAIRWISE_AS_FW, T("the pairwise runs take plain Frank–Wolfe steps towards s",
                                   "成对步的运行改走朝向 s 的普通 Frank–Wolfe 步"),
-                breaks=("pairwise-moves-two-weights", "start-snapped-into-box")),
+                breaks=("pairwise-moves-two-weights", "start-snapped-into-box",
+                        "steps-are-textbook-steps")),
         Control(AWAY_AS_PAIRWISE, T("the away-step runs move weight between two vertices, "
                                     "as pairwise steps do",
                                     "远离步的运行像成对步那样只在两个顶点之间挪动权重"),
-                breaks=("away-rescales-weights",)),
+                breaks=("away-rescales-weights", "steps-are-textbook-steps")),
     ],
 )
 def variant_steps(n: int, seed: int) -> Result:
@@ -245,7 +287,10 @@ def variant_steps(n: int, seed: int) -> Result:
     pairwise = _run(problem, start, C.Simplex(), pairwise_variant)
     moved, wider, imbalance = _pairwise_moves(pairwise)
     widest = max(int(np.count_nonzero(x)) for x in pairwise.iterates)
-    fw_steps, away_steps, neither = _away_moves(_run(problem, start, C.Simplex(), away_variant))
+    away_run = _run(problem, start, C.Simplex(), away_variant)
+    fw_steps, away_steps, neither = _away_moves(away_run)
+    off_textbook = {"away": _textbook_distance(problem, away_run, "away"),
+                    "pairwise": _textbook_distance(problem, pairwise, "pairwise")}
 
     rng = np.random.default_rng(seed)
     lower, upper = -rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)
@@ -288,6 +333,18 @@ def variant_steps(n: int, seed: int) -> Result:
                      T(f"{fw_steps} steps by 1 − γ, {away_steps} by 1 + γ, {neither} neither",
                        f"{fw_steps} 步乘 1 − γ，{away_steps} 步乘 1 + γ，{neither} 步都不是"),
                      T("0 neither", "0 步都不是"), id="away-rescales-weights")
+    textbook = Check(
+        T(f"Each of the {SHAPE_STEPS} away-step and pairwise steps lands where the textbook "
+          "step (Lacoste-Julien & Jaggi 2015) does: the exact line-search minimiser along its "
+          "direction, capped at γ_max = α_v/(1 − α_v) for an away step, α_v for a pairwise one",
+          f"{SHAPE_STEPS} 个远离步与成对步中的每一步都落在教科书步（Lacoste-Julien 与 Jaggi，"
+          "2015）所落之处：沿其方向的精确线搜索最小点，远离步以 γ_max = α_v/(1 − α_v) 为上限，"
+          "成对步以 α_v 为上限"),
+        max(off_textbook.values()) <= TEXTBOOK_TOL,
+        T(f"largest distance: away {off_textbook['away']:.1e}, pairwise "
+          f"{off_textbook['pairwise']:.1e}",
+          f"最大距离：远离步 {off_textbook['away']:.1e}，成对步 {off_textbook['pairwise']:.1e}"),
+        f"≤ {TEXTBOOK_TOL:.0e}", id="steps-are-textbook-steps")
     snapped = max(breach["away"], breach["pairwise"])
     snap = Check(T(f"Started {0.9 * C.DEFAULT_TOL:.1e} below a lower bound of a box, the "
                    "away-step and pairwise iterates are rebuilt from corners inside the box",
@@ -309,7 +366,7 @@ def variant_steps(n: int, seed: int) -> Result:
                   + [[T(f"box, {VARIANT_LABELS[v].en}", f"盒子，{VARIANT_LABELS[v].zh}"),
                       T(f"largest breach after the start {breach[v]:.1e}",
                         f"出发之后的最大越界 {breach[v]:.1e}")] for v in VARIANTS])
-    return Result(checks=[two, away, snap], tables=[table])
+    return Result(checks=[two, away, textbook, snap], tables=[table])
 
 
 # ---------------------------------------------------------------- the short step
