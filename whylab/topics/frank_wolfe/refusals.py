@@ -114,6 +114,7 @@ def refusals(n: int) -> Result:
         upper_inf = _refusal(lambda: C.Box(0.0, np.inf))
         lower_inf = _refusal(lambda: C.Box(-np.inf, np.zeros(n)))
         crossed_upper = np.ones(n)
+        crossed_upper[0] = 0.0  # pinned (lower = upper): legal, and no crossing to name
         crossed_upper[n - 1] = -1.0
         crossed = _refusal(lambda: C.Box(np.zeros(n), crossed_upper))
         flat_ok = not _refusal(lambda: C.Box(np.zeros(n), np.zeros(n)))
@@ -134,6 +135,10 @@ def refusals(n: int) -> Result:
         broken = centre.copy()
         broken[0] = np.nan  # not a point of any set: FrankWolfe itself must say so
         not_a_point = _refusal(lambda: FrankWolfe([whylab.tensor(broken)], C.Simplex()))
+        sets = (C.Simplex(), C.L1Ball(1.0), C.L2Ball(1.0), C.Box(-np.ones(n), np.ones(n)))
+        holding_nan = [type(s).__name__ for s in sets if s.contains(broken)]
+        if C.NuclearBall(1.0).contains(broken.reshape(1, n)):
+            holding_nan.append("NuclearBall")
 
         round_ball = _refusal(lambda: run(np.zeros(n), C.L2Ball(1.0), variant="away", steps=0))
         no_smoothness = _refusal(lambda: run(step="short_step", steps=0))
@@ -153,7 +158,7 @@ def refusals(n: int) -> Result:
                 in scalar_box and f"Box(lower=<({n},)>, upper=<({n},)>)" in array_box
                 and "is not in Simplex(radius=1): it breaks the set by 1" in off_simplex
                 and "(tol 1e-09)" in too_far
-                and f"(shape ({n},)) holds NaN or infinity" in not_a_point)
+                and f"(shape ({n},)) holds NaN or infinity" in not_a_point and not holding_nan)
     options_ok = ("needs a polytope" in round_ball and "needs smoothness=L" in no_smoothness
                   and "must be a finite number > 0, got 0.0" in flat_smoothness
                   and "step must be one of open_loop, line_search, short_step, got 'open-loop'"
@@ -175,23 +180,23 @@ def refusals(n: int) -> Result:
               T("errors naming >= 0 and True; the start returned",
                 "指明 >= 0 与 True 的报错；起点被原样返回"), id="steps-bound"),
         Check(T("A box with an infinite upper or lower bound is refused (Frank–Wolfe needs a "
-                f"bounded set), one with lower > upper names the entry [{n - 1}], bounds of "
-                "shapes that do not broadcast and a ball of radius 0 are refused; a flat box "
-                "(lower = upper) is accepted",
+                f"bounded set), one with lower > upper names the entry [{n - 1}] (not the "
+                "entry [0] it pins, lower = upper), bounds of shapes that do not broadcast and "
+                "a ball of radius 0 are refused; a flat box (lower = upper) is accepted",
                 "某个上界或下界为无穷的盒子被拒收（Frank–Wolfe 需要有界集合），下界大于上界的"
-                f"盒子被拒收并点名分量 [{n - 1}]，形状无法广播的上下界与半径为 0 的球都被拒收；"
-                "上下界相等的扁盒子被接受"),
+                f"盒子被拒收并点名分量 [{n - 1}]（而不是上下界相等、被固定住的分量 [0]），"
+                "形状无法广播的上下界与半径为 0 的球都被拒收；上下界相等的扁盒子被接受"),
               bounded_ok, joined(upper_inf, lower_inf, crossed, unmatched, no_radius),
               T(f"errors naming finiteness, lower[{n - 1}] > upper[{n - 1}] and radius > 0",
                 f"指明有限性、lower[{n - 1}] > upper[{n - 1}] 与半径 > 0 的报错"),
               id="bounded-box"),
         Check(T("A start outside the set is refused, naming the set (a scalar box by its "
                 "bounds, an array box by their shape, the simplex by its radius), the breach "
-                "and the tolerance, and so is a parameter holding NaN; 0.9 × tol outside is "
-                "accepted",
+                "and the tolerance, and so is a parameter holding NaN, which no set's "
+                "contains() admits; 0.9 × tol outside is accepted",
                 "位于集合之外的起点被拒收，报错指明集合（标量盒子给出上下界，数组盒子给出形状，"
-                "单纯形给出半径）、越界量与容差，含 NaN 的参数同样被拒收；"
-                "越界 0.9 × tol 的起点被接受"),
+                "单纯形给出半径）、越界量与容差，含 NaN 的参数同样被拒收，且任何集合的 "
+                "contains() 都不接纳它；越界 0.9 × tol 的起点被接受"),
               start_ok, joined(scalar_box, array_box, off_simplex, too_far, not_a_point),
               T("errors naming Box(lower=0, upper=1), the bounds' shape, Simplex(radius=1) and "
                 "tol 1e-09", "指明 Box(lower=0, upper=1)、界的形状、Simplex(radius=1) 与 tol "
@@ -215,8 +220,9 @@ def refusals(n: int) -> Result:
                                          "原样返回起点" if zero_ok else "结果有误")],
          [T("Box(0, ∞)", "Box(0, ∞)"), shown(upper_inf)],
          [T("Box(−∞, 0)", "Box(−∞, 0)"), shown(lower_inf)],
-         [T(f"Box with lower[{n - 1}] = 0 > upper[{n - 1}] = −1",
-            f"下界第 {n - 1} 个分量 0 大于上界的 −1 的盒子"), shown(crossed)],
+         [T(f"Box with lower[0] = upper[0] = 0 and lower[{n - 1}] = 0 > upper[{n - 1}] = −1",
+            f"下界与上界第 0 个分量都为 0、下界第 {n - 1} 个分量 0 大于上界的 −1 的盒子"),
+          shown(crossed)],
          [T(f"Box with bounds of shapes ({n},) and ({n + 1},)",
             f"上下界形状分别为 ({n},) 与 ({n + 1},) 的盒子"), shown(unmatched)],
          [T("L1Ball(0)", "半径为 0 的 ℓ1 球"), shown(no_radius)],
@@ -230,6 +236,10 @@ def refusals(n: int) -> Result:
           shown(too_far)],
          [T("a FrankWolfe parameter holding NaN", "含 NaN 的 FrankWolfe 参数"),
           shown(not_a_point)],
+         [T("a point holding NaN, asked of each set's contains()",
+            "含 NaN 的点，逐一交给各集合的 contains()"),
+          T("in " + ", ".join(holding_nan) if holding_nan else "in no set",
+            "属于 " + "、".join(holding_nan) if holding_nan else "不属于任何集合")],
          [T("away steps on the l2 ball", "ℓ2 球上的远离步"), shown(round_ball)],
          [T("short step without L", "没有给 L 的短步长"), shown(no_smoothness)],
          [T("short step with L = 0", "L = 0 的短步长"), shown(flat_smoothness)],
