@@ -226,6 +226,20 @@ def test_a_changed_input_falls_back_to_eager(change, reason):
     assert captured(x) is not None and captured.replays == 2  # the program is kept
 
 
+def test_an_input_passed_twice_is_another_program():
+    """Recorded as ``step(z, z)``, the tape reads one input where the step names two."""
+    captured = capture(lambda a, b: a.mul_(2.0) + b)
+    z = whylab.ones(2, dtype=whylab.float64)
+    for _ in range(3):
+        captured(z, z)
+    assert captured(z, z).tolist() == [32.0, 32.0] and captured.replays == 1
+    x, y = whylab.ones(2, dtype=whylab.float64), whylab.ones(2, dtype=whylab.float64)
+    assert captured(x, y).tolist() == [3.0, 3.0]  # eager: b is not a
+    assert y.tolist() == [1.0, 1.0]
+    [why] = captured.fallbacks
+    assert why.startswith("input 1: first position of the same tensor 0 when recorded, 1 now")
+
+
 def test_a_changed_grad_mode_falls_back_to_eager():
     w = whylab.ones(3, 3, dtype=whylab.float64, requires_grad=True)
     captured = capture(lambda x: (x @ w).sum())

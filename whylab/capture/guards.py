@@ -1,7 +1,9 @@
 """What a replay assumes about a call, checked before every replay.
 
 A tape is valid for calls that look like the recorded one: the same number of input
-tensors with the same type, sizes, strides, dtype, device and ``requires_grad``; the
+tensors with the same type, sizes, strides, dtype, device and ``requires_grad``, the
+same ones passed twice where one was passed twice when recorded (the tape knows inputs
+by position, so ``step(x, x)`` and ``step(x, y)`` are different programs); the
 same thread state (grad mode, inference mode, anomaly mode, saved-tensor hooks, the
 dispatcher's included and excluded keys, no ``trace()`` or ``engine_trace()`` open);
 the held tensors (parameters, buffers) still of the recorded layout and
@@ -30,14 +32,23 @@ _STATE_NAMES = (
     "an open whylab.dispatch.trace()",
     "an open engine_trace()",
 )
-_INPUT_FIELDS = ("type", "sizes", "strides", "dtype", "device", "requires_grad")
+_INPUT_FIELDS = (
+    "type",
+    "sizes",
+    "strides",
+    "dtype",
+    "device",
+    "requires_grad",
+    "first position of the same tensor",
+)
 
 
 def call_signature(inputs) -> tuple:
     """The thread state and the inputs' layout, as one comparable tuple."""
-    layout = []
-    for t in inputs:
-        layout.append((type(t), t._sizes, t._strides, t.dtype, t.device, t._requires_grad))
+    layout, first_position = [], {}
+    for position, t in enumerate(inputs):
+        same = first_position.setdefault(id(t), position)
+        layout.append((type(t), t._sizes, t._strides, t.dtype, t.device, t._requires_grad, same))
     state = (
         _grad_mode.enabled,
         _grad_mode.inference,
