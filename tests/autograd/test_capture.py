@@ -28,6 +28,7 @@ def _mlp_step(dtype, seed=0, optimizer=optim.SGD, set_to_none=True, **options):
         opt.step()
         return loss
 
+    step.optimizer = opt
     return step, list(model.parameters())
 
 
@@ -159,6 +160,30 @@ def test_recurrent_lif_step_replays_bit_identical_to_eager():
         assert _same(eager(frames, labels), captured(frames, labels))
         _assert_same_state(w_eager, w_replay)
     assert captured.replays == STEPS
+
+
+def test_python_state_is_frozen_until_reset():
+    """A learning rate changed between calls is a constant of the tape: the replay keeps
+    the recorded one until ``reset()``, after which the step is recorded again."""
+    eager, params_eager = _mlp_step(whylab.float64)
+    step, params_replay = _mlp_step(whylab.float64)
+    captured = capture(step)
+    batches = _batches(2, whylab.float64, count=10)
+    for x, y in batches[:4]:
+        eager(x, y), captured(x, y)
+    assert captured.replays == 1
+    for run in (eager, step):
+        run.optimizer.param_groups[0]["lr"] = 0.5
+    eager(*batches[4]), captured(*batches[4])
+    assert captured.replays == 2
+    assert not any(_same(p, q) for p, q in zip(params_eager, params_replay, strict=True))
+    for p, q in zip(params_eager, params_replay, strict=True):  # level again
+        q.data.copy_(p.detach())
+    captured.reset()
+    for x, y in batches[5:]:
+        assert _same(eager(x, y), captured(x, y))
+        _assert_same_state(params_eager, params_replay)
+    assert captured.replays == 4  # after reset: warm-up, two recordings, two replays
 
 
 def test_random_kernels_draw_as_in_eager_mode():

@@ -39,6 +39,10 @@ back detached (as ``out.detach()``), eager or replayed.
   depends on tensor values (``if loss.item() > 1``, ``while not converged``), no Python
   numbers that change from call to call (a step counter, a learning rate the step
   computes), no tensors made outside the kernels (``whylab.tensor(...)`` inside the step);
+* Python state the step reads is frozen into the tape: a learning rate a scheduler
+  changes between calls, ``model.train()``/``model.eval()``, a loss weight. After
+  changing such state, call :meth:`CapturedStep.reset` so that the step is recorded
+  again (the replay would otherwise keep the recorded values, as a CUDA graph does);
 * no Python side effects that matter besides the kernels (a replay does not run the
   step's Python code: appending to a list, printing, a module's forward hooks);
 * inputs are tensors; everything else is closed over.

@@ -102,6 +102,16 @@ class CapturedStep:
             return self._eager(inputs)
         return self._record(inputs)
 
+    def reset(self) -> None:
+        """Forget the recording (and any refusal): the next calls warm up and record
+        again. Call it after changing Python state the step reads (a learning rate)."""
+        self.refusal = None
+        self._warm = False
+        self._previous = None
+        self._program = None
+        self._signature = None
+        self._held_guard = None
+
     # -- eager calls and recording ---------------------------------------------
 
     def _eager(self, inputs):
