@@ -72,8 +72,9 @@ TRACKED_BUDGETS = {
 INPLACE_UPDATE_BUDGET = 8  # p.add_(g, alpha=-lr) under no_grad, as SGD does
 #: The batch-16 784-256-10 MLP training step of benchmarks/bench_mlp.py: whylab calls.
 STEP_BUDGET = 330  # 357 before the speed2 work
-#: The same step replayed by whylab.capture: its kernels' own calls only.
-REPLAYED_STEP_BUDGET = 132
+#: The same step replayed by whylab.capture: its kernels' own calls, and six of the
+#: capture's (the call, its two guards, needs_eager, Program.run, shaping the output).
+REPLAYED_STEP_BUDGET = 133
 
 
 @pytest.mark.parametrize("family", sorted(BUDGETS))

@@ -278,6 +278,25 @@ def test_a_changed_grad_mode_falls_back_to_eager():
     assert why.startswith("grad mode changed") and captured.replays == 1
 
 
+@pytest.mark.parametrize(
+    "context, reason",
+    [
+        (whylab.autograd.detect_anomaly, "anomaly mode is on"),
+        (whylab.autograd.engine_trace, "an engine_trace() is open"),
+        (whylab.dispatch.trace, "a whylab.dispatch.trace() is open"),
+    ],
+    ids=["anomaly", "engine_trace", "trace"],
+)
+def test_what_asks_for_the_engine_runs_eagerly(context, reason):
+    captured, step, w, x = _recorded_chain_step()
+    with context() as recording:
+        got = captured(x)
+    assert captured.replays == 1 and captured.fallbacks == {reason: 1}
+    if reason.startswith("an engine_trace"):
+        assert recording.execution_order()  # the trace saw the eager backward
+    assert _same(got, step(x))
+
+
 def test_a_replaced_gradient_falls_back_to_eager():
     """A step adding into .grad replays only while .grad is the tensor it adds into."""
     w = whylab.ones(2, dtype=whylab.float64, requires_grad=True)

@@ -60,11 +60,13 @@ another way later: the replay keeps the recorded branch (CUDA graphs do the same
 ``retain_graph`` and ``create_graph`` inside the step replay like any other kernels.
 
 **Guards.** Before each replay: the inputs' number, type, sizes, strides, dtype, device
-and ``requires_grad``; grad mode, inference mode, anomaly mode, saved-tensor hooks and
+and ``requires_grad`` (and which are the same tensor); grad mode, inference mode and
 the dispatcher's key sets; the held tensors' layout, ``requires_grad`` and storage; the
 gradients the step adds into still being their tensors' ``.grad``. A call that fails a
 guard runs eagerly and counts its reason in ``fallbacks``; the recorded program stays
-for later calls that match it.
+for later calls that match it. Calls made while a ``trace()`` or ``engine_trace()`` is
+open, in anomaly mode or under saved-tensor hooks always run eagerly (the engine itself
+is what those ask for).
 
 Not like PyTorch: ``torch.cuda.make_graphed_callables`` graphs forward and backward as
 an autograd function; this captures the whole step (optimizer included) and its outputs

@@ -4,12 +4,17 @@ A tape is valid for calls that look like the recorded one: the same number of in
 tensors with the same type, sizes, strides, dtype, device and ``requires_grad``, the
 same ones passed twice where one was passed twice when recorded (the tape knows inputs
 by position, so ``step(x, x)`` and ``step(x, y)`` are different programs); the
-same thread state (grad mode, inference mode, anomaly mode, saved-tensor hooks, the
-dispatcher's included and excluded keys, no ``trace()`` or ``engine_trace()`` open);
-the held tensors (parameters, buffers) still of the recorded layout and
+same thread state (grad mode, inference mode, the dispatcher's included and excluded
+keys); the held tensors (parameters, buffers) still of the recorded layout and
 ``requires_grad``, on the same storage; and the gradients the tape adds into still
 being the ``.grad`` of their tensors. :func:`call_signature` is the first two as one
 tuple (compared with ``==``); :class:`HeldGuard` the last two.
+
+Some thread state asks for the eager engine itself, whatever was recorded: an open
+``whylab.dispatch.trace()`` or ``engine_trace()`` (they record what the engine does),
+anomaly mode (its checks run in the engine) and saved-tensor hooks (Python code run
+as autograd saves). :func:`needs_eager` names it; such calls are neither recorded nor
+replayed.
 """
 
 from __future__ import annotations
@@ -22,16 +27,7 @@ _saved_hooks = thread_state.saved_tensor_hooks
 _dispatch = thread_state.dispatch
 _engine_trace = thread_state.engine_trace
 
-_STATE_NAMES = (
-    "grad mode",
-    "inference mode",
-    "anomaly mode",
-    "saved-tensor hooks",
-    "included dispatch keys",
-    "excluded dispatch keys",
-    "an open whylab.dispatch.trace()",
-    "an open engine_trace()",
-)
+_STATE_NAMES = ("grad mode", "inference mode", "included dispatch keys", "dispatch key mask")
 _INPUT_FIELDS = (
     "type",
     "sizes",
@@ -49,17 +45,21 @@ def call_signature(inputs) -> tuple:
     for position, t in enumerate(inputs):
         same = first_position.setdefault(id(t), position)
         layout.append((type(t), t._sizes, t._strides, t.dtype, t.device, t._requires_grad, same))
-    state = (
-        _grad_mode.enabled,
-        _grad_mode.inference,
-        _anomaly.enabled,
-        _saved_hooks.stack,
-        _dispatch.included,
-        _dispatch.keep,
-        _dispatch.recorder is not None,
-        _engine_trace.active is not None,
-    )
+    state = (_grad_mode.enabled, _grad_mode.inference, _dispatch.included, _dispatch.keep)
     return state, tuple(layout)
+
+
+def needs_eager() -> str | None:
+    """The thread state that asks for the eager engine (see the module docstring), or None."""
+    if _dispatch.recorder is not None:
+        return "a whylab.dispatch.trace() is open"
+    if _engine_trace.active is not None:
+        return "an engine_trace() is open"
+    if _anomaly.enabled:
+        return "anomaly mode is on"
+    if _saved_hooks.stack:
+        return "saved-tensor hooks are set"
+    return None
 
 
 def signature_difference(recorded: tuple, now: tuple) -> str:

@@ -22,7 +22,7 @@ from collections import Counter
 from whylab._core import thread_state
 from whylab._tensor.tensor import Tensor
 from whylab.autograd.engine import engine_trace
-from whylab.capture.guards import HeldGuard, call_signature, signature_difference
+from whylab.capture.guards import HeldGuard, call_signature, needs_eager, signature_difference
 from whylab.capture.program import Program
 from whylab.capture.tape import HELD, LIST, Recorder, first_difference, same_spec
 from whylab.dispatch.intercept import backend_calls
@@ -83,6 +83,10 @@ class CapturedStep:
                 )
         if _dispatch_state.backend_listener is not None:
             raise CaptureError("captured step: called while another step is being recorded")
+        eager_state = needs_eager()
+        if eager_state is not None:
+            self.fallbacks[eager_state] += 1
+            return self._eager(inputs)
         if self._program is not None:
             signature = call_signature(inputs)
             if signature == self._signature:
