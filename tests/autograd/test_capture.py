@@ -186,6 +186,19 @@ def test_python_state_is_frozen_until_reset():
     assert captured.replays == 4  # after reset: warm-up, two recordings, two replays
 
 
+def test_in_place_writes_bump_versions_as_eager_mode_does():
+    """A write through a view of a held buffer bumps the buffer's version counter, in a
+    replay as in eager mode (the ADInplaceOrView kernel's work, repeated by the program)."""
+    buffers = [whylab.zeros(2, 3, dtype=whylab.float64) for _ in range(2)]
+    eager, step = ((lambda x, buf=buf: buf[0].add_(x).sum()) for buf in buffers)
+    captured = capture(step)
+    for value in range(STEPS + 3):
+        x = whylab.full((3,), float(value), dtype=whylab.float64)
+        assert _same(eager(x), captured(x))
+        assert _same(buffers[0], buffers[1]) and buffers[0]._version == buffers[1]._version
+    assert captured.replays == STEPS and buffers[1]._version == STEPS + 3
+
+
 def test_random_kernels_draw_as_in_eager_mode():
     """Dropout's mask comes from a kernel, so a replay draws it from the generator as the
     eager call would: seeded alike, both give the same losses and gradients."""

@@ -61,13 +61,15 @@ def _elements(tensor) -> tuple:
     return (id(tensor._storage), tensor._sizes, tensor._strides, tensor._offset, tensor.dtype)
 
 
-def _written_arguments(op) -> tuple:
-    """(position, name) of the arguments ``op``'s schema writes into (``Tensor(a!)``)."""
-    return tuple(
-        (position, arg.name)
-        for position, arg in enumerate(op.schema.arguments)
-        if arg.alias and arg.alias.endswith("!")
-    )
+def _keys_of(values) -> int:
+    """The dispatch keys the tensors among ``values`` (and in lists among them) carry."""
+    keys = 0
+    for value in values:
+        if isinstance(value, Tensor):
+            keys |= value._keys
+        elif type(value) in (list, tuple):
+            keys |= _keys_of(value)
+    return keys
 
 
 class Recorder:
@@ -138,16 +140,17 @@ class Recorder:
         self.entries.append(Entry(op.name, kernel, arg_specs, kwarg_specs, results, bumps))
 
     def _bumps(self, op, args, kwargs) -> tuple:
-        """Specs of the written tensors whose version the ADInplaceOrView kernel bumps
-        (it runs for tensors carrying its key, unless this thread excludes the key)."""
-        if not _local_keys.keep & _INPLACE_BIT:
+        """The spec of the tensor whose version the ADInplaceOrView kernel bumped: an
+        in-place operator's first argument, when the call's key set held that key."""
+        if not op.schema.is_inplace:
             return ()
-        bumps = []
-        for position, name in _written_arguments(op):
-            value = args[position] if position < len(args) else kwargs.get(name)
-            if isinstance(value, Tensor) and value._keys & _INPLACE_BIT:
-                bumps.append(self.spec(value))
-        return tuple(bumps)
+        keys = (_keys_of(args) | _keys_of(kwargs.values()) | _local_keys.included) & (
+            _local_keys.keep
+        )
+        if not keys & _INPLACE_BIT:
+            return ()
+        first = args[0] if args else kwargs[op.schema.arguments[0].name]
+        return (self.spec(first),)
 
 
 def _same_constant(a, b) -> bool:
