@@ -199,6 +199,23 @@ def test_in_place_writes_bump_versions_as_eager_mode_does():
     assert captured.replays == STEPS and buffers[1]._version == STEPS + 3
 
 
+def test_tensor_lists_and_keyword_arguments_replay():
+    """``cat`` takes a list of tensors (packed anew in each replay); a kernel reached by
+    ``redispatch`` with a keyword gets it back as a keyword."""
+    cpu = whylab.dispatch.DispatchKeySet(whylab.dispatch.DispatchKey.CPU)
+    w = whylab.ones(2, dtype=whylab.float64)
+
+    def step(x):
+        both = whylab.cat([x, w * x])
+        return whylab.ops.add.redispatch(cpu, both, both, alpha=3.0)
+
+    captured = capture(step)
+    for value in range(STEPS + 3):
+        x = whylab.full((2,), float(value), dtype=whylab.float64)
+        assert _same(captured(x), step(x))
+    assert captured.replays == STEPS
+
+
 def test_random_kernels_draw_as_in_eager_mode():
     """Dropout's mask comes from a kernel, so a replay draws it from the generator as the
     eager call would: seeded alike, both give the same losses and gradients."""

@@ -49,14 +49,14 @@ back detached (as ``out.detach()``), eager or replayed.
 
 What can be checked is checked. The two recorded calls are compared kernel by kernel:
 a Python number or a held tensor that changed, a different sequence of kernels, or a
-tensor made outside the kernels (a new object each call) refuses the capture. A kernel
-that returns a Python value (read from tensor data), hooks run by the backward
-(``register_hook``, ``retain_grad``, node hooks), an output whose autograd graph the
-step did not run backward through, and a ``.grad`` set to a tensor made outside the
-kernels refuse it too. A refusal raises :class:`CaptureError` naming the cause (the
+tensor made outside the kernels (a new object each call) refuses the capture. Hooks
+run by the backward (``register_hook``, ``retain_grad``, node hooks), an output whose
+autograd graph the step did not run backward through, and a ``.grad`` set to a tensor
+made outside the kernels refuse it too. A refusal raises :class:`CaptureError` naming the cause (the
 call that raises has run eagerly) and every later call runs eagerly. What cannot be
-checked is a branch on tensor data that goes the same way in both recorded calls and
-another way later: the replay keeps the recorded branch (CUDA graphs do the same).
+checked is a branch on tensor data (``.item()``, ``.tolist()``, ``bool(t)`` read it
+outside the kernels) that goes the same way in both recorded calls and another way
+later: the replay keeps the recorded branch (CUDA graphs do the same).
 ``retain_graph`` and ``create_graph`` inside the step replay like any other kernels.
 
 **Guards.** Before each replay: the inputs' number, type, sizes, strides, dtype, device

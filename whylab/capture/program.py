@@ -19,7 +19,7 @@ repeated, and the outputs are returned.
 
 from __future__ import annotations
 
-from whylab.capture.tape import CONSTANT, HELD, INPUT, LIST, RESULT
+from whylab.capture.tape import CONSTANT, HELD, INPUT, RESULT
 
 
 def _pack_list(*items):
@@ -73,14 +73,13 @@ class Program:
         if kind == CONSTANT:
             self._template.append(spec[1])
             return len(self._template) - 1
-        if kind == LIST:
-            members = tuple(self._index(item) for item in spec[2])
-            at = len(self._template)
-            self._template.append(None)
-            pack = _pack_list if spec[1] is list else _pack_tuple
-            self._steps.append((pack, members, None, at, ()))
-            return at
-        raise ValueError(f"unknown spec {spec!r}")
+        # A LIST: a step that packs its members comes before the call that reads it.
+        members = tuple(self._index(item) for item in spec[2])
+        at = len(self._template)
+        self._template.append(None)
+        pack = _pack_list if spec[1] is list else _pack_tuple
+        self._steps.append((pack, members, None, at, ()))
+        return at
 
     def run(self, inputs) -> list:
         """Replay on ``inputs`` (already checked against the guards); return the outputs."""

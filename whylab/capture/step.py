@@ -148,7 +148,7 @@ class CapturedStep:
         with backend_calls(recorder), engine_trace() as trace:
             outputs = self._outputs_of(self.step(*inputs))
         result = self._shape(outputs, detach=True)
-        problem = recorder.problem or _graph_problem(trace, outputs)
+        problem = _graph_problem(trace, outputs)
         if problem is not None:
             self._refuse(problem)
         recording = _Recording(signature, recorder, outputs)

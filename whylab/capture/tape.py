@@ -52,10 +52,6 @@ class Entry:
     bumps: tuple
 
 
-class NotRecordable(Exception):
-    """The call did something a tape cannot hold; the message says what."""
-
-
 def _elements(tensor) -> tuple:
     """Which elements a tensor shows: its storage's identity and its layout."""
     return (id(tensor._storage), tensor._sizes, tensor._strides, tensor._offset, tensor.dtype)
@@ -78,7 +74,6 @@ class Recorder:
     def __init__(self, inputs) -> None:
         self.entries: list[Entry] = []
         self.results = 0
-        self.problem: str | None = None
         self._known: dict[int, tuple] = {}  # id -> (kind, index or tensor, tensor or weakref)
         self._by_elements: dict[tuple, tuple] = {}  # storage and layout -> (kind, index, ref)
         self._old_storages: dict[int, object] = {}  # storages of inputs and held tensors
@@ -107,11 +102,6 @@ class Recorder:
     def _new_result(self, value):
         if value is None:
             return None
-        if not isinstance(value, Tensor):
-            raise NotRecordable(
-                f"a kernel returned a Python {type(value).__name__}, read from tensor data; "
-                "a replay cannot repeat what Python then does with it"
-            )
         known = self._known.get(id(value))
         if known is not None and (known[2]() if known[0] == RESULT else known[2]) is value:
             return None  # an argument handed back (in-place kernels return self)
@@ -124,19 +114,13 @@ class Recorder:
         return (RESULT, index)
 
     def __call__(self, op, kernel, args, kwargs, result) -> None:
-        if self.problem is not None:
-            return
-        try:
-            arg_specs = tuple(self.spec(value) for value in args)
-            kwarg_specs = tuple((k, self.spec(v)) for k, v in kwargs.items()) if kwargs else None
-            bumps = self._bumps(op, args, kwargs)
-            if type(result) in (tuple, list):
-                results = [self._new_result(item) for item in result]
-            else:
-                results = self._new_result(result)
-        except NotRecordable as error:
-            self.problem = f"{op.name}: {error}"
-            return
+        arg_specs = tuple(self.spec(value) for value in args)
+        kwarg_specs = tuple((k, self.spec(v)) for k, v in kwargs.items()) if kwargs else None
+        bumps = self._bumps(op, args, kwargs)
+        if type(result) in (tuple, list):
+            results = [self._new_result(item) for item in result]
+        else:
+            results = self._new_result(result)
         self.entries.append(Entry(op.name, kernel, arg_specs, kwarg_specs, results, bumps))
 
     def _bumps(self, op, args, kwargs) -> tuple:
