@@ -327,6 +327,18 @@ def test_what_asks_for_the_engine_runs_eagerly(context, reason):
     assert _same(got, step(x))
 
 
+def test_a_frozen_parameter_falls_back_to_eager():
+    """A held tensor whose requires_grad changed records another graph eagerly."""
+    captured, step, w, x = _recorded_chain_step()
+    w.requires_grad_(False)
+    with pytest.raises(RuntimeError):  # eager: the loss no longer requires grad
+        captured(x)
+    assert captured.replays == 1
+    assert [why for why in captured.fallbacks] == [
+        "a held tensor of shape [3] changed its layout, dtype, requires_grad or storage"
+    ]
+
+
 def test_a_replaced_gradient_falls_back_to_eager():
     """A step adding into .grad replays only while .grad is the tensor it adds into."""
     w = whylab.ones(2, dtype=whylab.float64, requires_grad=True)
