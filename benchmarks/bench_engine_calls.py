@@ -18,7 +18,8 @@ Families (4x4 float64 tensors; ``x`` and ``w`` are leaves that require grad):
   saved tensors, the leaves' AccumulateGrad nodes ...), which decide how often a
   long graph triggers full collections;
 * the training step: bench_mlp.py's 784-256-10 MLP step at batch 16 (forward,
-  cross_entropy, backward, SGD), warmed up first.
+  cross_entropy, backward, SGD), warmed up first; then the same step replayed by
+  ``whylab.capture`` (its kernel calls only).
 
 Run from the repository root:  ``PYTHONPATH=. python benchmarks/bench_engine_calls.py
 [--top 15]``
@@ -36,7 +37,7 @@ import whylab
 from whylab.bench.calls import count_calls, tracked_objects_kept
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_mlp import FrameworkStep, make_batch, make_initial_weights  # noqa: E402
+from bench_mlp import FrameworkStep, ReplayStep, make_batch, make_initial_weights  # noqa: E402
 
 SHAPE = (4, 4)
 
@@ -102,11 +103,14 @@ def inplace_update_calls() -> int:
         return count_calls(lambda: p.add_(g, alpha=-0.1)).whylab
 
 
-def training_step(batch: int = 16, dtype=np.float32) -> FrameworkStep:
-    """bench_mlp.py's whylab training step, warmed up."""
+def training_step(batch: int = 16, dtype=np.float32, replay: bool = False) -> FrameworkStep:
+    """bench_mlp.py's whylab training step, warmed up (and recorded, with ``replay``)."""
     weights = make_initial_weights(dtype)
     inputs, labels = make_batch(batch, dtype)
-    step = FrameworkStep(whylab, weights, inputs, labels)
+    if replay:
+        step = ReplayStep(weights, inputs, labels)
+    else:
+        step = FrameworkStep(whylab, weights, inputs, labels)
     for _ in range(3):
         step()
     return step
@@ -130,6 +134,14 @@ def main() -> None:
             f"({counts.whylab} in whylab's code)"
         )
     for label, n in counts.top(args.top):
+        print(f"{n:5d}  {label}")
+    for dtype in (np.float32, np.float64):
+        replayed = count_calls(training_step(16, dtype, replay=True))
+        print(
+            f"\nthe same step replayed (whylab.capture), {np.dtype(dtype).name}: "
+            f"{replayed.total} Python calls ({replayed.whylab} in whylab's code)"
+        )
+    for label, n in replayed.top(args.top):
         print(f"{n:5d}  {label}")
 
 

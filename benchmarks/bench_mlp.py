@@ -15,6 +15,8 @@ and a plain SGD update. Three implementations run in the same process on the sam
     ``(W @ x.T).T`` (then made row-major, as whylab's linear does): at batch 16 through the
     784->256 layer OpenBLAS takes 160 us the first way and 85 us the second;
 * ``whylab`` - whylab.nn / whylab.optim, the same code as the torch version;
+* ``replay``  - that same whylab step under ``whylab.capture`` (recorded during the
+  warm-up, then replayed: its kernels without the dispatcher, autograd or the engine);
 * ``torch``  - PyTorch eager on the CPU.
 
 Timing protocol (see "Performance facts" in shared/DESIGN.md): every implementation is
@@ -165,12 +167,29 @@ class FrameworkStep:
         self.inputs = fw.from_numpy(inputs)
         self.labels = fw.from_numpy(labels)
 
-    def __call__(self) -> float:
+    def train(self, inputs, labels):
+        """One step on a batch; returns the loss tensor."""
         self.optimizer.zero_grad(set_to_none=True)
-        loss = self.fw.nn.functional.cross_entropy(self.model(self.inputs), self.labels)
+        loss = self.fw.nn.functional.cross_entropy(self.model(inputs), labels)
         loss.backward()
         self.optimizer.step()
-        return loss.item()
+        return loss
+
+    def __call__(self) -> float:
+        return self.train(self.inputs, self.labels).item()
+
+
+class ReplayStep(FrameworkStep):
+    """whylab's step under ``whylab.capture``: the same ``train``, recorded on its first
+    calls and replayed afterwards (the warm-up calls run it eagerly and record it)."""
+
+    def __init__(self, weights: dict[str, np.ndarray], inputs, labels) -> None:
+        super().__init__(whylab, weights, inputs, labels)
+        self.name = "replay"
+        self.captured = whylab.capture.capture(self.train)
+
+    def __call__(self) -> float:
+        return self.captured(self.inputs, self.labels).item()
 
 
 def _framework_dtype(fw, numpy_dtype):
@@ -200,6 +219,7 @@ def bench_one(
     steps = {
         "numpy": NumpyStep(weights, inputs, labels),
         "whylab": FrameworkStep(whylab, weights, inputs, labels),
+        "replay": ReplayStep(weights, inputs, labels),
         "torch": FrameworkStep(torch, weights, inputs, labels),
     }
     first_losses = {name: step() for name, step in steps.items()}
@@ -214,6 +234,9 @@ def bench_one(
 
     ratio_numpy = per_round_ratios(per_step["whylab"], per_step["numpy"])
     ratio_torch = per_round_ratios(per_step["whylab"], per_step["torch"])
+    replay_numpy = per_round_ratios(per_step["replay"], per_step["numpy"])
+    replay_torch = per_round_ratios(per_step["replay"], per_step["torch"])
+    captured = steps["replay"].captured
     memory = {name: peak_memory_per_step(steps[name]) for name in ("numpy", "whylab")}
     best = {name: min(t) for name, t in per_step.items()}
     return {
@@ -223,6 +246,9 @@ def bench_one(
         "best_ratios": (best["whylab"] / best["numpy"], best["whylab"] / best["torch"]),
         "vs_numpy": quartiles(ratio_numpy),
         "vs_torch": quartiles(ratio_torch),
+        "replay_vs_numpy": quartiles(replay_numpy),
+        "replay_vs_torch": quartiles(replay_torch),
+        "replay_state": f"{captured.replays} replayed, fallbacks {dict(captured.fallbacks)}",
         "memory": memory,
         "first_losses": first_losses,
     }
@@ -248,6 +274,20 @@ def print_table(results: list[dict]) -> None:
             f"{vt[0]:>8.2f} [{vt[1]:>5.2f}] {vt[2]:>6.2f}    | "
             f"{mem_np / 2**20:>11.2f} {mem_wl / 2**20:>7.2f} {mem_wl / mem_np:>6.2f} | "
             f"{r['best_ratios'][0]:>8.2f} {r['best_ratios'][1]:>5.2f}"
+        )
+    print("\nreplay (whylab.capture): the same step recorded once, then replayed")
+    header = (
+        f"{'dtype':8} {'batch':>5} | {'replay us':>9} | {'replay/numpy q1 [med] q3':>27} | "
+        f"{'replay/torch q1 [med] q3':>27} | calls"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        rn, rt = r["replay_vs_numpy"], r["replay_vs_torch"]
+        print(
+            f"{r['dtype']:8} {r['batch']:>5} | {r['median_us']['replay']:>9.1f} | "
+            f"{rn[0]:>8.2f} [{rn[1]:>5.2f}] {rn[2]:>6.2f}    | "
+            f"{rt[0]:>8.2f} [{rt[1]:>5.2f}] {rt[2]:>6.2f}    | {r['replay_state']}"
         )
 
 

@@ -15,10 +15,12 @@ Two workloads, each written once and run on ``whylab`` and on ``torch`` (one thr
   recorded ops per step, each on a 16x100 tensor or smaller.
 
 Both libraries start from the same weights and inputs; the first loss of each must
-agree, or the comparison is void. The timing protocol is the one of bench_mlp.py:
-warm-up, then interleaved rounds (the order rotates) with a pause between switches;
-the table shows each library's median time per step and the per-round ratio
-whylab/torch as median [first quartile, third quartile].
+agree, or the comparison is void. A third column, ``replay``, runs the same whylab
+workload under ``whylab.capture`` (eager while it warms up and records, replayed
+afterwards); its first loss must equal eager whylab's exactly. The timing protocol is
+the one of bench_mlp.py: warm-up, then interleaved rounds (the order rotates) with a
+pause between switches; the table shows each library's median time per step and the per-round ratios
+whylab/torch and replay/torch as median [first quartile, third quartile].
 
 Python's cyclic garbage collector is part of the cost: a BPTT step keeps about a thousand
 nodes and their saved tensors alive, so collections run during the step and the oldest
@@ -86,7 +88,8 @@ class TinyChain:
             for _ in range(CHAIN_LENGTH)
         ]
 
-    def __call__(self) -> float:
+    def train(self):
+        """One forward and backward; returns the loss tensor."""
         for w in self.weights:
             w.grad = None
         x = self.x
@@ -94,7 +97,10 @@ class TinyChain:
             x = (x @ w).relu()
         loss = x.sum()
         loss.backward()
-        return loss.item()
+        return loss
+
+    def __call__(self) -> float:
+        return self.train().item()
 
 
 class LifStep:
@@ -121,7 +127,8 @@ class LifStep:
         self.zeros_hidden = fw.from_numpy(np.zeros((BATCH, HIDDEN), dtype=dtype))
         self.zeros_out = fw.from_numpy(np.zeros((BATCH, OUTPUTS), dtype=dtype))
 
-    def __call__(self) -> float:
+    def train(self):
+        """One BPTT step over the stored inputs; returns the loss tensor."""
         self.optimizer.zero_grad(set_to_none=True)
         v, spikes, v_out = self.zeros_hidden, self.zeros_hidden, self.zeros_out
         for frame in self.inputs:
@@ -131,7 +138,21 @@ class LifStep:
         loss = self.fw.nn.functional.cross_entropy(v_out, self.labels)
         loss.backward()
         self.optimizer.step()
-        return loss.item()
+        return loss
+
+    def __call__(self) -> float:
+        return self.train().item()
+
+
+class Replayed:
+    """A whylab workload's ``train`` under ``whylab.capture``: eager on its first calls
+    (warm-up and recording), replayed afterwards."""
+
+    def __init__(self, workload) -> None:
+        self.captured = whylab.capture.capture(workload.train)
+
+    def __call__(self) -> float:
+        return self.captured().item()
 
 
 def _dtype_of(fw, numpy_dtype):
@@ -159,10 +180,15 @@ class CollectorTime:
 
 
 def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool, clock) -> None:
-    steps = {"whylab": make(whylab, dtype), "torch": make(torch, dtype)}
+    steps = {
+        "whylab": make(whylab, dtype),
+        "replay": Replayed(make(whylab, dtype)),
+        "torch": make(torch, dtype),
+    }
     first = {label: step() for label, step in steps.items()}
     tolerance = 1e-9 if np.dtype(dtype) == np.float64 else 1e-4
     agree = abs(first["whylab"] - first["torch"]) <= tolerance * max(1.0, abs(first["torch"]))
+    agree = agree and first["replay"] == first["whylab"]  # the same step, to the last bit
     for step in steps.values():
         for _ in range(3):
             step()
@@ -187,12 +213,17 @@ def compare(name: str, make, dtype, rounds: int, block_s: float, freeze: bool, c
         for label in steps
     }
     ratio = quartiles(per_round_ratios(per_call["whylab"], per_call["torch"]))
+    replay_ratio = quartiles(per_round_ratios(per_call["replay"], per_call["torch"]))
     medians = {label: format_time(quartiles(t).median) for label, t in per_call.items()}
+    captured = steps["replay"].captured
+    replayed = "replayed" if captured.refusal is None else f"refused: {captured.refusal}"
     print(
-        f"{name:12} {np.dtype(dtype).name:8} {medians['whylab']:>11} {medians['torch']:>11}   "
-        f"{ratio.q1:6.2f} [{ratio.median:5.2f}] {ratio.q3:5.2f}   "
+        f"{name:12} {np.dtype(dtype).name:8} {medians['whylab']:>11} {medians['replay']:>11} "
+        f"{medians['torch']:>11}   {ratio.q1:6.2f} [{ratio.median:5.2f}] {ratio.q3:5.2f}   "
+        f"{replay_ratio.q1:6.2f} [{replay_ratio.median:5.2f}] {replay_ratio.q3:5.2f}   "
         f"{gc_per_step['whylab']:>10} {gc_per_step['torch']:>10}   "
-        f"first loss {first['whylab']:.6g} / {first['torch']:.6g} {'ok' if agree else 'MISMATCH'}",
+        f"first loss {first['whylab']:.6g} / {first['torch']:.6g} {'ok' if agree else 'MISMATCH'}"
+        f" ({replayed})",
         flush=True,
     )
 
@@ -217,8 +248,8 @@ def main() -> None:
     )
     clock = time.thread_time if args.cpu_time else time.perf_counter
     print(
-        f"{'workload':12} {'dtype':8} {'whylab':>11} {'torch':>11}   whylab/torch q1 [med] q3   "
-        f"{'gc whylab':>10} {'gc torch':>10}"
+        f"{'workload':12} {'dtype':8} {'whylab':>11} {'replay':>11} {'torch':>11}   "
+        f"whylab/torch q1 [med] q3   replay/torch q1 [med] q3   {'gc whylab':>10} {'gc torch':>10}"
     )
     for dtype in args.dtypes:
         if args.only in (None, "chain"):

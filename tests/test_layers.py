@@ -32,6 +32,7 @@ ENGINE = (
     "linalg",
     "cuda",
     "backends",
+    "capture",
     "serialization",
     "accelerator",
 )

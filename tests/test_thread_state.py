@@ -10,6 +10,7 @@ import whylab
 from whylab._core import thread_state
 from whylab.autograd.graph import saved_tensors_hooks
 from whylab.dispatch import DispatchKey, exclude_keys, include_keys
+from whylab.dispatch.intercept import backend_calls
 
 
 def _in_another_thread(read):
@@ -54,6 +55,10 @@ STORES = {
         lambda: whylab.dispatch.excluded_keys(),
     ),
     "dispatch_trace": (whylab.dispatch.trace, lambda: thread_state.dispatch.recorder),
+    "dispatch_backend_listener": (
+        lambda: backend_calls(lambda *call: None),
+        lambda: thread_state.dispatch.backend_listener,
+    ),
     "creation": (whylab.inference_mode, lambda: whylab.ones(1).is_inference()),
 }
 

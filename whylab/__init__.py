@@ -181,6 +181,11 @@ def __getattr__(name):
 
 __all__ += ["accelerator", "backends", "cuda", "linalg", "nn", "optim", "utils"]
 
+# Capture and replay of a static training step (whylab/capture/, like a CUDA graph).
+from whylab import capture  # noqa: E402
+
+__all__ += ["capture"]
+
 # The legacy typed constructors old tutorials use (classes, so not in the op table).
 from whylab.dispatch.native.legacy import (  # noqa: E402
     BoolTensor,

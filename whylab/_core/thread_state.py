@@ -113,12 +113,16 @@ class DispatchState(threading.local):
     * ``recorder`` -- the recorder of the open ``whylab.dispatch.trace()``, or None.
       Read by the Tracer fallback and ``Operator.redispatch``
       (``dispatch/tracing.py``, ``dispatch/operator.py``). Default None.
+    * ``backend_listener`` -- who hears each backend kernel call while
+      ``whylab.dispatch.intercept.backend_calls()`` is open on this thread, or None.
+      Read by the intercepting kernels (``dispatch/intercept.py``). Default None.
     """
 
     def __init__(self):
         self.included = 0
         self.keep = ALL_KEYS_MASK
         self.recorder = None
+        self.backend_listener = None
 
 
 class CreationState(threading.local):

@@ -66,6 +66,8 @@ class EngineTrace:
     * ``"execute"``: a node ran (``node``, ``sequence_nr``);
     * ``"buffer_add"``: a second (or later) gradient was summed into input slot
       ``input_nr`` of ``node``'s input buffer;
+    * ``"hooks"``: ``node`` has hooks (tensor, ``retain_grad`` or node hooks), which
+      run before it (``whylab.capture`` refuses a step whose backward runs hooks);
     * ``"accumulate_grad"``: a leaf's ``.grad`` was written; ``mode`` is
       ``"steal"`` (the engine's tensor was taken as is), ``"copy"`` (cloned
       because something else may see it) or ``"add"`` (added to an existing grad).
@@ -420,6 +422,8 @@ def _execute(root, dependencies, receive, run, captures, captured, keep_graph, a
             inputs = [None] * len(node.input_metadata)
         if node is not root:
             if node._hooks is not None or (type(node) is AccumulateGrad and node.variable._hooks):
+                if trace is not None:
+                    trace.record("hooks", node=trace.label(node))
                 inputs = _call_tensor_pre_hooks(node, inputs)
             if captures and node in captures:
                 for input_nr, index, tensor in captures[node]:
