@@ -509,9 +509,9 @@ class SearchIndex:
         """The topic's section that matches ``terms`` best, or None if none has a whole term.
 
         Sections whose text says a query word in the requested language come first (their
-        snippet shows it), then those whose heading does; then, as for topics, how much of
-        the query they contain, how much of it their heading says, and BM25 over heading
-        and text.
+        snippet shows it); then, as for topics, how much of the query they contain and how
+        much of it their heading says; then those whose heading says it in the requested
+        language; then BM25 over heading and text.
         """
         typed, prefix, completions = query
         best, best_key = None, None
@@ -532,7 +532,7 @@ class SearchIndex:
                 fields, terms, completions, SECTION_FIELD_WEIGHTS, self._section_length
             )
             coverage = _coverage(present, typed, prefix, completions)
-            key = (in_text, in_title, coverage, heading, score)
+            key = (in_text, coverage, heading, in_title, score)
             if best_key is None or key > best_key:
                 best, best_key = section, key
         return best

@@ -147,6 +147,9 @@ class Card:
     topic: Topic
     snippet: str = ""
     marks: tuple[tuple[int, int], ...] = ()  # matched words in the snippet
+    section: str = ""  # the id of the section a search matched best, "" for none
+    section_title: str = ""
+    section_marks: tuple[tuple[int, int], ...] = ()  # matched words in its title
 
 
 def highlight(text: str, marks: Iterable[tuple[int, int]]) -> Markup:
@@ -493,7 +496,10 @@ def home_context(
     active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
     if hits is not None:
         cards = [
-            Card(registry.topics[h.slug], h.snippet, h.marks)
+            Card(
+                registry.topics[h.slug], h.snippet, h.marks,
+                h.section, h.section_title, h.section_marks,
+            )  # fmt: skip
             for h in hits
             if h.slug in registry.topics
         ]
