@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 API = "/api/topics/tiny-demo/experiments"
 
 
@@ -28,6 +30,19 @@ def test_search_api_in_both_languages(client):
     assert client.get("/api/search", params={"q": "quaternion"}).json()["hits"] == []
     assert client.get("/api/search", params={"q": ""}).json()["hits"] == []
     assert client.get("/api/search", params={"q": "x", "lang": "fr"}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    "lang, query, title", [("en", "server", "Limits"), ("zh", "服务器", "限制")]
+)
+def test_search_api_names_the_section_that_matched(client, lang, query, title):
+    hit = client.get("/api/search", params={"q": query, "lang": lang}).json()["hits"][0]
+    assert hit["section"] == "limits" and hit["section_title"] == title
+    assert hit["section_url"] == f"/{lang}/topics/tiny-demo#limits"
+    assert hit["url"] == f"/{lang}/topics/tiny-demo"
+    # Words said only before the first heading: no section, the link is the page's.
+    intro = client.get("/api/search", params={"q": "wanders", "lang": "en"}).json()["hits"][0]
+    assert intro["section"] == "" and intro["section_url"] == "/en/topics/tiny-demo"
 
 
 def test_hostile_search_strings_never_fail(client):

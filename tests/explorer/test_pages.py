@@ -55,6 +55,46 @@ def test_search_finds_topics_in_english_and_chinese(client):
             assert f"<mark>{query}</mark>" in page, (lang, query)
 
 
+@pytest.mark.parametrize(
+    "lang, query, section", [("en", "server", "Limits"), ("zh", "服务器", "限制")]
+)
+def test_search_results_link_to_the_section_that_matched_with_its_snippet(
+    client, lang, query, section
+):
+    page = client.get(f"/{lang}/", params={"q": query}).text
+    line = re.search(r'<p class="card-section">.*?</p>', page).group(0)
+    assert f'href="/{lang}/topics/tiny-demo#limits">{section}</a>' in line
+    snippet = re.search(r'<p class="card-snippet">.*?</p>', page).group(0)
+    assert f"<mark>{query}</mark>" in snippet
+    # The section exists on the page it links to, under that id.
+    assert f'<h2 id="limits">{section}' in client.get(f"/{lang}/topics/tiny-demo").text
+
+
+def test_every_page_but_home_searches_from_its_header_without_script(client):
+    """Topic, source and error pages have a search box in the header whose form sends the
+    query to the home page's results (a plain GET: no script needed); home and the page
+    not found have their own box in the page, so one search landmark each."""
+    header = re.compile(r'<header class="site-header">.*?</header>', re.S)
+    for lang in ("en", "zh"):
+        for path in (
+            f"/{lang}/topics/tiny-demo",
+            f"/{lang}/topics/tiny-demo/experiments/sine/source",
+            f"/{lang}/topics/tiny-demo?sine.cycles=999999",  # a bad parameter: 422
+        ):
+            page = client.get(path).text
+            form = re.search(r'<form class="search search-compact".*?</form>', page, re.S)
+            assert form and form.group(0) in header.search(page).group(0), path
+            assert f'action="/{lang}/" method="get"' in form.group(0)
+            assert 'name="q"' in form.group(0) and "autofocus" not in page
+            assert page.count('role="search"') == 1, path
+        for path in (f"/{lang}/", f"/{lang}/topics/nope"):
+            page = client.get(path).text
+            assert page.count('role="search"') == 1, path
+            assert "search-compact" not in page, path
+    results = client.get("/en/", params={"q": "server"})  # what the header's form asks for
+    assert results.status_code == 200 and 'data-slug="tiny-demo"' in results.text
+
+
 def test_a_search_that_finds_nothing_shows_the_friendly_empty_state(client):
     page = client.get("/en/", params={"q": "quaternion"}).text
     assert 'class="empty-state"' in page and 'class="card"' not in page

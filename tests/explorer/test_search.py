@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from pathlib import Path
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from whylab.explorer.content import search
 from whylab.explorer.content.search import MAX_QUERY_CHARS, SearchDoc, SearchIndex, tokenize
+from whylab.explorer.content.sections import Section
 
 TOPICS_DIR = Path(__file__).resolve().parents[2] / "whylab" / "topics"
 
@@ -447,3 +449,116 @@ def test_a_topic_with_the_whole_query_outranks_a_title_with_one_of_its_words():
     assert [hit.slug for hit in index.search("rules")][0] == "dispatch"
     # The word being typed counts once, whole or as a completion ("rul" -> rule, rules).
     assert [hit.slug for hit in index.search("chain rul")][0] == "grad"
+
+
+# ---------------------------------------------------------------- sections
+
+
+def sectioned(slug, lang, title, sections):
+    """A topic document whose text is its sections' text, as the loader builds it."""
+    parts = tuple(Section(id, heading, level, text) for id, heading, level, text in sections)
+    text = " ".join(f"{part.title} {part.text}" for part in parts)
+    return SearchDoc(slug, lang, title, "", "", (), (), text, sections=parts)
+
+
+SECTIONED = [
+    sectioned("fft", "en", "Why the FFT is fast", [
+        ("the-question", "The question", 2, "How fast can a discrete transform be?"),
+        ("counting-the-work", "Counting the work", 2,
+         "Each level of splitting costs n/2 butterflies, and halving leaves log n levels."),
+        ("experiment-fft-vs-dft", "FFT equals the DFT", 0,
+         "Compares the fast transform with the definition at several lengths."),
+    ]),
+    sectioned("fft", "zh", "为什么 FFT 快", [
+        ("the-question", "问题", 2, "离散变换最快能有多快？"),
+        ("counting-the-work", "数一数工作量", 2,
+         "每拆分一层要做 n/2 个蝶形运算，一共对半拆 log n 层。"),
+        ("experiment-fft-vs-dft", "FFT 等于 DFT", 0, "在几种长度上把快速变换与定义比较。"),
+    ]),
+    sectioned("streams", "en", "GPU streams", [
+        ("ordering", "Ordering work", 2, "Work on one stream runs in order; an event orders two."),
+    ]),
+    sectioned("streams", "zh", "GPU 流", [
+        ("ordering", "工作的顺序", 2, "同一个流上的工作按顺序执行，事件让两个流有先后。"),
+    ]),
+]
+
+
+def marked(hit, text):
+    return [text[start:end] for start, end in hit.marks]
+
+
+@pytest.mark.parametrize(
+    "query, lang, section, word",
+    [
+        ("butterflies", "en", "counting-the-work", "butterflies"),
+        ("several lengths", "en", "experiment-fft-vs-dft", "lengths"),
+        ("蝶形运算", "zh", "counting-the-work", "蝶形运算"),
+        ("长度", "zh", "experiment-fft-vs-dft", "长度"),
+    ],
+)
+def test_a_phrase_in_one_section_links_to_that_section_with_a_marked_snippet(
+    query, lang, section, word
+):
+    hits = SearchIndex(SECTIONED).search(query, lang)
+    assert hits and hits[0].slug == "fft"
+    assert hits[0].section == section
+    titles = {s.id: s.title for d in SECTIONED if d.slug == "fft" and d.lang == lang
+              for s in d.sections}  # fmt: skip
+    assert hits[0].section_title == titles[section]
+    assert word in marked(hits[0], hits[0].snippet)
+    # The snippet is cut from that section's text, not from another one's.
+    texts = {s.id: s.text for d in SECTIONED if d.slug == "fft" and d.lang == lang
+             for s in d.sections}  # fmt: skip
+    assert hits[0].snippet.strip("…") in texts[section]
+
+
+def test_a_query_in_the_other_language_lands_on_the_same_section_without_a_snippet():
+    hits = SearchIndex(SECTIONED).search("蝶形运算", "en")
+    assert hits[0].section == "counting-the-work"
+    assert hits[0].section_title == "Counting the work" and hits[0].snippet == ""
+
+
+def test_a_heading_match_marks_the_heading():
+    hits = SearchIndex(SECTIONED).search("counting", "en")
+    assert hits[0].section == "counting-the-work"
+    assert marked_title(hits[0]) == ["Counting"]
+
+
+def marked_title(hit):
+    return [hit.section_title[start:end] for start, end in hit.section_marks]
+
+
+def test_sections_never_change_the_order_of_topics():
+    plain = [dataclasses.replace(d, sections=()) for d in SECTIONED]
+    for query in ("work", "order", "fft", "工作", "流", "log n"):
+        with_sections = SearchIndex(SECTIONED).search(query, "en")
+        without = SearchIndex(plain).search(query, "en")
+        assert slugs(with_sections) == slugs(without), query
+        assert all(hit.section == "" for hit in without)
+
+
+@pytest.fixture(scope="module")
+def real_registry():
+    from whylab.explorer.content.topics import load_registry
+
+    return load_registry()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_real_hits_name_a_section_of_the_page_and_mark_words_of_it(real_registry, lang):
+    """For a word taken from each topic's longest section, the topic is found and its hit
+    names a section the page really has, with marked words from that section's text."""
+    for topic in real_registry:
+        sections = {s.id: s for s in topic.sections(lang)}
+        longest = max(sections.values(), key=lambda s: len(s.text))
+        pattern = r"[A-Za-z]{6,}" if lang == "en" else r"[\u4e00-\u9fff]{4,}"
+        words = re.findall(pattern, longest.text)
+        phrase = words[len(words) // 2][:4] if lang == "zh" else words[len(words) // 2]
+        hits = real_registry.search_index.search(phrase, lang, limit=50)
+        hit = next((h for h in hits if h.slug == topic.slug), None)
+        assert hit is not None, (topic.slug, phrase)
+        assert hit.section in sections, (topic.slug, phrase, hit.section)
+        if hit.snippet:
+            assert hit.marks
+            assert all(hit.snippet[a:b] in sections[hit.section].text for a, b in hit.marks)

@@ -42,6 +42,7 @@ UI: dict[str, Text] = {
     "filter_by_tag": T("Filter by tag", "按标签筛选"),
     "all_topics": T("All topics", "全部主题"),
     "topics_heading": T("Topics", "主题"),
+    "found_in_section": T("Found in", "见于小节"),
     "results_for": T("Topics matching “{query}”", "与“{query}”相关的主题"),
     "tagged": T("Topics tagged “{tag}”", "标签为“{tag}”的主题"),
     "topic_count": T("{count} topics", "共 {count} 个主题"),

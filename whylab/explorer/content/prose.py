@@ -10,7 +10,8 @@ A topic's ``en.md``/``zh.md`` is CommonMark (plus tables) with two additions:
   figures only) goes.
 
 :func:`render_prose` returns the document as a list of segments: HTML blocks
-and placements in reading order, plus the plain text used by the search index.
+and placements in reading order, plus the plain text used by the search index (whole,
+and block by block with the section each block falls under).
 Raw HTML in the Markdown is not passed through. Every heading gets an id made
 from its words (unique in the document) and a visible ``#`` link to itself, and
 level-2 and level-3 headings are listed for the page's table of contents. A translation
@@ -61,11 +62,27 @@ Segment = HtmlBlock | Placement
 
 
 @dataclass(frozen=True)
+class Passage:
+    """The plain text of one block (a paragraph, a list item, a heading...) and the id of
+    the listed heading (level 2 or 3) it falls under: ``""`` before the first one."""
+
+    section: str
+    text: str
+    heading: bool = False  # the text of that listed heading itself
+
+
+@dataclass(frozen=True)
 class Prose:
     segments: tuple[Segment, ...]
     text: str  # plain text for search: inline math as its (short) LaTeX, display math left out
     formula_count: int
     heading_ids: tuple[str, ...] = ()  # every heading's id, in reading order
+    passages: tuple[Passage, ...] = ()  # the same text block by block, with its section
+
+
+def block_anchor(kind: str, name: str) -> str:
+    """The id of an experiment or diagram block on its page: ``experiment-NAME``."""
+    return f"{kind}-{name}"
 
 
 # ---------------------------------------------------------------- math syntax
@@ -172,7 +189,7 @@ def heading_id(text: str, taken: set[str]) -> str:
     words = re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())
     base = "-".join(words)[:60].strip("-_") or "section"
     if base.startswith(("experiment-", "diagram-")):
-        base = "section-" + base  # the experiment blocks' own ids
+        base = "section-" + base  # the experiment blocks' own ids (block_anchor)
     candidate, number = base, 2
     while candidate in taken or candidate in RESERVED_IDS:
         candidate, number = f"{base}-{number}", number + 1
@@ -296,10 +313,17 @@ _markdown = _make_markdown()
 # ---------------------------------------------------------------- documents
 
 
-def _plain_text(tokens) -> list[str]:  # noqa: ANN001
-    """The text of each block; a soft break inside one follows :func:`break_text`."""
-    words: list[str] = []
+def _plain_text(tokens, section: str) -> list[Passage]:  # noqa: ANN001
+    """The text of each block, under the listed heading read last (``section`` before the
+    first of ``tokens``); a soft break inside a block follows :func:`break_text`."""
+    words: list[Passage] = []
+    in_heading = False
     for token in tokens:
+        if token.type == "heading_open" and token.tag in TOC_LEVELS:
+            in_heading = True
+            section = token.attrGet("id") or section
+        elif token.type == "heading_close":
+            in_heading = False
         if token.children:
             line = ""
             for index, child in enumerate(token.children):
@@ -309,9 +333,9 @@ def _plain_text(tokens) -> list[str]:  # noqa: ANN001
                     line += break_text(line, _edge_character(token.children, index + 1, 1))
                 elif child.type == "hardbreak":
                     line += " "
-            words.append(line)
+            words.append(Passage(section, line, in_heading))
         elif token.type in ("fence", "code_block"):
-            words.append(token.content)
+            words.append(Passage(section, token.content))
     return words
 
 
@@ -347,7 +371,7 @@ def render_prose(source: str, where: str = "", heading_ids: Sequence[str] | None
     headings raises :class:`HeadingMismatch`.
     """
     segments: list[Segment] = []
-    text: list[str] = []
+    passages: list[Passage] = []
     formulas = 0
     taken: set[str] = set()  # heading ids, unique across the whole document
     all_ids: list[str] = []
@@ -372,9 +396,10 @@ def render_prose(source: str, where: str = "", heading_ids: Sequence[str] | None
         )
         html = _markdown.renderer.render(tokens, _markdown.options, env)
         segments.append(HtmlBlock(html, tuple(env["headings"])))
-        text.extend(_plain_text(tokens))
+        passages.extend(_plain_text(tokens, passages[-1].section if passages else ""))
     if heading_ids is not None and len(all_ids) != len(heading_ids):
         raise HeadingMismatch(
             f"it has {len(all_ids)} headings where the file it translates has {len(heading_ids)}"
         )
-    return Prose(tuple(segments), " ".join(" ".join(text).split()), formulas, tuple(all_ids))
+    text = " ".join(" ".join(p.text for p in passages).split())
+    return Prose(tuple(segments), text, formulas, tuple(all_ids), tuple(passages))

@@ -38,6 +38,19 @@ Matching
     CJK character pair, or a one-character CJK query. Sharing one character of a
     longer Chinese word (形 of 蝶形) is not enough on its own.
 
+Sections
+    A hit also names the section of the topic that matched best (a heading of the
+    prose or an experiment block, by an id that is the same in both languages), so
+    the reader lands on it. Sections are chosen within a topic, after the topics
+    are ranked, and never change the topics' order: those that match in the
+    requested language first, then by coverage, heading matches and BM25 over
+    heading and text, as for topics; a section whose own text (not only its
+    heading) says a query word in the requested language is preferred, so that its
+    snippet shows the word. The snippet then comes from that section's text (none
+    where only its heading, or only the other language, says the words; the
+    heading's matched words are marked too); a topic with no matching section gets
+    a snippet from its whole text.
+
 Snippets are plain text (the caller escapes them for HTML): about 150 display
 columns of the requested language's body text around the densest cluster of
 matched words (a CJK character counts two columns), with the matched words'
@@ -56,6 +69,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from whylab.explorer.content.sections import Section
 
 __all__ = ["SearchDoc", "Hit", "SearchIndex", "tokenize"]
 
@@ -78,6 +93,9 @@ FIELD_WEIGHTS: dict[str, float] = {
     "tags": 2.0,
     "text": 1.0,
 }
+
+# A section's heading says more about it than its text does.
+SECTION_FIELD_WEIGHTS: dict[str, float] = {"title": 3.0, "text": 1.0}
 
 # In a query, a CJK run of two or more characters contributes its pairs at full
 # weight and its single characters at this weight, so "梯度" prefers pages with
@@ -123,6 +141,7 @@ class SearchDoc:
     tags: tuple[str, ...]
     text: str
     synonyms: tuple[str, ...] = ()  # the words readers use for it (backprop, 步幅)
+    sections: tuple[Section, ...] = ()  # the page's sections, ids the same in every language
 
 
 @dataclass(frozen=True)
@@ -135,7 +154,10 @@ class Hit:
     twice, or the question) and then by the BM25 ``score``. ``marks`` are the
     (start, end) character spans of matched words in ``snippet``,
     for highlighting. The snippet is empty when that language's text has no match
-    (the card already shows the summary).
+    (the card already shows the summary). ``section`` is the id of the section that
+    matched best ("" when none did), ``section_title`` its title in the requested
+    language with ``section_marks`` on its matched words; the snippet then comes from
+    that section.
     """
 
     slug: str
@@ -145,6 +167,9 @@ class Hit:
     marks: tuple[tuple[int, int], ...] = ()
     headline: float = 0.0
     coverage: int = 0
+    section: str = ""
+    section_title: str = ""
+    section_marks: tuple[tuple[int, int], ...] = ()
 
 
 # ---------------------------------------------------------------- tokens
@@ -318,6 +343,32 @@ class _Field:
     length: int
 
 
+@dataclass
+class _Section:
+    """One section of one topic: its words in both languages together, and per language."""
+
+    id: str
+    titles: dict[str, str]  # by language
+    texts: dict[str, str]
+    fields: dict[str, _Field]  # "title" and "text", both languages together
+    words: dict[str, tuple[set[str], set[str]]]  # per language: the tokens of title, text
+
+
+def _counted(texts: Iterable[str]) -> _Field:
+    """The term counts of ``texts`` together, as one field."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(tokenize(text))
+    return _Field(counts, sum(counts.values()))
+
+
+def _coverage(present: set[str], typed: set[str], prefix: str, completions) -> int:
+    """How many of the query's words are ``present``: each typed word, and the word being
+    typed once, whether whole or only as a completion."""
+    completed = prefix not in present and bool(present & completions.keys())
+    return len(present & typed) + (1 if completed else 0)
+
+
 class SearchIndex:
     """A BM25 index over topics in every language; see the module docstring."""
 
@@ -356,15 +407,40 @@ class SearchIndex:
         }
         # Latin-script words in order, for prefix matching of the word being typed.
         self._words = sorted(term for term in self._idf if _WORD_RE.fullmatch(term))
+        self._sections = {
+            slug: self._index_sections(languages) for slug, languages in self._docs.items()
+        }
+        every_section = [section for found in self._sections.values() for section in found]
+        self._section_length = {
+            name: max(
+                1.0, sum(s.fields[name].length for s in every_section) / max(1, len(every_section))
+            )
+            for name in SECTION_FIELD_WEIGHTS
+        }
+
+    @staticmethod
+    def _index_sections(languages: dict[str, SearchDoc]) -> list[_Section]:
+        """A topic's sections, each language's paired with the others' by id."""
+        by_id: dict[str, _Section] = {}
+        for lang, doc in languages.items():
+            for section in doc.sections:
+                found = by_id.setdefault(section.id, _Section(section.id, {}, {}, {}, {}))
+                found.titles[lang], found.texts[lang] = section.title, section.text
+        for found in by_id.values():
+            found.fields = {
+                "title": _counted(found.titles.values()),
+                "text": _counted(found.texts.values()),
+            }
+            found.words = {
+                lang: (set(tokenize(found.titles[lang])), set(tokenize(found.texts[lang])))
+                for lang in found.titles
+            }
+        return list(by_id.values())
 
     @staticmethod
     def _field(docs: Iterable[SearchDoc], name: str) -> _Field:
-        counts: Counter[str] = Counter()
-        for doc in docs:
-            value = getattr(doc, name)
-            text = " ; ".join(value) if isinstance(value, tuple) else value
-            counts.update(tokenize(text))
-        return _Field(counts, sum(counts.values()))
+        values = (getattr(doc, name) for doc in docs)
+        return _counted(" ; ".join(v) if isinstance(v, tuple) else v for v in values)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -403,18 +479,63 @@ class SearchIndex:
             # How much of the query the topic contains, anywhere: each of its words, the
             # word being typed counted once whether whole or only as a completion.
             present = {t for t in terms if any(t in field.counts for field in fields.values())}
-            completed = prefix not in present and bool(present & completions.keys())
-            coverage = len(present & typed) + (1 if completed else 0)
+            coverage = _coverage(present, typed, prefix, completions)
             scored.append((coverage, headline, self._score(fields, terms, completions), slug))
         scored.sort(key=lambda item: (-item[0], -item[1], -item[2], item[3]))
 
         hits = []
         for coverage, headline, score, slug in scored[: min(limit, MAX_LIMIT)]:
             doc = self._doc_in(slug, lang)
-            snippet = self._snippet(doc, terms)
-            marks = _marks(snippet, primary)
-            hits.append(Hit(slug, score, doc.title, snippet, marks, headline, coverage))
+            section = self._best_section(slug, lang, terms, (typed, prefix, completions), primary)
+            if section is None:
+                snippet = self._snippet(doc.text, terms)
+                hit = Hit(slug, score, doc.title, snippet, _marks(snippet, primary), headline,
+                          coverage)  # fmt: skip
+            else:
+                title, text = section.titles.get(doc.lang, ""), section.texts.get(doc.lang, "")
+                # Around the section's own whole-word matches: none where only its heading,
+                # or only the other language, says the words.
+                snippet = self._snippet(text, {t: terms[t] for t in primary})
+                hit = Hit(
+                    slug, score, doc.title, snippet, _marks(snippet, primary), headline, coverage,
+                    section.id, title, _marks(title, primary),
+                )  # fmt: skip
+            hits.append(hit)
         return hits
+
+    def _best_section(
+        self, slug: str, lang: str, terms: dict[str, float], query, primary: list[str]
+    ) -> _Section | None:
+        """The topic's section that matches ``terms`` best, or None if none has a whole term.
+
+        Sections whose text says a query word in the requested language come first (their
+        snippet shows it); then, as for topics, how much of the query they contain and how
+        much of it their heading says; then those whose heading says it in the requested
+        language; then BM25 over heading and text.
+        """
+        typed, prefix, completions = query
+        best, best_key = None, None
+        for section in self._sections[slug]:
+            fields = section.fields
+            present = {
+                t for t in terms if t in fields["title"].counts or t in fields["text"].counts
+            }
+            if not present.intersection(primary):
+                continue
+            title_words, text_words = section.words.get(lang, (set(), set()))
+            in_text, in_title = (
+                bool(text_words.intersection(primary)),
+                bool(title_words.intersection(primary)),
+            )
+            heading = sum(w for t, w in terms.items() if t in fields["title"].counts)
+            score = self._score(
+                fields, terms, completions, SECTION_FIELD_WEIGHTS, self._section_length
+            )
+            coverage = _coverage(present, typed, prefix, completions)
+            key = (in_text, coverage, heading, in_title, score)
+            if best_key is None or key > best_key:
+                best, best_key = section, key
+        return best
 
     def _completions(self, query: str, terms: dict[str, float]) -> tuple[str, dict[str, float]]:
         """The query's last word and the indexed words it begins (``autog`` -> autograd).
@@ -437,17 +558,24 @@ class SearchIndex:
         return prefix, found
 
     def _score(
-        self, fields: dict[str, _Field], terms: dict[str, float], completions=frozenset()
+        self,
+        fields: dict[str, _Field],
+        terms: dict[str, float],
+        completions=frozenset(),
+        weights: dict[str, float] = FIELD_WEIGHTS,
+        average_length: dict[str, float] | None = None,
     ) -> float:
         """BM25 over the fields, added up per term; the completions of the word being typed
         stand for one word, so only the best of them counts (``autog`` must not score a
-        page for autograd and AutogradCPU both)."""
+        page for autograd and AutogradCPU both). Topics by default; a section's heading and
+        text with ``weights`` and ``average_length`` of their own."""
         per_term: Counter[str] = Counter()
-        for name, weight in FIELD_WEIGHTS.items():
+        average_length = average_length or self._average_length
+        for name, weight in weights.items():
             field = fields[name]
             if not field.length:
                 continue
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * field.length / self._average_length[name])
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * field.length / average_length[name])
             for term, term_weight in terms.items():
                 tf = field.counts.get(term, 0)
                 if tf:
@@ -462,9 +590,9 @@ class SearchIndex:
         languages = self._docs[slug]
         return languages.get(lang) or languages.get("en") or next(iter(languages.values()))
 
-    def _snippet(self, doc: SearchDoc, terms: dict[str, float]) -> str:
-        """A window of ``doc.text`` around the densest cluster of matched terms ("" if none)."""
-        matches = _term_spans(doc.text, terms)
+    def _snippet(self, text: str, terms: dict[str, float]) -> str:
+        """A window of ``text`` around the densest cluster of matched terms ("" if none)."""
+        matches = _term_spans(text, terms)
         if not matches:
             return ""
 
@@ -479,7 +607,7 @@ class SearchIndex:
             value = sum(self._idf[token] * terms[token] for token in distinct)
             if value > best_value:
                 best_start, best_end, best_value = start, end, value
-        return _clean_snippet(_shorten(doc.text, best_start, best_end))
+        return _clean_snippet(_shorten(text, best_start, best_end))
 
 
 def _term_spans(text: str, terms: dict[str, float]) -> list[tuple[int, int, str]]:

@@ -32,6 +32,7 @@ from whylab.explorer.content.prose import (
 )
 from whylab.explorer.content.result_key import code_fingerprint
 from whylab.explorer.content.search import SearchDoc, SearchIndex
+from whylab.explorer.content.sections import Section, topic_sections
 from whylab.explorer.experiment import LANGS, Experiment, Lang, Text
 
 DEFAULT_TOPICS_DIR = Path(__file__).resolve().parent.parent.parent / "topics"
@@ -92,6 +93,10 @@ class Topic:
     def placements(self) -> tuple[Placement, ...]:
         return tuple(s for s in self.prose["en"].segments if isinstance(s, Placement))
 
+    def sections(self, lang: Lang) -> tuple[Section, ...]:
+        """The page's sections in ``lang``: its table of contents, and what search links to."""
+        return topic_sections(self.prose[lang], self.experiments, lang)
+
     def search_docs(self) -> list[SearchDoc]:
         docs = []
         for lang in LANGS:
@@ -110,6 +115,7 @@ class Topic:
                     tags=meta.tags,
                     text=f"{self.prose[lang].text} {experiment_text}",
                     synonyms=meta.synonyms,
+                    sections=self.sections(lang),
                 )
             )
         return docs

@@ -26,8 +26,9 @@ from markupsafe import Markup, escape
 import whylab
 from whylab.explorer.content.i18n import LANG_NAMES, bound_messages, other_lang, translate
 from whylab.explorer.content.ipynb import has_notebook, notebook_filename
-from whylab.explorer.content.prose import HtmlBlock, Placement
+from whylab.explorer.content.prose import HtmlBlock, Placement, block_anchor
 from whylab.explorer.content.search import Hit
+from whylab.explorer.content.sections import BLOCK_LEVEL, Section
 from whylab.explorer.content.topics import Tag, Topic, TopicRegistry
 from whylab.explorer.experiment import (
     LANGS,
@@ -146,6 +147,9 @@ class Card:
     topic: Topic
     snippet: str = ""
     marks: tuple[tuple[int, int], ...] = ()  # matched words in the snippet
+    section: str = ""  # the id of the section a search matched best, "" for none
+    section_title: str = ""
+    section_marks: tuple[tuple[int, int], ...] = ()  # matched words in its title
 
 
 def highlight(text: str, marks: Iterable[tuple[int, int]]) -> Markup:
@@ -175,7 +179,7 @@ class ExperimentView:
 
     @property
     def anchor(self) -> str:
-        return f"{self.kind}-{self.experiment.name}"
+        return block_anchor(self.kind, self.experiment.name)
 
     def query(self, prefixed: bool) -> str:
         """The parameters as a query string; ``prefixed`` names them ``experiment.param``."""
@@ -492,7 +496,10 @@ def home_context(
     active_tag: Tag | None = next((t for t in tags if t.key == tag), None)
     if hits is not None:
         cards = [
-            Card(registry.topics[h.slug], h.snippet, h.marks)
+            Card(
+                registry.topics[h.slug], h.snippet, h.marks,
+                h.section, h.section_title, h.section_marks,
+            )  # fmt: skip
             for h in hits
             if h.slug in registry.topics
         ]
@@ -530,35 +537,23 @@ class TocEntry:
     children: list[TocEntry] = field(default_factory=list)
 
 
-def _same_words(a: str, b: str) -> bool:
-    """Whether two titles say the same words (case and punctuation aside)."""
-    return re.findall(r"\w+", a.casefold()) == re.findall(r"\w+", b.casefold())
-
-
-def table_of_contents(
-    segments: Iterable[Any], views: dict[str, ExperimentView], lang: Lang
-) -> list[TocEntry]:
-    """Sections, their subsections, and each experiment or diagram block under the heading
-    it follows, in reading order. A block titled with its own section's words is left out:
-    the heading's line already leads there."""
+def table_of_contents(sections: Iterable[Section]) -> list[TocEntry]:
+    """The page's sections as its contents show them: subsections under their section, and
+    each experiment or diagram block under the heading it follows."""
     top: list[TocEntry] = []
     section: TocEntry | None = None  # the level-2 heading read last
     latest: TocEntry | None = None  # the heading read last, at any level
-    for segment in segments:
-        if isinstance(segment, HtmlBlock):
-            for heading in segment.headings:
-                latest = TocEntry(heading.id, heading.text)
-                if heading.level == 2 or section is None:
-                    top.append(latest)
-                    section = latest
-                else:
-                    section.children.append(latest)
-        elif segment.name in views:
-            view = views[segment.name]
-            title = view.experiment.title.get(lang)
-            if latest is not None and _same_words(latest.text, title):
-                continue
-            (latest.children if latest is not None else top).append(TocEntry(view.anchor, title))
+    for found in sections:
+        entry = TocEntry(found.id, found.title)
+        if found.level == BLOCK_LEVEL:
+            (latest.children if latest is not None else top).append(entry)
+            continue
+        latest = entry
+        if found.level == 2 or section is None:
+            top.append(entry)
+            section = entry
+        else:
+            section.children.append(entry)
     return top
 
 
@@ -584,7 +579,7 @@ def topic_context(
     meta = topic.meta[lang]
     alternates = _alternates(lambda code: links.topic(code, topic.slug, query))
     return {
-        "toc": table_of_contents(topic.prose[lang].segments, views, lang),
+        "toc": table_of_contents(topic.sections(lang)),
         "previous_topic": previous_topic,
         "next_topic": next_topic,
         "lang": lang,

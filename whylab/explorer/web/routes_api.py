@@ -132,6 +132,10 @@ async def api_search(
                 "title": h.title,
                 "snippet": h.snippet,
                 "url": state.links.topic(lang, h.slug),
+                # The section that matched best ("" for none) and the link that lands on it.
+                "section": h.section,
+                "section_title": h.section_title,
+                "section_url": state.links.topic(lang, h.slug, anchor=h.section),
             }
             for h in hits
         ],
