@@ -252,14 +252,26 @@ class Check:
 
 @dataclass(frozen=True)
 class Series:
+    """One named series of a :class:`LineChart`.
+
+    ``draw="points"`` marks each point and joins none: for discrete samples (the
+    accesses of a trace, the vertices an oracle returned), where a line between two
+    points would show values that were never there.
+    """
+
     name: Text
     x: Sequence[float]
     y: Sequence[float]
+    draw: Literal["line", "points"] = "line"
 
 
 @dataclass(frozen=True)
 class LineChart:
-    """A chart of one or more series; rendered as SVG with a table alternative."""
+    """A chart of one or more series; rendered as SVG with a table alternative.
+
+    ``equal_aspect`` draws one unit of x as long as one unit of y (a shape in the
+    plane, such as a triangle, keeps its angles); it needs two linear axes.
+    """
 
     title: Text
     x_label: Text
@@ -268,6 +280,11 @@ class LineChart:
     log_x: bool = False
     log_y: bool = False
     kind: Literal["line"] = "line"
+    equal_aspect: bool = False
+
+    def __post_init__(self) -> None:
+        if self.equal_aspect and (self.log_x or self.log_y):
+            raise ValueError("equal_aspect needs linear axes: a log axis has no unit length")
 
 
 MAX_PINNED_LAYER = 1000  # a pinned layer beyond this is a bug in the topic, not a diagram

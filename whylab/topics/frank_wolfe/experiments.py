@@ -1048,13 +1048,11 @@ def simplex_path(variant: str, step: str, steps: int) -> Result:
             expected="≤ 1e-12",
             why=T("away and pairwise steps move along other directions; needs variant = "
                   "vanilla", "远离步和成对步沿别的方向移动；需要 variant = vanilla")))
-    triangle = to_plane(np.vstack([np.eye(3), np.eye(3)[:1]]))
+    # drawn round from the right-hand corner back to it, so the triangle's name at its
+    # line's end stands beside the triangle
+    triangle = to_plane(np.eye(3)[[1, 2, 0, 1]])
     points = np.array([to_plane(x) for x in path])
-    vertices = np.array([to_plane(s) for s in run.vertices])
-    separated_x, separated_y = [], []
-    for vx, vy in vertices:
-        separated_x += [float(vx), math.nan]
-        separated_y += [float(vy), math.nan]
+    vertices = np.array([to_plane(s) for s in run.vertices[:40]])
     figure = LineChart(
         title=T("Iterates on the simplex (barycentric coordinates in the plane)",
                 "单纯形上的迭代点（平面上的重心坐标）"),
@@ -1063,8 +1061,9 @@ def simplex_path(variant: str, step: str, steps: int) -> Result:
         series=[Series(T("simplex", "单纯形"), triangle[:, 0].tolist(), triangle[:, 1].tolist()),
                 Series(T("iterates x_t", "迭代点 x_t"), points[:, 0].tolist(),
                        points[:, 1].tolist()),
-                Series(T("oracle vertices s_t", "线性最小化顶点 s_t"), separated_x[:80],
-                       separated_y[:80])],
+                Series(T("oracle vertices s_t", "线性最小化顶点 s_t"), vertices[:, 0].tolist(),
+                       vertices[:, 1].tolist(), draw="points")],
+        equal_aspect=True,
     )
     table = Table(
         title=T("The first steps", "前几步"),
