@@ -21,7 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-# Bilingual text and the negative controls are part of the SDK; topics import them from here.
+# Bilingual text, the negative controls and the number formatter are part of the SDK;
+# topics import them from here.
 from whylab.explorer.bilingual import LANGS as LANGS
 from whylab.explorer.bilingual import Lang as Lang
 from whylab.explorer.bilingual import T as T
@@ -30,6 +31,8 @@ from whylab.explorer.bilingual import in_language as in_language
 from whylab.explorer.negative_controls import CHECK_ID, Control
 from whylab.explorer.negative_controls import control_active as control_active
 from whylab.explorer.negative_controls import switched_on as switched_on
+from whylab.explorer.number_text import format_number as format_number
+from whylab.explorer.number_text import format_vector as format_vector
 
 ParamErrorReason = Literal[
     "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"

@@ -30,6 +30,8 @@ from whylab.explorer.experiment import (
     Text,
     control_active,
     experiment,
+    format_number,
+    format_vector,
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
@@ -1069,9 +1071,9 @@ def simplex_path(variant: str, step: str, steps: int) -> Result:
         title=T("The first steps", "前几步"),
         columns=[T("t", "t"), T("x_t", "x_t"), T("s_t", "s_t"), T("gap g_t", "间隙 g_t"),
                  T("γ_t", "γ_t")],
-        rows=[[t, np.array2string(path[t], precision=3), np.array2string(run.vertices[t],
-                                                                           precision=0),
-               f"{run.gaps[t]:.3g}", f"{run.gammas[t]:.3g}"] for t in range(min(6, run.steps))],
+        rows=[[t, format_vector(path[t], 3), format_vector(run.vertices[t], 3),
+               format_number(run.gaps[t], 3), format_number(run.gammas[t], 3)]
+              for t in range(min(6, run.steps))],
     )
     return Result(checks=checks, figures=[figure], tables=[table],
                   metrics={"final_gap": run.gaps[-1], "max_breach": worst})
