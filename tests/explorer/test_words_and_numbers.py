@@ -15,10 +15,12 @@ from whylab.explorer.experiment import (
     Metric,
     Result,
     T,
+    Text,
     experiment,
     format_number,
     format_vector,
     in_language,
+    subscript,
 )
 from whylab.explorer.web.render import format_value, is_number, metric_rows, natural_key
 
@@ -171,4 +173,57 @@ def test_no_table_cell_of_a_default_run_shows_a_numpy_repr():
                             if NUMPY_REPR.search(text):
                                 found.append((topic.slug, shipped.name, text))
     assert cells > 500  # the sweep reaches the shipped tables
+    assert found == []
+
+
+# ASCII math a reader should not see: a subscript or superscript Unicode can write
+# (x_t, e_i, x_{t+1}, x_25, 2^s, n^p, w^(k+1), ||r||^2). Capital and f subscripts
+# (g_T, C_f) have no Unicode letter and stay.
+ASCII_MATH = re.compile(
+    r"(?<![\w])[A-Za-zγ]_(?:[aehijklmnoprstuvx]|\d+|\{[^}]*\})(?![\w])|[\w)|]\^[\w(]"
+)
+MATH_TOPICS = ("frank-wolfe", "fft")
+
+
+def reader_texts(topic, shipped) -> list[str]:
+    """Every name and value of a default run a reader sees, in both languages: check
+    names, measured and expected values, chart titles, axes and series, table titles,
+    columns and cells, and the declared controls and metrics."""
+    result = default_record(topic, shipped).result
+    texts = [c.label for c in shipped.controls]
+    texts += [m.label for m in shipped.metrics]
+    for check in result.checks:
+        texts += [check.name, check.measured, check.expected]
+    for figure in result.figures:
+        if hasattr(figure, "series"):
+            texts += [figure.title, figure.x_label, figure.y_label]
+            texts += [s.name for s in figure.series]
+    for table in result.tables:
+        texts += [table.title, *table.columns, *(cell for row in table.rows for cell in row)]
+    return [
+        in_language(t, lang) for t in texts if isinstance(t, (str, Text)) for lang in ("en", "zh")
+    ]
+
+
+def test_the_ascii_math_pattern_catches_what_it_should():
+    """Negative control of the sweep below."""
+    for ascii_math in ("gap g_t", "x_{t+1}", "r·e_i", "x_25", "2^s", "w^(k+1)", "||r||^2"):
+        assert ASCII_MATH.search(ascii_math), ascii_math
+    for fine in ("gap gₜ", "xₜ₊₁", "2ˢ", "w⁽ᵏ⁺¹⁾", "g_T", "C_f", "gap_tol", "to_band", "x₂₅"):
+        assert not ASCII_MATH.search(fine), fine
+    assert f"x{subscript(25)}" == "x₂₅"
+
+
+@pytest.mark.slow
+def test_checks_charts_and_tables_write_math_with_unicode_sub_and_superscripts():
+    found = []
+    for topic in load_registry():
+        if topic.slug not in MATH_TOPICS:
+            continue
+        for shipped in topic.experiments.values():
+            found += [
+                (topic.slug, shipped.name, text)
+                for text in reader_texts(topic, shipped)
+                if ASCII_MATH.search(text)
+            ]
     assert found == []

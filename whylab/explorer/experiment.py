@@ -33,6 +33,7 @@ from whylab.explorer.negative_controls import control_active as control_active
 from whylab.explorer.negative_controls import switched_on as switched_on
 from whylab.explorer.number_text import format_number as format_number
 from whylab.explorer.number_text import format_vector as format_vector
+from whylab.explorer.number_text import subscript as subscript
 
 ParamErrorReason = Literal[
     "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"

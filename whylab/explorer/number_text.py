@@ -44,3 +44,11 @@ def format_number(value: float, digits: int = SIGNIFICANT_DIGITS) -> str:
 def format_vector(values: Iterable[float], digits: int = SIGNIFICANT_DIGITS) -> str:
     """``[a, b, c]``: each entry as :func:`format_number` writes it."""
     return "[" + ", ".join(format_number(v, digits) for v in values) + "]"
+
+
+SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(value: int) -> str:
+    """An index written as a subscript, for names such as x₂₅ built at run time."""
+    return str(value).translate(SUBSCRIPT_DIGITS)
