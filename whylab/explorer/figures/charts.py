@@ -68,7 +68,7 @@ WIDE = ChartSize("wide", 640.0, 300.0, 72.0, 20.0, 12.0, 5)
 COMPACT = ChartSize("compact", 380.0, 230.0, 60.0, 14.0, 13.0, 4)
 
 
-LABEL_GAP = 6.0  # between a line's last point and its label
+LABEL_GAP = 6.0  # between the plot's right edge and the label column
 LABEL_SPACING = 2.0  # between two labels, above and below
 # A label wraps to lines no wider than this share of the chart's width (a long name
 # would otherwise take the plot's room); a word longer than that keeps its line.
@@ -87,14 +87,15 @@ DIRECT_LABELS_FROM = 3
 
 @dataclass
 class DirectLabel:
-    """A series' name beside its line's last point, wrapped, moved up or down as needed."""
+    """A series' name in the label column, wrapped, moved up or down as needed and tied
+    to its series' end by a leader where the two stand apart."""
 
     series: int
     css: str
     lines: list[str]
     spaces: tuple[str, ...]  # after each line, the space it broke at (see line_spaces)
     width: float
-    anchor: tuple[float, float] | None = None  # the last point, in pixels
+    anchor: tuple[float, float] | None = None  # where its leader starts, in pixels
     top: float = 0.0
 
 
