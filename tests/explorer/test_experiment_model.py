@@ -165,6 +165,13 @@ def full_result() -> Result:
                 [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")],
                 [("a", "b", "e")],
             ),
+            LineChart(
+                T("plane", "平面"),
+                T("x", "x"),
+                T("y", "y"),
+                [Series(T("p", "点"), [0.0, 1.0], [0.0, 2.0], draw="points")],
+                equal_aspect=True,
+            ),
         ],
         tables=[
             Table(
@@ -190,6 +197,9 @@ def test_results_survive_the_json_round_trip():
     assert series.x == [0.0, 1.0, 2.0]
     assert series.y[0] == 1.0 and math.isnan(series.y[1]) and series.y[2] == math.inf
     assert again.figures[0].log_y is True
+    assert (series.draw, again.figures[0].equal_aspect) == ("line", False)
+    plane = again.figures[2]
+    assert plane.equal_aspect is True and plane.series[0].draw == "points"
     assert again.figures[1] == full_result().figures[1].__class__(
         T("g", "图"), [GraphNode("a", "A"), GraphNode("b", "B", "d", "grp")], [("a", "b", "e")]
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -535,3 +536,187 @@ def test_thinning_keeps_every_left_out_point_within_the_tolerance_of_the_drawn_l
     # A line that doubles back is not cut short.
     back = [(0.0, 0.0), (10.0, 0.0), (5.0, 0.0)]
     assert thin_polyline(back, 0.25) == back
+
+
+# ---------------------------------------------------------------- end labels, points, equal scales
+
+
+def end_labels(svg: str, size) -> list[tuple[int, float, float, float, float]]:
+    """(series, left, top, right, bottom) of each direct label, from the text-width estimate."""
+    from whylab.explorer.figures.charts import label_line_height
+
+    found = []
+    for text in parse(svg).iter(f"{SVG}text"):
+        if text.get("class") != "direct-label":
+            continue
+        spans = list(text.iter(f"{SVG}tspan"))
+        left = float(spans[0].get("x"))
+        width = max(text_width(span.text, size.legend_font) for span in spans)
+        top = float(spans[0].get("y")) - size.legend_font
+        bottom = float(spans[-1].get("y")) + label_line_height(size) - size.legend_font
+        found.append((int(text.get("data-series")), left, top, left + width, bottom))
+    return found
+
+
+def boxes_overlap(a, b) -> bool:
+    return a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+
+
+def plot_right(svg: str) -> float:
+    """Where the x axis ends: the plot's right edge."""
+    axes = [line for line in parse(svg).iter(f"{SVG}line") if line.get("class") == "axis"]
+    return max(float(line.get("x2")) for line in axes)
+
+
+def drawn_xs(svg: str) -> list[float]:
+    """The x pixel of every point of every series line and marker centre."""
+    xs = []
+    for path in parse(svg).iter(f"{SVG}path"):
+        kind = path.get("class", "").split()[0]
+        if kind == "series":
+            xs += [float(x) for x in re.findall(r"[ML](-?[\d.]+) ", path.get("d"))]
+        elif kind == "marker":
+            xs += [float(x) for x in re.findall(r"M(-?[\d.]+) ", path.get("d"))]
+    return xs
+
+
+def default_figures(topic_module, name: str):
+    experiment = next(e for e in topic_module.EXPERIMENTS if e.name == name)
+    return experiment.run(**experiment.parse_params({})).figures
+
+
+SIZES = pytest.mark.parametrize("size", ["WIDE", "COMPACT"])
+
+
+@SIZES
+@pytest.mark.parametrize("name", ["access-pattern", "misses-by-order"])
+def test_loop_order_end_labels_keep_apart_and_off_every_line(name, size):
+    from whylab.explorer.figures import charts
+    from whylab.topics.loop_order import experiments as loop_order
+
+    size = getattr(charts, size)
+    (figure,) = default_figures(loop_order, name)
+    for lang in ("en", "zh"):
+        svg = render_line_chart(figure, lang, "c", size)
+        labels = end_labels(svg, size)
+        assert sorted(label[0] for label in labels) == list(range(len(figure.series)))
+        for i, label in enumerate(labels):
+            assert not any(boxes_overlap(label, other) for other in labels[i + 1 :]), label
+        # The labels stand in one column right of the plot, and every line and marker
+        # lies left of it, so no label covers a line (markers are 8 px across).
+        edge = plot_right(svg)
+        assert len({label[1] for label in labels}) == 1
+        assert min(label[1] for label in labels) >= edge + charts.LABEL_GAP
+        assert max(drawn_xs(svg)) <= edge + 0.05
+
+
+def test_labels_of_lines_ending_together_fan_out_with_leaders_in_their_order():
+    from whylab.explorer.figures import charts
+
+    names = ["ijk", "ikj", "jik", "jki", "kij", "kji"]
+    series = [
+        Series(T(n, n), [1, 2, 3], [2.0 - 0.3 * i, 1.0, 0.05 + 0.01 * i])
+        for i, n in enumerate(names)
+    ]
+    svg = render_line_chart(chart(*series), "en", "c")
+    labels = end_labels(svg, charts.WIDE)
+    assert all(not boxes_overlap(a, b) for a, b in itertools.combinations(labels, 2))
+    leaders = {
+        line.get("class").split()[1]: line
+        for line in parse(svg).iter(f"{SVG}line")
+        if "label-leader" in line.get("class", "")
+    }
+    assert len(leaders) == len(names)  # every label was moved off its line's end
+    ends = []
+    for line in leaders.values():
+        run = float(line.get("x2")) - float(line.get("x1"))
+        assert run >= charts.LEADER_ROOM  # room to fan out, not a stack of verticals
+        ends.append((float(line.get("y1")), float(line.get("y2"))))
+    # higher ends get higher labels: no two leaders cross
+    ends.sort()
+    assert [y2 for _, y2 in ends] == sorted(y2 for _, y2 in ends)
+    assert len({round(y2) for _, y2 in ends}) == len(names)
+
+
+def test_a_series_drawn_as_points_has_markers_at_every_point_and_no_line():
+    xs = list(range(30))
+    svg = render_line_chart(
+        chart(
+            Series(T("trace", "轨迹"), xs, [x % 7 for x in xs], draw="points"),
+            Series(T("line", "线"), xs, [x / 3 for x in xs]),
+        ),
+        "en",
+        "c",
+    )
+    root = parse(svg)
+    series = [p.get("class") for p in paths_of(root, "series")]
+    markers = {p.get("class").split()[1]: p.get("d").count("M") for p in paths_of(root, "marker")}
+    swatches = [
+        line.get("class")
+        for line in root.iter(f"{SVG}line")
+        if "legend-swatch" in line.get("class")
+    ]
+    points_css = next(css for css in markers if f"series {css}" not in series)
+    assert len(series) == 1  # the line alone has a path
+    assert markers[points_css] == len(xs)  # every access marked, none thinned away
+    assert swatches == [next(s for s in series).replace("series", "legend-swatch")]
+
+
+def test_the_loop_order_access_trace_is_drawn_as_points():
+    from whylab.topics.loop_order import experiments as loop_order
+
+    (figure,) = default_figures(loop_order, "access-pattern")
+    root = parse(render_line_chart(figure, "en", "c"))
+    assert paths_of(root, "series") == []
+    marked = sorted(p.get("d").count("M") for p in paths_of(root, "marker"))
+    assert marked == sorted(len(s.x) for s in figure.series)
+
+
+def paths_of(svg_root, kind: str) -> list:
+    """The ``<path>`` elements whose class starts with ``kind`` (series, marker)."""
+    return [p for p in svg_root.iter(f"{SVG}path") if p.get("class").split()[0] == kind]
+
+
+def polyline_points(d: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in re.findall(r"[ML](-?[\d.]+) (-?[\d.]+)", d)]
+
+
+@pytest.mark.parametrize("xs, ys", [([0, 10], [0, 1]), ([0, 1], [0, 10]), ([-2, 3], [1, 1.5])])
+def test_equal_scales_draw_one_unit_of_x_as_long_as_one_of_y(xs, ys):
+    from whylab.explorer.figures import charts
+
+    for size in (charts.WIDE, charts.COMPACT):
+        figure = LineChart(
+            T("t", "t"), T("x", "x"), T("y", "y"), [Series(T("s", "s"), xs, ys)], equal_aspect=True
+        )
+        path = next(p for p in parse(render_line_chart(figure, "en", "c", size)).iter(f"{SVG}path"))
+        (x0, y0), (x1, y1) = polyline_points(path.get("d"))
+        per_x = (x1 - x0) / (xs[1] - xs[0])
+        per_y = (y0 - y1) / (ys[1] - ys[0])
+        assert per_x == pytest.approx(per_y, rel=0.01)
+        assert x1 <= size.width and y1 >= 0
+
+
+def test_equal_scales_refuse_a_log_axis():
+    with pytest.raises(ValueError, match="linear"):
+        LineChart(T("t", "t"), T("x", "x"), T("y", "y"), [], log_x=True, equal_aspect=True)
+
+
+@SIZES
+def test_the_frank_wolfe_simplex_is_equilateral_and_its_labels_keep_apart(size):
+    from whylab.explorer.figures import charts
+    from whylab.topics.frank_wolfe import experiments as frank_wolfe
+
+    size = getattr(charts, size)
+    (figure,) = default_figures(frank_wolfe, "simplex-path")
+    for lang in ("en", "zh"):
+        svg = render_line_chart(figure, lang, "c", size)
+        triangle = paths_of(parse(svg), "series")[0]
+        corners = polyline_points(triangle.get("d"))
+        xs, ys = [x for x, _ in corners], [y for _, y in corners]
+        ratio = (max(ys) - min(ys)) / (max(xs) - min(xs))
+        assert ratio == pytest.approx(math.sqrt(3) / 2, rel=0.01)
+        labels = end_labels(svg, size)
+        assert len(labels) == 3
+        assert all(not boxes_overlap(a, b) for a, b in itertools.combinations(labels, 2))
+        assert min(label[1] for label in labels) >= plot_right(svg)

@@ -21,7 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-# Bilingual text and the negative controls are part of the SDK; topics import them from here.
+# Bilingual text, the negative controls and the number formatter are part of the SDK;
+# topics import them from here.
 from whylab.explorer.bilingual import LANGS as LANGS
 from whylab.explorer.bilingual import Lang as Lang
 from whylab.explorer.bilingual import T as T
@@ -30,6 +31,9 @@ from whylab.explorer.bilingual import in_language as in_language
 from whylab.explorer.negative_controls import CHECK_ID, Control
 from whylab.explorer.negative_controls import control_active as control_active
 from whylab.explorer.negative_controls import switched_on as switched_on
+from whylab.explorer.number_text import format_number as format_number
+from whylab.explorer.number_text import format_vector as format_vector
+from whylab.explorer.number_text import subscript as subscript
 
 ParamErrorReason = Literal[
     "unknown", "not_bool", "not_choice", "not_int", "not_float", "not_finite", "below", "above"
@@ -252,14 +256,26 @@ class Check:
 
 @dataclass(frozen=True)
 class Series:
+    """One named series of a :class:`LineChart`.
+
+    ``draw="points"`` marks each point and joins none: for discrete samples (the
+    accesses of a trace, the vertices an oracle returned), where a line between two
+    points would show values that were never there.
+    """
+
     name: Text
     x: Sequence[float]
     y: Sequence[float]
+    draw: Literal["line", "points"] = "line"
 
 
 @dataclass(frozen=True)
 class LineChart:
-    """A chart of one or more series; rendered as SVG with a table alternative."""
+    """A chart of one or more series; rendered as SVG with a table alternative.
+
+    ``equal_aspect`` draws one unit of x as long as one unit of y (a shape in the
+    plane, such as a triangle, keeps its angles); it needs two linear axes.
+    """
 
     title: Text
     x_label: Text
@@ -268,6 +284,11 @@ class LineChart:
     log_x: bool = False
     log_y: bool = False
     kind: Literal["line"] = "line"
+    equal_aspect: bool = False
+
+    def __post_init__(self) -> None:
+        if self.equal_aspect and (self.log_x or self.log_y):
+            raise ValueError("equal_aspect needs linear axes: a log axis has no unit length")
 
 
 MAX_PINNED_LAYER = 1000  # a pinned layer beyond this is a bug in the topic, not a diagram

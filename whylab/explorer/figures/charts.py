@@ -1,19 +1,22 @@
 """Line charts (:class:`~whylab.explorer.experiment.LineChart`) as inline SVG.
 
-Axes with "nice" ticks, one path per series (points the eye cannot tell from the
-line left out) with markers at some of its points, each series of a chart of three
-or more named at its line's end, a legend, and the points the pointer and the arrow
-keys read out. Series differ by colour, dash pattern and marker shape, and carry
-their names beside them, so the chart reads without colour. Every SVG carries
-``role="img"``, a title and a short description; the page adds the full data table
-next to it.
+Axes with "nice" ticks (or equal scales on both, for shapes in the plane), one path
+per series (points the eye cannot tell from the line left out) with markers at some
+of its points, or markers alone at every point of a series of discrete samples; each
+series of a chart of three or more named in a column right of the plot, with a leader
+from its line's end where the label had to move; a legend; and the points the
+pointer and the arrow keys read out. Series differ by colour, dash pattern and marker
+shape, and carry their names beside them, so the chart reads without colour. Every
+SVG carries ``role="img"``, a title and a short description; the page adds the full
+data table next to it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import partial
 from html import escape
 
@@ -65,12 +68,16 @@ WIDE = ChartSize("wide", 640.0, 300.0, 72.0, 20.0, 12.0, 5)
 COMPACT = ChartSize("compact", 380.0, 230.0, 60.0, 14.0, 13.0, 4)
 
 
-LABEL_GAP = 6.0  # between a line's last point and its label
+LABEL_GAP = 6.0  # between the plot's right edge and the label column
 LABEL_SPACING = 2.0  # between two labels, above and below
 # A label wraps to lines no wider than this share of the chart's width (a long name
 # would otherwise take the plot's room); a word longer than that keeps its line.
 LABEL_WIDTH_SHARE = {"wide": 0.24, "compact": 0.28}
 LEADER_MIN_SHIFT = 3.0  # a label moved this far from its line's end gets a leader line
+# When a label is moved, the label column stands this much further right, so that the
+# leaders of labels moved apart from one crowded end fan out instead of running on top
+# of each other.
+LEADER_ROOM = 14.0
 # Series are named at their lines' ends from this many on. Two series differ by a colour
 # pair >= 3:1 as well as dash and marker, and the legend names them; from three on no
 # palette can keep every pair 3:1 apart, so each line carries its own name. The label
@@ -80,14 +87,15 @@ DIRECT_LABELS_FROM = 3
 
 @dataclass
 class DirectLabel:
-    """A series' name beside its line's last point, wrapped, moved up or down as needed."""
+    """A series' name in the label column, wrapped, moved up or down as needed and tied
+    to its series' end by a leader where the two stand apart."""
 
     series: int
     css: str
     lines: list[str]
     spaces: tuple[str, ...]  # after each line, the space it broke at (see line_spaces)
     width: float
-    anchor: tuple[float, float] | None = None  # the last point, in pixels
+    anchor: tuple[float, float] | None = None  # where its leader starts, in pixels
     top: float = 0.0
 
 
@@ -142,11 +150,13 @@ def place_labels(labels: list[DirectLabel], line_height: float, low: float, high
 
 
 def _label_markup(label: DirectLabel, x: float, line_height: float, font_size: float) -> str:
+    """A label at ``x`` (the label column), with a leader from its anchor when it was moved
+    up or down or its line ends short of the column."""
     assert label.anchor is not None
     ax, ay = label.anchor
     parts = []
     centre = label.top + len(label.lines) * line_height / 2
-    if abs(centre - ay) > LEADER_MIN_SHIFT:
+    if abs(centre - ay) > LEADER_MIN_SHIFT or x - ax > LABEL_GAP + LEADER_MIN_SHIFT:
         parts.append(
             f'<line class="label-leader {label.css}" x1="{ax + 2:.1f}" y1="{ay:.1f}" '
             f'x2="{x - 2:.1f}" y2="{centre:.1f}"/>'
@@ -165,10 +175,9 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
     """The chart as an ``<svg>`` element (a string of markup) drawn at ``size``."""
     width, plot_height = size.width, size.plot_height
     left, top = size.left, 16.0
+    bottom = top + plot_height
     classes = series_classes(chart)
     labels = direct_labels(chart, lang, classes, size, room=top + plot_height - 2)
-    widest_label = max((label.width for label in labels), default=0.0)
-    right = max(size.right, LABEL_GAP + widest_label + 4) if labels else size.right
     all_points = [_finite_points(s.x, s.y, chart.log_x, chart.log_y) for s in chart.series]
     xs = [p[0] for pts in all_points for p in pts if p]
     ys = [p[1] for pts in all_points for p in pts if p]
@@ -178,53 +187,73 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
             f'<svg class="chart {size.name}" viewBox="0 0 {width:.0f} 60" role="img" '
             f'aria-label="{attr(title)}"><text x="20" y="35">{escape(title)}: —</text></svg>'
         )
+    y_axis = _y_axis(chart, ys, bottom, top)
+    line_height = label_line_height(size)
+    # Placed once on the full plot height to learn whether leaders need room (only the
+    # heights matter: the x axis waits for the room the labels take), and again below,
+    # once the axes are final (equal scales may make the plot shorter).
+    _anchor_labels(labels, chart, all_points, lambda x: 0.0, y_axis)
+    place_labels(labels, line_height, 2.0, bottom)
+    moved = any(label.anchor and _moved(label, line_height) for label in labels)
+    leader_room = LEADER_ROOM if moved else 0.0
+    widest_label = max((label.width for label in labels), default=0.0)
+    right = size.right
+    if labels:
+        right = max(size.right, LABEL_GAP + leader_room + widest_label + 4)
     if chart.log_x:
         x_axis = log_axis(xs, left, width - right)
     else:
         x_axis = linear_axis(xs, left, width - right, tight=True, target_ticks=size.x_ticks)
-    y_axis = (log_axis if chart.log_y else linear_axis)(ys, top + plot_height, top)
-    bottom = top + plot_height
+    if chart.equal_aspect:
+        x_axis, y_axis = equal_scales(x_axis, y_axis)
+        bottom = y_axis.pixel_low
+    plot_right = x_axis.pixel_high
     parts: list[str] = []
 
     for value, label in y_axis.ticks:
         py = y_axis.to_pixel(value)
         parts.append(
-            f'<line class="grid" x1="{left}" y1="{py:.1f}" x2="{width - right}" y2="{py:.1f}"/>'
+            f'<line class="grid" x1="{left}" y1="{py:.1f}" x2="{plot_right:.1f}" y2="{py:.1f}"/>'
             f'<text class="tick" x="{left - 6}" y="{py + 4:.1f}" text-anchor="end">'
             f"{escape(label)}</text>"
         )
     for value, label in x_axis.ticks:
         px = x_axis.to_pixel(value)
         parts.append(
-            f'<line class="tick-mark" x1="{px:.1f}" y1="{bottom}" x2="{px:.1f}" y2="{bottom + 5}"/>'
-            f'<text class="tick" x="{px:.1f}" y="{bottom + 18}" text-anchor="middle">'
+            f'<line class="tick-mark" x1="{px:.1f}" y1="{bottom:.1f}" x2="{px:.1f}" '
+            f'y2="{bottom + 5:.1f}"/>'
+            f'<text class="tick" x="{px:.1f}" y="{bottom + 18:.1f}" text-anchor="middle">'
             f"{escape(label)}</text>"
         )
     parts.append(
-        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
-        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{width - right}" y2="{bottom}"/>'
-        f'<text class="axis-label" x="{(left + width - right) / 2:.1f}" y="{bottom + 38}" '
+        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom:.1f}"/>'
+        f'<line class="axis" x1="{left}" y1="{bottom:.1f}" x2="{plot_right:.1f}" '
+        f'y2="{bottom:.1f}"/>'
+        f'<text class="axis-label" x="{(left + plot_right) / 2:.1f}" y="{bottom + 38:.1f}" '
         f'text-anchor="middle">{escape(chart.x_label.get(lang))}</text>'
-        f'<text class="axis-label" transform="translate(16 {(top + bottom) / 2:.1f}) rotate(-90)" '
-        f'text-anchor="middle">{escape(chart.y_label.get(lang))}</text>'
+        f'<text class="axis-label" transform="translate(16 {(top + bottom) / 2:.1f}) '
+        f'rotate(-90)" text-anchor="middle">{escape(chart.y_label.get(lang))}</text>'
     )
 
-    for index, (css, points) in enumerate(zip(classes, all_points, strict=True)):
-        parts.append(f'<path class="series {css}" d="{_series_path(points, x_axis, y_axis)}"/>')
+    for index, (css, points, series) in enumerate(
+        zip(classes, all_points, chart.series, strict=True)
+    ):
         pixels = [(x_axis.to_pixel(x), y_axis.to_pixel(y)) for x, y in (p for p in points if p)]
+        if series.draw == "points":
+            parts.append(marker_path(css, pixels))
+            continue
+        parts.append(f'<path class="series {css}" d="{_series_path(points, x_axis, y_axis)}"/>')
         if pixels:
             phase = (index + 0.5) / len(chart.series)
             parts.append(marker_path(css, marker_points(pixels, phase)))
-            if labels:
-                labels[index].anchor = pixels[-1]
 
-    line_height = label_line_height(size)
+    _anchor_labels(labels, chart, all_points, x_axis.to_pixel, y_axis)
     place_labels(labels, line_height, 2.0, bottom)
+    column = plot_right + LABEL_GAP + leader_room
     legend_top = bottom + 48
     for label in labels:
         if label.anchor:
-            x = min(label.anchor[0] + LABEL_GAP, width - 2 - label.width)
-            parts.append(_label_markup(label, x, line_height, size.legend_font))
+            parts.append(_label_markup(label, column, line_height, size.legend_font))
             legend_top = max(legend_top, label.top + len(label.lines) * line_height + 12)
     legend, legend_height = draw_legend(
         [(css, s.name.get(lang)) for css, s in zip(classes, chart.series, strict=True)],
@@ -232,6 +261,9 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
         legend_top,
         width - left - size.right,
         size.legend_font,
+        marker_only={
+            css for css, s in zip(classes, chart.series, strict=True) if s.draw == "points"
+        },
     )
     height = legend_top + legend_height
     readout = _readout_points(chart, lang, all_points, x_axis, y_axis)
@@ -247,6 +279,54 @@ def render_line_chart(chart: LineChart, lang: Lang, element_id: str, size: Chart
         f'<desc id="{element_id}-d">{escape(description)}</desc>'
         f"{''.join(parts)}{legend}</svg>"
     )
+
+
+def _y_axis(chart: LineChart, ys: list[float], bottom: float, top: float) -> Axis:
+    if chart.log_y:
+        return log_axis(ys, bottom, top)
+    # With equal scales the y axis ends at the data, as the x axis does, so that the
+    # shape fills the plot instead of a band rounded out to the next tick.
+    return linear_axis(ys, bottom, top, tight=chart.equal_aspect)
+
+
+def equal_scales(x_axis: Axis, y_axis: Axis) -> tuple[Axis, Axis]:
+    """Both axes at the pixels per unit of the tighter one, so one unit of x is drawn as
+    long as one unit of y: the x axis is shortened at its right end, the y axis at its
+    bottom (the plot keeps its top and left corner, and the drawing below moves up)."""
+    x_scale = (x_axis.pixel_high - x_axis.pixel_low) / (x_axis.high - x_axis.low)
+    y_scale = (y_axis.pixel_low - y_axis.pixel_high) / (y_axis.high - y_axis.low)
+    scale = min(x_scale, y_scale)
+    return (
+        replace(x_axis, pixel_high=x_axis.pixel_low + scale * (x_axis.high - x_axis.low)),
+        replace(y_axis, pixel_low=y_axis.pixel_high + scale * (y_axis.high - y_axis.low)),
+    )
+
+
+def _anchor_labels(
+    labels: list[DirectLabel],
+    chart: LineChart,
+    all_points,
+    x_pixel: Callable[[float], float],
+    y_axis: Axis,
+) -> None:
+    """Anchor each label, in pixels, at its line's last point; a series drawn as points
+    has no line to end, so its label goes beside its rightmost point (the last of those
+    as far right), where the leader to the label column is shortest."""
+    for label in labels:
+        drawn = [p for p in all_points[label.series] if p]
+        if not drawn:
+            continue
+        if chart.series[label.series].draw == "points":
+            _, (x, y) = max(enumerate(drawn), key=lambda item: (item[1][0], item[0]))
+        else:
+            x, y = drawn[-1]
+        label.anchor = (x_pixel(x), y_axis.to_pixel(y))
+
+
+def _moved(label: DirectLabel, line_height: float) -> bool:
+    """Whether a placed label sits far enough from its anchor's height to need a leader."""
+    assert label.anchor is not None
+    return abs(label.top + len(label.lines) * line_height / 2 - label.anchor[1]) > LEADER_MIN_SHIFT
 
 
 # A point of a series is left out of its drawn line when the line without it passes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from html import escape
 
 from whylab.explorer.figures.text import text_width
@@ -16,21 +16,28 @@ LEGEND_SWATCH = 24.0  # a legend's line sample: longer than a period of every da
 
 
 def draw_legend(
-    items: list[tuple[str, str]], left: float, top: float, width: float, font_size: float = 12
+    items: list[tuple[str, str]],
+    left: float,
+    top: float,
+    width: float,
+    font_size: float = 12,
+    marker_only: Collection[str] = (),
 ) -> tuple[str, float]:
     """Legend rows of (css class, name) starting at ``top``; returns (svg, height used).
 
     A series' sample shows its dash pattern and, for the ``s0``..``s7`` classes of a
-    line chart, its marker shape in the middle of the line."""
+    line chart, its marker shape in the middle of the line; the classes in
+    ``marker_only`` (series drawn as points) show the marker alone."""
     parts, x, y, row_height = [], left, top + 14, font_size + 8
     for css_class, name in items:
         item_width = LEGEND_SWATCH + 6 + text_width(name, font_size) + 18
         if x > left and x + item_width > left + width:
             x, y = left, y + row_height
-        parts.append(
-            f'<line class="legend-swatch {css_class}" x1="{x:.1f}" y1="{y - 4:.1f}" '
-            f'x2="{x + LEGEND_SWATCH:.1f}" y2="{y - 4:.1f}"/>'
-        )
+        if css_class not in marker_only:
+            parts.append(
+                f'<line class="legend-swatch {css_class}" x1="{x:.1f}" y1="{y - 4:.1f}" '
+                f'x2="{x + LEGEND_SWATCH:.1f}" y2="{y - 4:.1f}"/>'
+            )
         if css_class in SERIES_CLASSES:
             centre = [(x + LEGEND_SWATCH / 2, y - 4)]
             parts.append(marker_path(css_class, centre, "legend-marker"))

@@ -78,11 +78,13 @@ def _figure(figure: Figure) -> dict[str, Any]:
             "y_label": _text(figure.y_label),
             "log_x": bool(figure.log_x),
             "log_y": bool(figure.log_y),
+            "equal_aspect": bool(figure.equal_aspect),
             "series": [
                 {
                     "name": _text(series.name),
                     "x": [_number(v) for v in series.x],
                     "y": [_number(v) for v in series.y],
+                    "draw": series.draw,
                 }
                 for series in figure.series
             ],
@@ -179,11 +181,13 @@ def _read_figure(data: dict[str, Any]) -> Figure:
                     _read_text(s["name"]),
                     [_read_number(v) for v in s["x"]],
                     [_read_number(v) for v in s["y"]],
+                    s["draw"],
                 )
                 for s in data["series"]
             ],
             log_x=data["log_x"],
             log_y=data["log_y"],
+            equal_aspect=data["equal_aspect"],
         )
     if data["kind"] == "graph":
         return GraphDiagram(

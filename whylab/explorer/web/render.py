@@ -38,6 +38,7 @@ from whylab.explorer.experiment import (
     LineChart,
     Param,
     Text,
+    format_number,
     in_language,
 )
 from whylab.explorer.figures.charts import COMPACT, WIDE, render_line_chart
@@ -241,8 +242,8 @@ def describe_params(record: RunRecord, experiment: Experiment, lang: Lang) -> st
 
 
 def format_value(value: Any, lang: Lang = "en") -> str:
-    """Metrics and table cells: ints as they are, floats to 6 significant digits,
-    True/False as yes/no in ``lang``."""
+    """Metrics and table cells: ints as they are, floats as :func:`format_number` writes
+    them (for every number on the site alike), True/False as yes/no in ``lang``."""
     if isinstance(value, bool):
         return translate("yes" if value else "no", lang)
     if isinstance(value, str):
@@ -250,11 +251,7 @@ def format_value(value: Any, lang: Lang = "en") -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        return f"{value:.6g}"
+        return format_number(value)
     return str(value)
 
 

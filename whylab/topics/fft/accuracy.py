@@ -97,8 +97,8 @@ def direct_sum_in_order(x: np.ndarray) -> np.ndarray:
         Metric(
             "in_order_exponent",
             T(
-                "growth of the in-order sum's error: exponent p in n^p",
-                "逐项累加误差的增长指数 p（误差 ∝ n^p）",
+                "growth of the in-order sum's error: exponent p in nᵖ",
+                "逐项累加误差的增长指数 p（误差 ∝ nᵖ）",
             ),
         ),
         Metric(

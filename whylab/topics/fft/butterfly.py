@@ -135,9 +135,9 @@ def subtransform_check(x: np.ndarray, plan: Plan) -> Check:
             worst = max(worst, relative_error(values[start:start + block], dft(sub_sequence)))
     return Check(
         id="stages-are-subtransforms",
-        name=T("After stage s, every block of 2^s values is the DFT of one sub-sequence "
-               "x[r], x[r + n/2^s], …",
-               "第 s 级之后，每一块 2^s 个数都是某个子序列 x[r], x[r + n/2^s], … 的 DFT"),
+        name=T("After stage s, every block of 2ˢ values is the DFT of one sub-sequence "
+               "x[r], x[r + n/2ˢ], …",
+               "第 s 级之后，每一块 2ˢ 个数都是某个子序列 x[r], x[r + n/2ˢ], … 的 DFT"),
         passed=bool(worst <= AGREEMENT_TOLERANCE),
         measured=T(f"relative max error {worst:.1e}", f"最大相对误差 {worst:.1e}"),
         expected=f"≤ {AGREEMENT_TOLERANCE:.0e}",

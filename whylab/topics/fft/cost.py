@@ -109,13 +109,13 @@ def dft_slot(n: int) -> Callable[[np.ndarray], object]:
     timing=True,
     controls=[
         Control(N_TO_THE_1_5_FOR_FFT,
-                T("an O(n^1.5) algorithm (one even split into √n × √n direct DFTs) is timed "
+                T("an O(n√n) algorithm (one even split into √n × √n direct DFTs) is timed "
                   "in place of the FFT",
-                  "计时的不是 FFT，而是一个 O(n^1.5) 的算法（只拆一次，分成 √n × √n 个直接 DFT）"),
+                  "计时的不是 FFT，而是一个 O(n√n) 的算法（只拆一次，分成 √n × √n 个直接 DFT）"),
                 breaks=("fft-time-per-n-log-n-flat",)),
         Control(N_TO_THE_1_5_FOR_DFT,
-                T("an O(n^1.5) algorithm is timed in place of the O(n²) DFT",
-                  "计时的不是 O(n²) 的 DFT，而是一个 O(n^1.5) 的算法"),
+                T("an O(n√n) algorithm is timed in place of the O(n²) DFT",
+                  "计时的不是 O(n²) 的 DFT，而是一个 O(n√n) 的算法"),
                 breaks=("dft-time-grows-like-n-squared", "dft-slower-than-fft")),
         Control(DFT_MATRIX_CACHED,
                 T("the DFT reuses a precomputed matrix instead of evaluating its n² "
@@ -128,7 +128,7 @@ def dft_slot(n: int) -> Callable[[np.ndarray], object]:
     metrics=[
         Metric(
             "dft_exponent",
-            T("DFT time grows as n^p: exponent p", "DFT 耗时按 n^p 增长：指数 p"),
+            T("DFT time grows as nᵖ: exponent p", "DFT 耗时按 nᵖ 增长：指数 p"),
         ),
         Metric(
             "fft_time_per_n_log_n_growth",
@@ -234,12 +234,12 @@ def cost_growth(max_log2n: int, rounds: int) -> Result:
                          f"离 2 比离 1.5 更近（不小于 {DFT_EXPONENT_AT_LEAST}）"),
                      round_exponents, at_least=DFT_EXPONENT_AT_LEAST, unit=""),
         timing_check("fft-time-per-n-log-n-flat",
-                          T(f"FFT time grows like n·log₂ n, not n^1.5: over n = {fft_fit[0]}–"
+                          T(f"FFT time grows like n·log₂ n, not n√n: over n = {fft_fit[0]}–"
                             f"{fft_fit[-1]}, time/(n·log₂ n) grows at most {flat_bound:.2f}× "
-                            f"(an n^1.5 algorithm's would grow {n15_growth:.2f}×)",
-                            f"FFT 耗时按 n·log₂ n 增长而不是 n^1.5：在 n = {fft_fit[0]}–"
+                            f"(an n√n algorithm's would grow {n15_growth:.2f}×)",
+                            f"FFT 耗时按 n·log₂ n 增长而不是 n√n：在 n = {fft_fit[0]}–"
                             f"{fft_fit[-1]} 上，时间/(n·log₂ n) 至多增长为 {flat_bound:.2f} 倍"
-                            f"（n^1.5 的算法会增长为 {n15_growth:.2f} 倍）"),
+                            f"（n√n 的算法会增长为 {n15_growth:.2f} 倍）"),
                      round_growths, at_most=round(flat_bound, 2)),
         timing_check("dft-slower-than-fft",
                     T(f"At n = {largest_common} the DFT takes at least {DFT_SLOWER_AT_LEAST:g}× "

@@ -24,8 +24,8 @@ RECURSION_SWAPS_HALVES = "recursion-swaps-halves"
 DFT_BY_FFT = "dft-by-fft"
 
 LABELS = {
-    TWIDDLE_OFF_BY_ONE: T("every twiddle factor is off by one: w^(k+1) instead of w^k",
-                          "每个旋转因子都错一位：用了 w^(k+1) 而不是 w^k"),
+    TWIDDLE_OFF_BY_ONE: T("every twiddle factor is off by one: w⁽ᵏ⁺¹⁾ instead of wᵏ",
+                          "每个旋转因子都错一位：用了 w⁽ᵏ⁺¹⁾ 而不是 wᵏ"),
     NO_BIT_REVERSAL: T("the input is not reordered by bit reversal before the stages",
                        "进入各级蝶形运算之前，没有按位反转重排输入"),
     ONLY_BIT_REVERSAL: T("the transform only reorders by bit reversal and runs no butterflies",

@@ -129,10 +129,10 @@ IGNORED = "gap-tol-ignored"
     description=T(
         "Runs pairwise FW (exact line search) on a strongly convex quadratic over the simplex "
         "with gap_tol, and "
-        "recomputes every gap from the gradient, ⟨∇f(x_t), x_t⟩ − min_i ∇f(x_t)_i: the run must "
+        "recomputes every gap from the gradient, ⟨∇f(xₜ), xₜ⟩ − minᵢ ∇f(xₜ)ᵢ: the run must "
         "end right after the first step that starts from a gap ≤ gap_tol, and not before.",
         "在单纯形上的一个强凸二次函数上运行成对 FW（精确线搜索），并设 gap_tol；"
-        "每个间隙都由梯度重新计算：⟨∇f(x_t), x_t⟩ − min_i ∇f(x_t)_i。"
+        "每个间隙都由梯度重新计算：⟨∇f(xₜ), xₜ⟩ − minᵢ ∇f(xₜ)ᵢ。"
         "运行必须在第一个从间隙 ≤ gap_tol 出发的步之后立即结束，也不能更早结束。",
     ),
     params=[Param("gap_tol", "float", 1e-3, T("gap tolerance", "间隙容差"), minimum=1e-6,

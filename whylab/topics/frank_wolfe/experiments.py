@@ -30,6 +30,9 @@ from whylab.explorer.experiment import (
     Text,
     control_active,
     experiment,
+    format_number,
+    format_vector,
+    subscript,
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
@@ -226,8 +229,8 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
     limit = FEASIBILITY_TOL
     schedule_error = _open_loop_error(run.iterates, feasible_set, f_and_grad)
     checks = [
-        Check(T(f"Every Frank–Wolfe iterate x₀…x_{steps} lies in the set (to rounding)",
-                f"Frank–Wolfe 的每个迭代点 x₀…x_{steps} 都在集合内（误差仅为舍入）"),
+        Check(T(f"Every Frank–Wolfe iterate x₀…x{subscript(steps)} lies in the set (to rounding)",
+                f"Frank–Wolfe 的每个迭代点 x₀…x{subscript(steps)} 都在集合内（误差仅为舍入）"),
               worst <= limit,
               T(f"largest breach {worst:.1e}", f"最大越界 {worst:.1e}"),
               f"≤ {limit:.0e}", id="iterates-feasible"),
@@ -236,11 +239,11 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
               gaps[1] <= 0.1 * gaps[0],
               f"g_T / g₀ = {gaps[1] / gaps[0]:.2e}" if gaps[0] > 0 else "g₀ = 0",
               "≤ 0.1", id="gap-shrinks"),
-        Check(T("…by the open-loop steps γ_t = 2/(t + 2), γ_t recovered from each pair of "
+        Check(T("…by the open-loop steps γₜ = 2/(t + 2), γₜ recovered from each pair of "
                 "iterates and the oracle's vertex (a schedule one step off differs by ≥ 2e-6)",
-                "……而且步长恰好是开环规则 γ_t = 2/(t + 2)：γ_t 由每一对相邻迭代点和预言机"
+                "……而且步长恰好是开环规则 γₜ = 2/(t + 2)：γₜ 由每一对相邻迭代点和预言机"
                 "给出的顶点反推得到（差一步的步长序列至少相差 2e-6）"),
-              schedule_error <= 1e-7, f"max |γ_t − 2/(t + 2)| = {schedule_error:.1e}", "≤ 1e-7",
+              schedule_error <= 1e-7, f"max |γₜ − 2/(t + 2)| = {schedule_error:.1e}", "≤ 1e-7",
               id="open-loop-schedule"),
     ]
     t = list(range(steps + 1))
@@ -272,10 +275,10 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
     title=T("The gap bounds the error it cannot see", "间隙给看不见的误差设了上界"),
     description=T(
         "Minimises a least-squares objective over the probability simplex with open-loop "
-        "Frank–Wolfe and compares the gap g_t at every iterate with the true error "
-        "f(x_t) − f*, f* from the KKT conditions solved exactly on the optimum's support.",
+        "Frank–Wolfe and compares the gap gₜ at every iterate with the true error "
+        "f(xₜ) − f*, f* from the KKT conditions solved exactly on the optimum's support.",
         "用开环步长的 Frank–Wolfe 在概率单纯形上最小化最小二乘目标，"
-        "把每个迭代点的间隙 g_t 与真实误差 f(x_t) − f* 对比；"
+        "把每个迭代点的间隙 gₜ 与真实误差 f(xₜ) − f* 对比；"
         "f* 由在最优解支撑集上精确求解的 KKT 条件给出。",
     ),
     params=[
@@ -285,8 +288,8 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
     ],
     controls=[
         Control("stale-vertex",
-                T("the gap is computed with the previous step's vertex s_{t−1} instead of "
-                  "this step's oracle answer", "间隙用上一步的顶点 s_{t−1} 计算，而不是本步线性"
+                T("the gap is computed with the previous step's vertex sₜ₋₁ instead of "
+                  "this step's oracle answer", "间隙用上一步的顶点 sₜ₋₁ 计算，而不是本步线性"
                   "最小化的结果"),
                 breaks=("gap-bounds-error",)),
         SUPPORT_CONTROL,
@@ -300,8 +303,8 @@ def feasibility(constraint: str, n: int, steps: int, seed: int) -> Result:
         Metric(
             "min_gap_minus_error",
             T(
-                "smallest g_t − h_t (≥ 0: the gap bounds the error)",
-                "g_t − h_t 的最小值（≥ 0：间隙是误差的上界）",
+                "smallest gₜ − hₜ (≥ 0: the gap bounds the error)",
+                "gₜ − hₜ 的最小值（≥ 0：间隙是误差的上界）",
             ),
         ),
     ],
@@ -325,24 +328,24 @@ def gap_certificate(n: int, steps: int, seed: int) -> Result:
     margin = float(np.min(gaps - errors))
     checks = [
         kkt_check(optimum),
-        Check(T("No iterate beats f*: f(x_t) − f* ≥ 0 at every t",
-                "没有迭代点优于 f*：每个 t 都有 f(x_t) − f* ≥ 0"),
+        Check(T("No iterate beats f*: f(xₜ) − f* ≥ 0 at every t",
+                "没有迭代点优于 f*：每个 t 都有 f(xₜ) − f* ≥ 0"),
               float(np.min(errors)) >= -slack,
-              f"min (f(x_t) − f*) = {np.min(errors):.2e}", f"≥ −{slack:.0e}",
+              f"min (f(xₜ) − f*) = {np.min(errors):.2e}", f"≥ −{slack:.0e}",
               id="error-nonnegative"),
-        Check(T(f"The gap bounds the error at every iterate: g_t ≥ f(x_t) − f* for t < {steps}",
-                f"每个迭代点上间隙都是误差的上界：t < {steps} 时 g_t ≥ f(x_t) − f*"),
+        Check(T(f"The gap bounds the error at every iterate: gₜ ≥ f(xₜ) − f* for t < {steps}",
+                f"每个迭代点上间隙都是误差的上界：t < {steps} 时 gₜ ≥ f(xₜ) − f*"),
               margin >= -slack,
-              f"min (g_t − h_t) = {margin:.2e}", f"≥ −{slack:.0e}", id="gap-bounds-error"),
+              f"min (gₜ − hₜ) = {margin:.2e}", f"≥ −{slack:.0e}", id="gap-bounds-error"),
     ]
     t = np.arange(steps)
     figure = LineChart(
-        title=T("Gap g_t and true error h_t = f(x_t) − f*",
-                "间隙 g_t 与真实误差 h_t = f(x_t) − f*"),
+        title=T("Gap gₜ and true error hₜ = f(xₜ) − f*",
+                "间隙 gₜ 与真实误差 hₜ = f(xₜ) − f*"),
         x_label=T("step t", "迭代步 t"),
         y_label=T("value (log scale)", "数值（对数坐标）"),
-        series=[Series(T("gap g_t", "间隙 g_t"), _thin(t), _thin(gaps)),
-                Series(T("error h_t", "误差 h_t"), _thin(t), _thin(errors))],
+        series=[Series(T("gap gₜ", "间隙 gₜ"), _thin(t), _thin(gaps)),
+                Series(T("error hₜ", "误差 hₜ"), _thin(t), _thin(errors))],
         log_y=True,
     )
     support = np.flatnonzero(optimum.x)
@@ -353,7 +356,7 @@ def gap_certificate(n: int, steps: int, seed: int) -> Result:
                f"{optimum.value:.12g}"],
               [T("support size", "支撑集大小"), int(support.shape[0])],
               [T("largest KKT violation", "KKT 最大偏差"), f"{optimum.violation:.1e}"],
-              [T("smallest g_t / h_t", "g_t / h_t 的最小值"),
+              [T("smallest gₜ / hₜ", "gₜ / hₜ 的最小值"),
                f"{np.min(gaps[errors > 0] / errors[errors > 0]):.3g}"
                if np.any(errors > 0) else "—"]],
     )
@@ -375,10 +378,10 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
     name="jaggi-rate",
     title=T("The O(1/t) rate, with its constant", "O(1/t) 收敛速度及其常数"),
     description=T(
-        "Runs Frank–Wolfe with γ_t = 2/(t+2) on a least-squares objective over the simplex "
+        "Runs Frank–Wolfe with γₜ = 2/(t+2) on a least-squares objective over the simplex "
         "and compares the error with Jaggi's bound 2C_f/(t+2), C_f computed exactly for this "
         "quadratic, and fits the slopes of the error and the gap on log-log axes.",
-        "在单纯形上的最小二乘目标上以 γ_t = 2/(t+2) 运行 Frank–Wolfe，"
+        "在单纯形上的最小二乘目标上以 γₜ = 2/(t+2) 运行 Frank–Wolfe，"
         "把误差与 Jaggi 的上界 2C_f/(t+2) 比较（C_f 对这个二次函数精确算出），"
         "并在双对数坐标下拟合误差与间隙的斜率。",
     ),
@@ -389,8 +392,8 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
     ],
     controls=[
         Control("step-decays-too-fast",
-                T("the step size is γ_t = 1/(t+2)², whose sum is finite, so the iterate "
-                  "stalls", "步长取 γ_t = 1/(t+2)²，其总和有限，迭代点会停滞"),
+                T("the step size is γₜ = 1/(t+2)², whose sum is finite, so the iterate "
+                  "stalls", "步长取 γₜ = 1/(t+2)²，其总和有限，迭代点会停滞"),
                 breaks=("rate-bound", "error-slope")),
         Control("smallest-eigenvalue-as-l",
                 T("L is taken as the smallest eigenvalue of the Hessian (the strong-convexity "
@@ -403,15 +406,15 @@ def fitted_slope(t: np.ndarray, values: np.ndarray) -> float:
         Metric("curvature", T("curvature constant C_f", "曲率常数 C_f")),
         Metric(
             "error_slope",
-            T("slope of log h_t against log t (late steps)", "log h_t 对 log t 的斜率（后期各步）"),
+            T("slope of log hₜ against log t (late steps)", "log hₜ 对 log t 的斜率（后期各步）"),
         ),
         Metric(
             "gap_slope",
-            T("slope of log g_t against log t (late steps)", "log g_t 对 log t 的斜率（后期各步）"),
+            T("slope of log gₜ against log t (late steps)", "log gₜ 对 log t 的斜率（后期各步）"),
         ),
         Metric(
             "worst_error_over_bound",
-            T("largest h_t / Jaggi's bound 2C_f/(t+2)", "h_t / Jaggi 上界 2C_f/(t+2) 的最大值"),
+            T("largest hₜ / Jaggi's bound 2C_f/(t+2)", "hₜ / Jaggi 上界 2C_f/(t+2) 的最大值"),
         ),
     ],
 )
@@ -445,11 +448,11 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
                 f"C_f = {curvature:.4g}，L·直径² = {l_diam2:.4g}"),
               T("C_f ≤ L·diam²", "C_f ≤ L·直径²"),
               id="curvature-bound"),
-        Check(T(f"Jaggi's Theorem 1: f(x_t) − f* ≤ 2C_f/(t+2) for every t = 1…{steps}",
-                f"Jaggi 定理 1：对每个 t = 1…{steps} 都有 f(x_t) − f* ≤ 2C_f/(t+2)"),
+        Check(T(f"Jaggi's Theorem 1: f(xₜ) − f* ≤ 2C_f/(t+2) for every t = 1…{steps}",
+                f"Jaggi 定理 1：对每个 t = 1…{steps} 都有 f(xₜ) − f* ≤ 2C_f/(t+2)"),
               bool(np.all(errors <= bound + slack)),
-              T(f"largest h_t / bound = {worst_ratio:.3f}",
-                f"h_t 与上界之比最大为 {worst_ratio:.3f}"),
+              T(f"largest hₜ / bound = {worst_ratio:.3f}",
+                f"hₜ 与上界之比最大为 {worst_ratio:.3f}"),
               "≤ 1", id="rate-bound"),
         Check(T(f"The error falls at least like 1/t: fitted log-log slope ≤ {SLOPE_AT_MOST}",
                 f"误差至少按 1/t 下降：双对数拟合斜率 ≤ {SLOPE_AT_MOST}"),
@@ -458,15 +461,15 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
               id="error-slope"),
     ]
     figure = LineChart(
-        title=T("Error h_t, gap g_t and Jaggi's bound (log-log)",
-                "误差 h_t、间隙 g_t 与 Jaggi 上界（双对数）"),
+        title=T("Error hₜ, gap gₜ and Jaggi's bound (log-log)",
+                "误差 hₜ、间隙 gₜ 与 Jaggi 上界（双对数）"),
         x_label=T("step t", "迭代步 t"),
         y_label=T("value", "数值"),
         series=[Series(T("bound 2C_f/(t+2)", "上界 2C_f/(t+2)"), _thin(t), _thin(bound)),
-                Series(T(f"gap g_t (slope {gap_slope:.2f})", f"间隙 g_t（斜率 {gap_slope:.2f}）"),
+                Series(T(f"gap gₜ (slope {gap_slope:.2f})", f"间隙 gₜ（斜率 {gap_slope:.2f}）"),
                        _thin(t), _thin(gaps)),
-                Series(T(f"error h_t (slope {error_slope:.2f})",
-                         f"误差 h_t（斜率 {error_slope:.2f}）"), _thin(t), _thin(errors))],
+                Series(T(f"error hₜ (slope {error_slope:.2f})",
+                         f"误差 hₜ（斜率 {error_slope:.2f}）"), _thin(t), _thin(errors))],
         log_x=True, log_y=True,
     )
     table = Table(
@@ -476,10 +479,10 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
                f"{curvature:.4g}"],
               [T("L (largest eigenvalue of AᵀA)", "L（AᵀA 的最大特征值）"), f"{smoothness:.4g}"],
               [T("diam² of the simplex", "单纯形直径的平方"), f"{simplex.diameter() ** 2:.4g}"],
-              [T(f"fitted slope of h_t over t = {t[late][0]}…{steps}",
-                 f"t = {t[late][0]}…{steps} 上 h_t 的拟合斜率"), f"{error_slope:.3f}"],
-              [T(f"fitted slope of g_t over t = {t[late][0]}…{steps}",
-                 f"t = {t[late][0]}…{steps} 上 g_t 的拟合斜率"), f"{gap_slope:.3f}"]],
+              [T(f"fitted slope of hₜ over t = {t[late][0]}…{steps}",
+                 f"t = {t[late][0]}…{steps} 上 hₜ 的拟合斜率"), f"{error_slope:.3f}"],
+              [T(f"fitted slope of gₜ over t = {t[late][0]}…{steps}",
+                 f"t = {t[late][0]}…{steps} 上 gₜ 的拟合斜率"), f"{gap_slope:.3f}"]],
     )
     return Result(checks=checks, figures=[figure], tables=[table],
                   metrics={"curvature": curvature, "error_slope": error_slope,
@@ -513,7 +516,7 @@ def jaggi_rate(n: int, steps: int, seed: int) -> Result:
     metrics=[
         Metric(
             "max_deviation",
-            T("largest |h_t − (1/(t+1) − 1/n)|", "最大偏差 |h_t − (1/(t+1) − 1/n)|"),
+            T("largest |hₜ − (1/(t+1) − 1/n)|", "最大偏差 |hₜ − (1/(t+1) − 1/n)|"),
         ),
     ],
 )
@@ -529,12 +532,12 @@ def lower_bound(n: int) -> Result:
     nonzeros = np.array([np.count_nonzero(x) for x in run.iterates])
     rounding = 4 * np.finfo(float).eps
     checks = [
-        Check(T(f"h_t = 1/(t+1) − 1/n exactly, for every t = 0…{n - 1}",
-                f"对每个 t = 0…{n - 1}，h_t 恰好等于 1/(t+1) − 1/n"),
-              worst <= rounding, f"max |h_t − (1/(t+1) − 1/n)| = {worst:.1e}",
+        Check(T(f"hₜ = 1/(t+1) − 1/n exactly, for every t = 0…{n - 1}",
+                f"对每个 t = 0…{n - 1}，hₜ 恰好等于 1/(t+1) − 1/n"),
+              worst <= rounding, f"max |hₜ − (1/(t+1) − 1/n)| = {worst:.1e}",
               f"≤ {rounding:.1e} (4 ulp)", id="error-equals-formula"),
-        Check(T("Each step adds exactly one nonzero: x_t has t+1 of them",
-                "每一步恰好增加一个非零元：x_t 有 t+1 个"),
+        Check(T("Each step adds exactly one nonzero: xₜ has t+1 of them",
+                "每一步恰好增加一个非零元：xₜ 有 t+1 个"),
               bool(np.all(nonzeros == t + 1)),
               T(f"nonzeros at t = 0, 1, 2: {nonzeros[:3].tolist()}",
                 f"t = 0, 1, 2 时的非零元个数：{nonzeros[:3].tolist()}"),
@@ -543,7 +546,7 @@ def lower_bound(n: int) -> Result:
     figure = LineChart(
         title=T("Error after t steps against 1/(t+1) − 1/n", "t 步后的误差与 1/(t+1) − 1/n"),
         x_label=T("step t + 1", "迭代步 t + 1"),
-        y_label=T("h_t", "h_t"),
+        y_label=T("hₜ", "hₜ"),
         series=[Series(T("1/(t+1) − 1/n", "1/(t+1) − 1/n"), _thin(t[:-1] + 1),
                        _thin(formula[:-1])),
                 Series(T("Frank–Wolfe, exact line search", "Frank–Wolfe，精确线搜索"),
@@ -733,7 +736,7 @@ def variants(n: int, max_steps: int, seed: int) -> Result:
     figure = LineChart(
         title=T("Frank–Wolfe gap per iteration", "每次迭代的 Frank–Wolfe 间隙"),
         x_label=T("iteration t + 1", "迭代次数 t + 1"),
-        y_label=T("gap g_t", "间隙 g_t"),
+        y_label=T("gap gₜ", "间隙 gₜ"),
         series=[Series(names[v], _thin(range(1, len(gaps[v]) + 1)),
                        _thin(np.maximum(gaps[v], 1e-16))) for v in names],
         log_x=True, log_y=True,
@@ -814,8 +817,8 @@ def sparsity(n: int, steps: int, seed: int) -> Result:
         projected_counts[kind] = np.array([np.count_nonzero(x) for x in projected])
         over = np.flatnonzero(counts[kind] > np.arange(steps + 1) + 1)
         checks.append(Check(
-            T(f"On the {names[kind].en}, x_t has at most t+1 nonzeros for every t ≤ {steps}",
-              f"在{names[kind].zh}上，对每个 t ≤ {steps}，x_t 至多有 t+1 个非零元"),
+            T(f"On the {names[kind].en}, xₜ has at most t+1 nonzeros for every t ≤ {steps}",
+              f"在{names[kind].zh}上，对每个 t ≤ {steps}，xₜ 至多有 t+1 个非零元"),
             over.shape[0] == 0,
             T(f"{counts[kind][-1]} nonzeros at t = {steps}" if over.shape[0] == 0 else
               f"{counts[kind][over[0]]} nonzeros at t = {over[0]}",
@@ -951,7 +954,7 @@ def matrix_completion(rows: int, rank: int, observed: float, steps: int, seed: i
     figures = [
         LineChart(title=T("Rank of the iterate", "迭代点的秩"),
                   x_label=T("step t", "迭代步 t"), y_label=T("rank", "秩"),
-                  series=[Series(T("rank of X_t", "X_t 的秩"), t, ranks.tolist()),
+                  series=[Series(T("rank of Xₜ", "Xₜ 的秩"), t, ranks.tolist()),
                           Series(T("singular values above 1% of the largest",
                                    "大于最大奇异值 1% 的奇异值个数"), t, large),
                           Series(T("true rank", "真实秩"), t, [rank] * len(t))]),
@@ -1035,44 +1038,43 @@ def simplex_path(variant: str, step: str, steps: int) -> Result:
                       for a, b, s in zip(path[:-1], path[1:], run.vertices, strict=True))
     if variant == "vanilla":
         checks.append(Check(
-            T("Each step lands on the segment from x_t to the oracle's vertex s_t",
-              "每一步都落在从 x_t 到线性最小化顶点 s_t 的线段上"),
+            T("Each step lands on the segment from xₜ to the oracle's vertex sₜ",
+              "每一步都落在从 xₜ 到线性最小化顶点 sₜ 的线段上"),
             off_segment <= 1e-12, T(f"largest distance from the segment {off_segment:.1e}",
                                     f"离线段的最大距离 {off_segment:.1e}"),
             "≤ 1e-12", id="steps-toward-vertex"))
     else:
         checks.append(Check.not_applicable(
             id="steps-toward-vertex",
-            name=T("Each step lands on the segment from x_t to the oracle's vertex s_t",
-                   "每一步都落在从 x_t 到线性最小化顶点 s_t 的线段上"),
+            name=T("Each step lands on the segment from xₜ to the oracle's vertex sₜ",
+                   "每一步都落在从 xₜ 到线性最小化顶点 sₜ 的线段上"),
             expected="≤ 1e-12",
             why=T("away and pairwise steps move along other directions; needs variant = "
                   "vanilla", "远离步和成对步沿别的方向移动；需要 variant = vanilla")))
-    triangle = to_plane(np.vstack([np.eye(3), np.eye(3)[:1]]))
+    # drawn round from the right-hand corner back to it, so the triangle's name at its
+    # line's end stands beside the triangle
+    triangle = to_plane(np.eye(3)[[1, 2, 0, 1]])
     points = np.array([to_plane(x) for x in path])
-    vertices = np.array([to_plane(s) for s in run.vertices])
-    separated_x, separated_y = [], []
-    for vx, vy in vertices:
-        separated_x += [float(vx), math.nan]
-        separated_y += [float(vy), math.nan]
+    vertices = np.array([to_plane(s) for s in run.vertices[:40]])
     figure = LineChart(
         title=T("Iterates on the simplex (barycentric coordinates in the plane)",
                 "单纯形上的迭代点（平面上的重心坐标）"),
         x_label=T("horizontal position", "水平位置"),
         y_label=T("vertical position", "竖直位置"),
         series=[Series(T("simplex", "单纯形"), triangle[:, 0].tolist(), triangle[:, 1].tolist()),
-                Series(T("iterates x_t", "迭代点 x_t"), points[:, 0].tolist(),
+                Series(T("iterates xₜ", "迭代点 xₜ"), points[:, 0].tolist(),
                        points[:, 1].tolist()),
-                Series(T("oracle vertices s_t", "线性最小化顶点 s_t"), separated_x[:80],
-                       separated_y[:80])],
+                Series(T("oracle vertices sₜ", "线性最小化顶点 sₜ"), vertices[:, 0].tolist(),
+                       vertices[:, 1].tolist(), draw="points")],
+        equal_aspect=True,
     )
     table = Table(
         title=T("The first steps", "前几步"),
-        columns=[T("t", "t"), T("x_t", "x_t"), T("s_t", "s_t"), T("gap g_t", "间隙 g_t"),
-                 T("γ_t", "γ_t")],
-        rows=[[t, np.array2string(path[t], precision=3), np.array2string(run.vertices[t],
-                                                                           precision=0),
-               f"{run.gaps[t]:.3g}", f"{run.gammas[t]:.3g}"] for t in range(min(6, run.steps))],
+        columns=[T("t", "t"), T("xₜ", "xₜ"), T("sₜ", "sₜ"), T("gap gₜ", "间隙 gₜ"),
+                 T("γₜ", "γₜ")],
+        rows=[[t, format_vector(path[t], 3), format_vector(run.vertices[t], 3),
+               format_number(run.gaps[t], 3), format_number(run.gammas[t], 3)]
+              for t in range(min(6, run.steps))],
     )
     return Result(checks=checks, figures=[figure], tables=[table],
                   metrics={"final_gap": run.gaps[-1], "max_breach": worst})

@@ -38,6 +38,7 @@ from whylab.explorer.experiment import (
     Table,
     control_active,
     experiment,
+    subscript,
 )
 from whylab.optim import FrankWolfe, frank_wolfe
 from whylab.optim import constraints as C
@@ -382,12 +383,12 @@ SHORT_AS_OPEN_LOOP = "short-step-ignored"
             "短步长：二次上界的最小点"),
     description=T(
         "Runs Frank–Wolfe with the short step on a strongly convex quadratic over the simplex, "
-        "with L the largest eigenvalue of its Hessian (NumPy's eigvalsh), and recovers each γ_t "
-        "from the iterates as ‖x_{t+1} − x_t‖ / ‖s_t − x_t‖, to compare with the closed form "
-        "min(g_t / (L‖s_t − x_t‖²), 1) and with the decrease the upper bound guarantees.",
+        "with L the largest eigenvalue of its Hessian (NumPy's eigvalsh), and recovers each γₜ "
+        "from the iterates as ‖xₜ₊₁ − xₜ‖ / ‖sₜ − xₜ‖, to compare with the closed form "
+        "min(gₜ / (L‖sₜ − xₜ‖²), 1) and with the decrease the upper bound guarantees.",
         "在单纯形上的一个强凸二次函数上用短步长运行 Frank–Wolfe，L 取其黑塞矩阵的最大特征值"
-        "（NumPy 的 eigvalsh），再从迭代点按 ‖x_{t+1} − x_t‖ / ‖s_t − x_t‖ 还原每个 γ_t，"
-        "与闭式 min(g_t / (L‖s_t − x_t‖²), 1) 以及二次上界所保证的下降量对照。",
+        "（NumPy 的 eigvalsh），再从迭代点按 ‖xₜ₊₁ − xₜ‖ / ‖sₜ − xₜ‖ 还原每个 γₜ，"
+        "与闭式 min(gₜ / (L‖sₜ − xₜ‖²), 1) 以及二次上界所保证的下降量对照。",
     ),
     params=[Param("n", "int", 10, T("dimension n", "维数 n"), minimum=5, maximum=40, step=1),
             SEED],
@@ -417,15 +418,15 @@ def short_step(n: int, seed: int) -> Result:
         guaranteed = run.values[t] - 0.5 * expected * gap
         short_fall = max(short_fall, (run.values[t + 1] - guaranteed) / max(1.0, run.values[t]))
     checks = [
-        Check(T(f"Each of the {SHORT_STEPS} steps is γ_t = min(g_t / (L‖s_t − x_t‖²), 1), "
+        Check(T(f"Each of the {SHORT_STEPS} steps is γₜ = min(gₜ / (L‖sₜ − xₜ‖²), 1), "
                 "recovered from the iterates", f"{SHORT_STEPS} 步中的每一步都满足 "
-                "γ_t = min(g_t / (L‖s_t − x_t‖²), 1)，由迭代点还原得到"),
+                "γₜ = min(gₜ / (L‖sₜ − xₜ‖²), 1)，由迭代点还原得到"),
               formula_error <= SHORT_TOL,
               T(f"largest relative error {formula_error:.1e}; {capped} steps capped at 1",
                 f"最大相对误差 {formula_error:.1e}；{capped} 步被截断为 1"),
               f"≤ {SHORT_TOL:.0e}", id="short-step-formula"),
-        Check(T("Each step lowers f at least to f(x_t) − γ_t g_t / 2, the quadratic upper "
-                "bound's guarantee", "每一步都至少把 f 降到 f(x_t) − γ_t g_t / 2，"
+        Check(T("Each step lowers f at least to f(xₜ) − γₜ gₜ / 2, the quadratic upper "
+                "bound's guarantee", "每一步都至少把 f 降到 f(xₜ) − γₜ gₜ / 2，"
                 "即二次上界所保证的下降"),
               short_fall <= 1e-14, T(f"largest shortfall {short_fall:.1e}",
                                      f"最大差额 {short_fall:.1e}"),
@@ -446,13 +447,13 @@ PARABOLA = "parabola-on-exponentials"
     title=T("The line search on an objective that is not quadratic",
             "非二次目标上的线搜索"),
     description=T(
-        "Minimises f(w) = Σ exp(c_i w_i) over the simplex with the torch-style FrankWolfe "
-        "optimizer, gradients by autograd, step='line_search' and a closure. Each step γ_t "
-        "must minimise f along the segment: the root of φ'(γ) = Σ c_i d_i exp(c_i (x_i + γ d_i)) "
+        "Minimises f(w) = Σ exp(cᵢ wᵢ) over the simplex with the torch-style FrankWolfe "
+        "optimizer, gradients by autograd, step='line_search' and a closure. Each step γₜ "
+        "must minimise f along the segment: the root of φ'(γ) = Σ cᵢ dᵢ exp(cᵢ (xᵢ + γ dᵢ)) "
         "on [0, 1], found by SciPy's brentq, or 1 when φ still falls there.",
-        "用 torch 风格的 FrankWolfe 优化器在单纯形上最小化 f(w) = Σ exp(c_i w_i)，梯度由自动微分"
-        "给出，step='line_search' 并传入闭包。每一步的 γ_t 都必须使 f 沿线段取最小：即 "
-        "φ'(γ) = Σ c_i d_i exp(c_i (x_i + γ d_i)) 在 [0, 1] 上的根（由 SciPy 的 brentq 求得），"
+        "用 torch 风格的 FrankWolfe 优化器在单纯形上最小化 f(w) = Σ exp(cᵢ wᵢ)，梯度由自动微分"
+        "给出，step='line_search' 并传入闭包。每一步的 γₜ 都必须使 f 沿线段取最小：即 "
+        "φ'(γ) = Σ cᵢ dᵢ exp(cᵢ (xᵢ + γ dᵢ)) 在 [0, 1] 上的根（由 SciPy 的 brentq 求得），"
         "或者在 φ 到 1 处仍在下降时取 1。",
     ),
     params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
@@ -493,8 +494,8 @@ def line_search(n: int, seed: int) -> Result:
         optimizer.step(closure)
         worst = max(worst, abs(optimizer.gamma - best))
     name = T(f"Each of the {LINE_STEPS} line-search steps minimises f along its segment: "
-             "|γ_t − γ*| with γ* the root of φ' (brentq)",
-             f"{LINE_STEPS} 个线搜索步中的每一步都使 f 沿其线段取最小：|γ_t − γ*|，"
+             "|γₜ − γ*| with γ* the root of φ' (brentq)",
+             f"{LINE_STEPS} 个线搜索步中的每一步都使 f 沿其线段取最小：|γₜ − γ*|，"
              "γ* 为 φ' 的根（brentq）")
     if interior == 0:
         check = Check.not_applicable(
@@ -504,8 +505,8 @@ def line_search(n: int, seed: int) -> Result:
                   "最小点；请换一个随机种子"))
     else:
         check = Check(name, worst <= LINE_TOL,
-                      T(f"largest |γ_t − γ*| {worst:.1e}; {interior} minimisers inside the "
-                        "segment", f"|γ_t − γ*| 最大 {worst:.1e}；{interior} 个最小点在线段内部"),
+                      T(f"largest |γₜ − γ*| {worst:.1e}; {interior} minimisers inside the "
+                        "segment", f"|γₜ − γ*| 最大 {worst:.1e}；{interior} 个最小点在线段内部"),
                       f"≤ {LINE_TOL:.0e}", id="line-search-minimises")
     return Result(checks=[check])
 
@@ -518,21 +519,21 @@ LATE = "schedule-read-late"
 
 @experiment(
     name="running-mean",
-    title=T("γ_t = 1/(t+1): the iterate is the mean of the vertices so far",
-            "γ_t = 1/(t+1)：迭代点就是迄今所有顶点的平均"),
+    title=T("γₜ = 1/(t+1): the iterate is the mean of the vertices so far",
+            "γₜ = 1/(t+1)：迭代点就是迄今所有顶点的平均"),
     description=T(
-        "Passes the schedule γ_t = 1/(t+1) to Frank–Wolfe as a function of the step count t. "
+        "Passes the schedule γₜ = 1/(t+1) to Frank–Wolfe as a function of the step count t. "
         "Then γ₀ = 1 puts x₁ on the first vertex, and each later step averages one more in: "
-        "x_{t+1} = (s₀ + … + s_t)/(t + 1), checked against the mean of the oracle's vertices.",
-        "把步长表 γ_t = 1/(t+1) 作为步数 t 的函数交给 Frank–Wolfe。于是 γ₀ = 1 让 x₁ 落在第一个"
-        "顶点上，之后每一步再平均进一个顶点：x_{t+1} = (s₀ + … + s_t)/(t + 1)，"
+        "xₜ₊₁ = (s₀ + … + sₜ)/(t + 1), checked against the mean of the oracle's vertices.",
+        "把步长表 γₜ = 1/(t+1) 作为步数 t 的函数交给 Frank–Wolfe。于是 γ₀ = 1 让 x₁ 落在第一个"
+        "顶点上，之后每一步再平均进一个顶点：xₜ₊₁ = (s₀ + … + sₜ)/(t + 1)，"
         "与预言机所给顶点的平均值对照。",
     ),
     params=[Param("n", "int", 8, T("dimension n", "维数 n"), minimum=3, maximum=40, step=1),
             SEED],
     controls=[
-        Control(LATE, T("the schedule is read one step late: γ_t = 1/(t+2)",
-                        "步长表晚读了一步：γ_t = 1/(t+2)"),
+        Control(LATE, T("the schedule is read one step late: γₜ = 1/(t+2)",
+                        "步长表晚读了一步：γₜ = 1/(t+2)"),
                 breaks=("iterate-is-running-mean",)),
     ],
 )
@@ -548,9 +549,10 @@ def running_mean(n: int, seed: int) -> Result:
     means = np.cumsum(run.vertices, axis=0) / np.arange(1, run.steps + 1)[:, None]
     worst = float(np.abs(np.array(run.iterates[1:]) - means).max())
     distinct = len({s.tobytes() for s in run.vertices})
-    check = Check(T(f"Each of x₁ … x_{SCHEDULE_STEPS} is the mean of the vertices s₀ … s_t the "
+    last = f"x{subscript(SCHEDULE_STEPS)}"
+    check = Check(T(f"Each of x₁ … {last} is the mean of the vertices s₀ … sₜ the "
                     f"oracle returned ({distinct} distinct ones)",
-                    f"x₁ … x_{SCHEDULE_STEPS} 中的每一个都是预言机迄今返回的顶点 s₀ … s_t 的平均"
+                    f"x₁ … {last} 中的每一个都是预言机迄今返回的顶点 s₀ … sₜ 的平均"
                     f"（其中 {distinct} 个互不相同）"),
                   worst <= 1e-14, T(f"largest difference {worst:.1e}", f"最大差值 {worst:.1e}"),
                   "≤ 1e-14", id="iterate-is-running-mean")

@@ -231,9 +231,9 @@ def set_oracles(n: int, seed: int) -> Result:
               id="diameter-measured"),
         Check(T("On the polytopes, a mixture of all the oracle's answers is rebuilt from its "
                 "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners for "
-                "the box; r·e_i or ±r·e_i for the simplex and the l1 ball)",
+                "the box; r·eᵢ or ±r·eᵢ for the simplex and the l1 ball)",
                 "在多面体上，预言机所有答案的混合可以由它的顶点分解还原：权重非负且和为 1，"
-                "顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·e_i 或 ±r·e_i）"),
+                "顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·eᵢ 或 ±r·eᵢ）"),
               worst["mixture"] <= TOL, f"{worst['mixture']:.1e}", f"≤ {TOL:.0e}",
               id="mixture-sums-back"),
     ]

@@ -333,7 +333,8 @@ def access_pattern(order: str, n: int) -> Result:
     for a in ARRAYS:
         xs = [s for s, (name, _, _) in enumerate(trace) if name == a]
         ys = [(r * n + c) // per_line for name, r, c in trace if name == a]
-        series.append(Series(T(f"{a}: line touched", f"{a}：访问的缓存行"), xs, ys))
+        series.append(Series(T(f"{a}: line touched", f"{a}：访问的缓存行"), xs, ys,
+                             draw="points"))
     chart = LineChart(
         title=T(f"Cache line of each access, loop order {order}, n = {n}, 32-byte lines",
                 f"每次访问落在哪条缓存行：循环顺序 {order}，n = {n}，32 字节缓存行"),
