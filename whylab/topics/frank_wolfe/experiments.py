@@ -620,8 +620,8 @@ def _steps_past_gamma_max():
                 breaks=("away-linear", "pairwise-linear", "vanilla-zigzags")),
         Control("pairwise-past-gamma-max",
                 T("a pairwise step may move up to twice the weight its away vertex holds "
-                  "(past γ_max)",
-                  "成对步可以挪走的权重最多达到远离顶点所持权重的两倍（越过 γ_max）"),
+                  "(past γₘₐₓ)",
+                  "成对步可以挪走的权重最多达到远离顶点所持权重的两倍（越过 γₘₐₓ）"),
                 breaks=("iterates-feasible",)),
         SUPPORT_CONTROL,
     ],

@@ -298,6 +298,7 @@ def variant_steps(n: int, seed: int) -> Result:
     box = C.Box(lower, upper)
     box_start = 0.5 * (lower + upper)
     box_start[0] = lower[0] - 0.9 * C.DEFAULT_TOL  # accepted: within FrankWolfe's tolerance
+    box_start[1] = upper[1] + 0.9 * C.DEFAULT_TOL  # and past an upper bound as much
     box_problem = strongly_convex_quadratic(n, seed + 1, lower, upper)
     breach = {variant: max(box.violation(x) for x in _run(
         box_problem, box_start, box, pairwise_variant if variant == "pairwise" else variant,
@@ -337,20 +338,21 @@ def variant_steps(n: int, seed: int) -> Result:
     textbook = Check(
         T(f"Each of the {SHAPE_STEPS} away-step and pairwise steps lands where the textbook "
           "step (Lacoste-Julien & Jaggi 2015) does: the exact line-search minimiser along its "
-          "direction, capped at γ_max = α_v/(1 − α_v) for an away step, α_v for a pairwise one",
+          "direction, capped at γₘₐₓ = αᵥ/(1 − αᵥ) for an away step, αᵥ for a pairwise one",
           f"{SHAPE_STEPS} 个远离步与成对步中的每一步都落在教科书步（Lacoste-Julien 与 Jaggi，"
-          "2015）所落之处：沿其方向的精确线搜索最小点，远离步以 γ_max = α_v/(1 − α_v) 为上限，"
-          "成对步以 α_v 为上限"),
+          "2015）所落之处：沿其方向的精确线搜索最小点，远离步以 γₘₐₓ = αᵥ/(1 − αᵥ) 为上限，"
+          "成对步以 αᵥ 为上限"),
         max(off_textbook.values()) <= TEXTBOOK_TOL,
         T(f"largest distance: away {off_textbook['away']:.1e}, pairwise "
           f"{off_textbook['pairwise']:.1e}",
           f"最大距离：远离步 {off_textbook['away']:.1e}，成对步 {off_textbook['pairwise']:.1e}"),
         f"≤ {TEXTBOOK_TOL:.0e}", id="steps-are-textbook-steps")
     snapped = max(breach["away"], breach["pairwise"])
-    snap = Check(T(f"Started {0.9 * C.DEFAULT_TOL:.1e} below a lower bound of a box, the "
-                   "away-step and pairwise iterates are rebuilt from corners inside the box",
-                   f"从盒子某个下界之下 {0.9 * C.DEFAULT_TOL:.1e} 处出发，远离步与成对步的迭代点"
-                   "都由盒子的角点重建，落在盒子内"),
+    snap = Check(T(f"Started {0.9 * C.DEFAULT_TOL:.1e} below one lower bound of a box and as "
+                   "far above one upper bound, the away-step and pairwise iterates are rebuilt "
+                   "from corners inside the box",
+                   f"从盒子某个下界之下、另一个上界之上各 {0.9 * C.DEFAULT_TOL:.1e} 处出发，"
+                   "远离步与成对步的迭代点都由盒子的角点重建，落在盒子内"),
                  snapped <= SNAP_TOL,
                  T(f"largest breach after the start {snapped:.1e} (vanilla keeps "
                    f"{breach['vanilla']:.1e})",

@@ -62,6 +62,26 @@ def _sets(n: int, rng: np.random.Generator):
     ]
 
 
+def _mixture_error(feasible: C.Polytope, point: np.ndarray, scale: float) -> float:
+    """How far ``point``'s vertex decomposition is from one: rebuilt point, weights summing
+    to 1, every weight above 0 (an active set holds no vertex of weight 0), vertices of the
+    set (1 when a weight or a vertex is wrong)."""
+    pieces = feasible.vertex_decomposition(point)
+    if control_active(EQUAL_WEIGHTS):
+        pieces = [(v, 1.0 / len(pieces)) for v, _ in pieces]
+    total = sum(w for _, w in pieces)
+    rebuilt = sum(w * v for v, w in pieces)
+    error = max(float(np.abs(rebuilt - point).max()), abs(total - 1.0)) / scale
+    vertices_ok = all(w > 0 for _, w in pieces) and all(feasible.contains(v) for v, _ in pieces)
+    if isinstance(feasible, C.Box):  # a corner: every coordinate at a bound
+        vertices_ok &= all(bool(np.all((v == feasible.lower) | (v == feasible.upper)))
+                           for v, _ in pieces)
+    else:  # r·e_i (simplex) or ±r·e_i (l1 ball): one nonzero, of size r
+        vertices_ok &= all(np.count_nonzero(v) == 1 and float(np.abs(v).max()) == feasible.radius
+                           for v, _ in pieces)
+    return error if vertices_ok else max(error, 1.0)
+
+
 SET_NAMES = {
     "simplex": T("simplex", "单纯形"),
     "l1-ball": T("l1 ball", "ℓ1 球"),
@@ -129,6 +149,7 @@ def _vertex_pushed_out(feasible, g: np.ndarray, scale: float):
 )
 def set_oracles(n: int, seed: int) -> Result:
     rng = np.random.default_rng(seed)
+    edge_rng = np.random.default_rng([seed, 1])  # the l1 surface point's own draws
     rows, worst = [], {"support": 0.0, "violation": 0.0, "diameter": 0.0, "mixture": 0.0}
     feasible_all = True
     for name, feasible, support, scale, shape in _sets(n, rng):
@@ -182,23 +203,16 @@ def set_oracles(n: int, seed: int) -> Result:
             # coordinate the set is not flat in
             weights = rng.dirichlet(np.ones(len(answers)))
             point = sum(w * a for w, a in zip(weights, answers, strict=True))
-            pieces = feasible.vertex_decomposition(point)
-            if control_active(EQUAL_WEIGHTS):
-                pieces = [(v, 1.0 / len(pieces)) for v, _ in pieces]
-            total = sum(w for _, w in pieces)
-            rebuilt = sum(w * v for v, w in pieces)
-            mixture_error = max(float(np.abs(rebuilt - point).max()), abs(total - 1.0),
-                                -min(w for _, w in pieces)) / scale
-            vertices_ok = all(feasible.contains(v) for v, _ in pieces)
-            if isinstance(feasible, C.Box):  # a corner: every coordinate at a bound
-                vertices_ok &= all(bool(np.all((v == feasible.lower) | (v == feasible.upper)))
-                                   for v, _ in pieces)
-            else:  # r·e_i (simplex) or ±r·e_i (l1 ball): one nonzero, of size r
-                vertices_ok &= all(np.count_nonzero(v) == 1
-                                   and float(np.abs(v).max()) == feasible.radius
-                                   for v, _ in pieces)
-            if not vertices_ok:
-                mixture_error = max(mixture_error, 1.0)
+            mixture_error = _mixture_error(feasible, point, scale)
+        if isinstance(feasible, C.L1Ball):
+            # and a point on its surface: distinct axes with one sign each, nothing cancels,
+            # and weights 1/2, 1/4, 1/4 sum to 1 exactly, so no weight is left over (not even
+            # a rounding's worth) for the decomposition to place
+            axes = edge_rng.choice(n, size=3, replace=False)
+            point = np.zeros(n)
+            point[axes] = (feasible.radius * edge_rng.choice([-1.0, 1.0], size=3)
+                           * edge_rng.permutation([0.5, 0.25, 0.25]))
+            mixture_error = max(mixture_error, _mixture_error(feasible, point, scale))
         worst["support"] = max(worst["support"], support_error)
         worst["violation"] = max(worst["violation"], violation_error,
                                  0.0 if violation_ok else 1.0)
@@ -229,11 +243,13 @@ def set_oracles(n: int, seed: int) -> Result:
                 "等于预言机对一对相反梯度给出的两点之间的距离"),
               worst["diameter"] <= TOL, f"{worst['diameter']:.1e}", f"≤ {TOL:.0e}",
               id="diameter-measured"),
-        Check(T("On the polytopes, a mixture of all the oracle's answers is rebuilt from its "
-                "vertex decomposition: weights ≥ 0 summing to 1, vertices in the set (corners for "
-                "the box; r·eᵢ or ±r·eᵢ for the simplex and the l1 ball)",
-                "在多面体上，预言机所有答案的混合可以由它的顶点分解还原：权重非负且和为 1，"
-                "顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·eᵢ 或 ±r·eᵢ）"),
+        Check(T("On the polytopes, a mixture of all the oracle's answers (and, on the l1 ball, "
+                "a point of its surface) is rebuilt from its vertex decomposition: weights > 0 "
+                "summing to 1, vertices in the set (corners for the box; r·eᵢ or ±r·eᵢ for the "
+                "simplex and the l1 ball)",
+                "在多面体上，预言机所有答案的混合（在 ℓ1 球上还有球面上的一点）可以由它的顶点分解"
+                "还原：权重为正且和为 1，顶点都在集合内（盒子则是角点；单纯形与 ℓ1 球则是 r·eᵢ "
+                "或 ±r·eᵢ）"),
               worst["mixture"] <= TOL, f"{worst['mixture']:.1e}", f"≤ {TOL:.0e}",
               id="mixture-sums-back"),
     ]
