@@ -258,3 +258,37 @@ def test_the_static_export_writes_robots_and_sitemap_only_with_a_public_url(
     assert head.canonical() == [f"{BASE}/zh/topics/tiny-demo/"]
     assert head.hreflang()["x-default"] == f"{BASE}/"
     assert head.meta("og:url") == [f"{BASE}/zh/topics/tiny-demo/"]
+
+
+def test_a_source_page_describes_its_experiment_with_its_own_alternates(public, unnamed):
+    path = "/{lang}/topics/tiny-demo/experiments/sine/source"
+    for lang, title, description in (
+        ("en", "Show the code that ran: A sampled sine wave",
+         "Energy is the same before and after the DFT."),
+        ("zh", "查看实际运行的代码：采样的正弦波", "DFT 前后能量相同。"),
+    ):
+        head = Head(public.get(path.format(lang=lang)).text)
+        assert head.meta("og:title") == [title] and head.meta("description") == [description]
+        assert head.canonical() == [BASE + path.format(lang=lang)]
+        assert head.meta("og:url") == [BASE + path.format(lang=lang)]
+        assert head.hreflang() == {
+            "en": BASE + path.format(lang="en"),
+            "zh-Hans": BASE + path.format(lang="zh"),
+            "x-default": BASE + path.format(lang="en"),
+        }
+        assert head.meta("robots") == []
+    relative = Head(unnamed.get(path.format(lang="en"), headers={"Host": "evil.example"}).text)
+    assert relative.canonical() == [path.format(lang="en")] and relative.meta("og:url") == []
+    # a timing experiment's page does not say its code ran
+    timing = Head(public.get("/en/topics/tiny-demo/experiments/clock/source").text)
+    assert timing.meta("og:title") == ["Show the code a measurement runs: Time a loop"]
+
+
+def test_error_pages_are_noindex_and_name_no_address_of_their_own(public):
+    for path, status in (("/en/topics/no-such-topic", 404), ("/zh/topics/tiny-demo?sine.cycles=3&sine.cycles=4", 422)):
+        answer = public.get(path)
+        assert answer.status_code == status, path
+        head = Head(answer.text)
+        assert head.meta("robots") == ["noindex"], path
+        assert head.canonical() == [] and head.hreflang() == {} and head.meta("og:url") == []
+        assert head.meta("description") and head.meta("og:title"), path

@@ -14,6 +14,7 @@ import whylab
 from whylab.explorer.content.i18n import translate
 from whylab.explorer.experiment import LANGS
 from whylab.explorer.web.render import nearest_topic
+from whylab.explorer.web.seo import error_page_seo
 from whylab.explorer.web.state import ExplorerState
 
 
@@ -44,12 +45,14 @@ def error_page(
     **extra: Any,
 ) -> HTMLResponse:
     links = state.links
+    title = translate(title_key, lang)
     context = {
         "lang": lang,
         "links": links,
-        "title": translate(title_key, lang),
+        "title": title,
         "message": message,
         "alternates": {code: links.home(code) for code in LANGS},
+        "seo": error_page_seo(lang, title),
         **extra,
     }
     return html(state, "error.html", context, status, headers)

@@ -38,7 +38,7 @@ from whylab.explorer.web.request_info import (
     preferred_lang,
     unless_client_leaves,
 )
-from whylab.explorer.web.seo import robots_txt, sitemap_xml
+from whylab.explorer.web.seo import robots_txt, sitemap_xml, source_seo
 from whylab.explorer.web.state import ExplorerState
 from whylab.explorer.web.wheel import MEDIA_TYPE as WHEEL_MEDIA_TYPE
 from whylab.explorer.web.wheel import (
@@ -69,6 +69,7 @@ async def source_page(
         "experiment": experiment,
         "source": source,
         "alternates": {code: links.source(code, topic.slug, experiment.name) for code in LANGS},
+        "seo": source_seo(links, lang, topic.slug, experiment),
     }
     return html(state, "source.html", context)
 

@@ -133,6 +133,39 @@ def topic_seo(links, lang: Lang, meta, slug: str) -> PageSeo:
     return page_seo(links, lang, meta.title, meta.summary, "article", fallback, slug=slug)
 
 
+def source_seo(links, lang: Lang, slug: str, experiment) -> PageSeo:
+    """An experiment's source page: its title and description. Absolute canonical and
+    hreflang links under the public URL, root-relative without one; x-default is the
+    English page (a source page has no language-neutral version)."""
+    paths = {code: links.source(code, slug, experiment.name) for code in LANGS}
+    base = links.public_url or ""
+    hreflang = tuple((HREFLANG[code], base + paths[code]) for code in LANGS)
+    hreflang += (("x-default", base + paths["en"]),)
+    title = getattr(experiment.title, lang)
+    heading = translate("show_code_timing" if experiment.timing else "show_code", lang)
+    return PageSeo(
+        title=_one_line(f"{heading}{translate('colon', lang)}{title}"),
+        description=_one_line(getattr(experiment.description, lang)),
+        og_type="article",
+        lang=lang,
+        canonical=base + paths[lang],
+        hreflang=hreflang,
+    )
+
+
+def error_page_seo(lang: Lang, title: str) -> PageSeo:
+    """An error or not-found page: not a page to index, and no address of its own."""
+    return PageSeo(
+        title=_one_line(title),
+        description=_one_line(translate("site_description", lang)),
+        og_type="website",
+        lang=lang,
+        canonical=None,
+        hreflang=(),
+        noindex=True,
+    )
+
+
 # ---------------------------------------------------------------- robots.txt, sitemap.xml
 
 # Result fragments, the card list and the measure form's target are parts of pages, a
