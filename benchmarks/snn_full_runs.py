@@ -9,9 +9,11 @@ accuracy to a JSON-lines file as it goes, so a run cut short still leaves its cu
     nice python benchmarks/snn_full_runs.py bptt --epochs 100 --hidden 100
     nice python benchmarks/snn_full_runs.py eventprop --epochs 40 --hidden 200
 
-Each line: run, epoch, test accuracy, mean training loss, wall and CPU seconds so far.
+Each line: run, learning-rate schedule, epoch, test accuracy, mean training loss, wall and
+CPU seconds so far.
 ``--minutes`` stops a run after the epoch that crosses that much wall-clock time;
-``summary`` prints the log as a table (last, best and when, CPU time per epoch)::
+``summary`` prints the log as a table (last, best and when, first epoch at 95%, lowest of
+the last 10 epochs, CPU time per epoch)::
 
     python benchmarks/snn_full_runs.py summary
 """
@@ -32,12 +34,12 @@ class StopRun(Exception):
     """Raised from the epoch callback once the run's wall-clock budget is spent."""
 
 
-def _logger(args, run: str):
+def _logger(args, run: str, schedule: str):
     wall0, cpu0 = time.perf_counter(), time.process_time()
 
     def log(epoch: int, history: training.History) -> None:
         line = {"run": run, "seed": args.seed, "hidden": args.hidden, "train": args.train,
-                "test": args.test, "epochs": args.epochs, "epoch": epoch,
+                "test": args.test, "epochs": args.epochs, "schedule": schedule, "epoch": epoch,
                 "test_accuracy": history.test_accuracy[-1],
                 "train_loss": history.train_loss[-1],
                 "wall_s": round(time.perf_counter() - wall0, 1),
@@ -63,8 +65,9 @@ def run_bptt(args) -> None:
     model = learning.spiking_model(args.hidden, args.seed,
                                    surrogate.spike_function("sigmoid", 5.0))
     training.train(model, learning.encode_spikes, train_set, test_set, epochs=args.epochs,
-                   batch_size=32, lr=learning.LR, lr_decay=learning.LR_DECAY, seed=args.seed,
-                   on_epoch=_logger(args, "bptt"))
+                   batch_size=32, lr=learning.LR, lr_min=learning.LR_MIN, seed=args.seed,
+                   on_epoch=_logger(args, "bptt",
+                                    f"cosine {learning.LR:g} to {learning.LR_MIN:g}"))
 
 
 def run_eventprop(args) -> None:
@@ -75,27 +78,36 @@ def run_eventprop(args) -> None:
     training.train_event_network(network, eventprop.yin_yang_encode, train_set, test_set,
                                  epochs=args.epochs, lr=eventprop.YIN_YANG_LR,
                                  lr_decay=eventprop.YIN_YANG_LR_DECAY, seed=args.seed,
-                                 on_epoch=_logger(args, "eventprop"))
+                                 on_epoch=_logger(args, "eventprop",
+                                                  f"x{eventprop.YIN_YANG_LR_DECAY:g} per epoch"))
 
 
-def summary(log: Path) -> str:
-    """A markdown table of every (run, seed, hidden, train) in the log: last and best epoch."""
+def summary(log: Path, bound: float = 0.95) -> str:
+    """A markdown table of every (run, schedule, seed, hidden, train) in the log.
+
+    Per run: accuracy before training, at the last epoch, the best (and when), the first
+    epoch at or above ``bound``, and the lowest of the last 10 epochs (how steady the end is).
+    """
     runs: dict[tuple, list[dict]] = {}
     for line in log.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
-        key = (entry["run"], entry["seed"], entry["hidden"], entry["train"], entry["test"])
+        key = (entry["run"], entry["schedule"], entry["seed"], entry["hidden"], entry["train"],
+               entry["test"])
         runs.setdefault(key, []).append(entry)
-    rows = ["| run | seed | hidden | train / test | epochs done | before | last | best (epoch) "
-            "| CPU s / epoch |", "|---|---|---|---|---|---|---|---|---|"]
-    for (run, seed, hidden, train, test), epochs in runs.items():
+    rows = [f"| run | lr schedule | seed | hidden | train / test | epochs done | before | last "
+            f"| best (epoch) | first ≥ {bound:.0%} | min of last 10 | CPU s / epoch |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (run, schedule, seed, hidden, train, test), epochs in runs.items():
         epochs.sort(key=lambda e: e["epoch"])
         last = epochs[-1]
         best = max(epochs, key=lambda e: e["test_accuracy"])
         start = epochs[0].get("initial_test_accuracy", float("nan"))
-        rows.append(f"| {run} | {seed} | {hidden} | {train} / {test} | {last['epoch']} of "
-                    f"{last['epochs']} | {start:.1%} | {last['test_accuracy']:.1%} | "
-                    f"{best['test_accuracy']:.1%} ({best['epoch']}) | "
-                    f"{last['cpu_s'] / last['epoch']:.1f} |")
+        first = next((e["epoch"] for e in epochs if e["test_accuracy"] >= bound), "—")
+        tail = min(e["test_accuracy"] for e in epochs[-10:])
+        rows.append(f"| {run} | {schedule} | {seed} | {hidden} | {train} / {test} | "
+                    f"{last['epoch']} of {last['epochs']} | {start:.1%} | "
+                    f"{last['test_accuracy']:.1%} | {best['test_accuracy']:.1%} ({best['epoch']}) "
+                    f"| {first} | {tail:.1%} | {last['cpu_s'] / last['epoch']:.1f} |")
     return "\n".join(rows)
 
 

@@ -52,12 +52,19 @@ def test_wrong_leak_makes_silent_neurons_fire():
 
 
 def test_accuracy_bound_depends_on_run_length():
-    short = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.5, 1, 5000, 0.6)
+    short = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.5, 1, 5000, 0.6, 100)
     assert short.state == "not_applicable"
-    default = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.7, 2, 800, 0.6)
+    assert learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.7, 2, 800, 0.6, 50).state \
+        == "not_applicable"
+    default = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.7, 3, 800, 0.6, 50)
     assert default.state == "passed" and default.expected == "≥ 60%"
-    full = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.94, 150, 5000, 0.6)
-    assert full.state == "failed" and full.expected == "≥ 95%"
+    full = learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.93, 150, 5000, 0.6, 100)
+    assert full.state == "failed" and full.expected == "≥ 93.5%"
+    assert learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.945, 100, 5000, 0.6, 100).state \
+        == "passed"
+    # A narrower network than the logged full runs' is held to the short run's bound only.
+    assert learning.accuracy_check("a", learning.CLASS_NAMES[0], 0.9, 100, 5000, 0.6, 50) \
+        .expected == "≥ 60%"
 
 
 def test_eventprop_bound_depends_on_run_length():

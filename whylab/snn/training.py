@@ -19,10 +19,12 @@ from whylab.nn import functional as F
 
 @dataclass
 class History:
-    """Test accuracy after each epoch (index 0: before training) and the final training loss."""
+    """Test accuracy after each epoch (index 0: before training), each epoch's mean training
+    loss and the learning rate it trained at."""
 
     test_accuracy: list[float] = field(default_factory=list)
     train_loss: list[float] = field(default_factory=list)
+    lr: list[float] = field(default_factory=list)
 
 
 def scores_of(model: nn.Module, encoded) -> whylab.Tensor:
@@ -49,18 +51,27 @@ def train(
     lr: float = 1e-2,
     seed: int = 0,
     lr_decay: float = 1.0,
+    lr_min: float | None = None,
     on_epoch: Callable[[int, History], None] | None = None,
 ) -> History:
     """Train ``model`` by Adam on cross-entropy; ``encode`` maps a NumPy batch to its input.
 
-    The learning rate is multiplied by ``lr_decay`` after each epoch (``ExponentialLR``).
+    The learning rate is multiplied by ``lr_decay`` after each epoch (``ExponentialLR``),
+    or, when ``lr_min`` is given, follows a half cosine from ``lr`` down to ``lr_min``
+    over the ``epochs`` of this run (``CosineAnnealingLR``), so the last epoch trains
+    at about ``lr_min`` whatever the run's length.
     ``on_epoch(epoch, history)`` is called after each epoch with the history so far.
     """
     _check_schedule("train", epochs, batch_size, lr, lr_decay)
+    if lr_min is not None and not (0 <= lr_min < lr and lr_decay == 1.0):
+        raise ValueError(f"train: lr_min needs 0 <= lr_min < lr and lr_decay == 1 "
+                         f"(got lr_min={lr_min}, lr={lr}, lr_decay={lr_decay})")
     inputs, labels = train_set
     rng = np.random.default_rng(seed)
     optimizer = whylab.optim.Adam(model.parameters(), lr=lr)
-    schedule = whylab.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
+    schedules = whylab.optim.lr_scheduler
+    schedule = (schedules.ExponentialLR(optimizer, gamma=lr_decay) if lr_min is None
+                else schedules.CosineAnnealingLR(optimizer, T_max=max(epochs, 1), eta_min=lr_min))
     history = History(test_accuracy=[accuracy(model, encode, *test_set)])
     for epoch in range(epochs):
         order = rng.permutation(len(labels))
@@ -73,6 +84,7 @@ def train(
             loss.backward()
             optimizer.step()
             losses.append(float(loss.item()))
+        history.lr.append(optimizer.param_groups[0]["lr"])
         schedule.step()
         history.train_loss.append(float(np.mean(losses)))
         history.test_accuracy.append(accuracy(model, encode, *test_set))
