@@ -285,7 +285,10 @@ def test_a_source_page_describes_its_experiment_with_its_own_alternates(public, 
 
 
 def test_error_pages_are_noindex_and_name_no_address_of_their_own(public):
-    for path, status in (("/en/topics/no-such-topic", 404), ("/zh/topics/tiny-demo?sine.cycles=3&sine.cycles=4", 422)):
+    for path, status in (
+        ("/en/topics/no-such-topic", 404),
+        ("/zh/topics/tiny-demo?sine.cycles=3&sine.cycles=4", 422),  # a parameter given twice
+    ):
         answer = public.get(path)
         assert answer.status_code == status, path
         head = Head(answer.text)
