@@ -15,11 +15,12 @@ from pathlib import Path
 
 # The explorer's floors, bottom first: a module imports only from its own floor or below.
 EXPLORER_LAYERS = (
-    # the topic SDK: experiment.py, and the two modules whose names it re-exports
+    # the topic SDK: experiment.py, and the modules whose names it re-exports
     (
         "whylab.explorer.experiment",
         "whylab.explorer.negative_controls",
         "whylab.explorer.bilingual",
+        "whylab.explorer.number_text",
     ),
     ("whylab.explorer.figures",),
     ("whylab.explorer.content",),

@@ -70,6 +70,7 @@ FINISHED: frozenset[str] = frozenset({"done", "failed", "cancelled"})
 # How long "the store holds no measurement here" is believed before it is asked again
 # (another server of a deployment may have measured meanwhile).
 RECHECK_S = 30.0
+KEEP_WAIT_S = 5.0  # how long closing waits for measurements still being written
 
 log = logging.getLogger(__name__)
 
@@ -451,7 +452,8 @@ class TimingQueue:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
-        await asyncio.gather(*self._keeping, return_exceptions=True)  # finish writing
+        if self._keeping:  # let the writes under way finish, for a few seconds at most
+            await asyncio.wait(list(self._keeping), timeout=KEEP_WAIT_S)
 
     async def _drain(self) -> None:
         while True:
