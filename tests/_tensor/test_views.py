@@ -220,6 +220,18 @@ def test_view_error_message_matches_pytorch_kind():
         whylab.zeros(3, 4).view(-1, -1)
 
 
+@pytest.mark.parametrize("sizes", [(-4, -3), (-2, -6), (-3, 2, -2)])
+def test_negative_sizes_whose_product_matches_are_refused_as_torch_refuses_them(sizes):
+    # The product of these sizes is the element count, 12: a fast path that checks
+    # only the product would accept them; torch names the first bad dimension.
+    with pytest.raises(RuntimeError) as from_torch:
+        torch.zeros(3, 4).view(*sizes)
+    assert f"invalid shape dimension {sizes[0]}" in str(from_torch.value)
+    for op in ("view", "reshape"):
+        with pytest.raises(RuntimeError, match=f"{op}: invalid shape dimension {sizes[0]}"):
+            getattr(whylab.zeros(3, 4), op)(*sizes)
+
+
 def test_expand_uses_stride_zero_and_rejects_bad_sizes():
     x = whylab.zeros(3, 1)
     y = x.expand(2, 3, 4)
